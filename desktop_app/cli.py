@@ -1,0 +1,180 @@
+"""The `quire` command line. Without a command it opens the window."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from desktop_app import __version__
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quire", description="Chat with your own notes, offline.")
+    parser.add_argument("--version", action="version", version=f"quire {__version__}")
+    parser.add_argument("--self-test", action="store_true", help="check everything offline, print JSON")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("index", help="index or update notes folders")
+    p.add_argument("folders", nargs="+", type=Path)
+    p.add_argument("--no-embed", action="store_true", help="keyword index only")
+
+    p = sub.add_parser("search", help="search the indexed notes")
+    p.add_argument("query", nargs="?")
+    p.add_argument("--top", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--queries", type=Path, help="JSONL file with id and question per line")
+
+    p = sub.add_parser("eval", help="index SET_DIR/notes and score SET_DIR/questions.jsonl")
+    p.add_argument("set_dir", type=Path)
+    p.add_argument("--results", type=Path, help="also write the ranked results here (JSONL)")
+
+    p = sub.add_parser("status", help="database, counts, per-file status, integrity")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.self_test:
+        from desktop_app.selftest import run_self_test
+
+        return run_self_test()
+    if args.command is None:
+        from desktop_app.ui.app import run_app
+
+        return run_app()
+    from desktop_app.core.service import Quire
+
+    quire = Quire()
+    try:
+        return COMMANDS[args.command](quire, args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        print(f"quire: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        quire.close()
+
+
+def cmd_index(quire: Any, args: argparse.Namespace) -> int:
+    from desktop_app.progressbar import ProgressBar
+
+    bar = ProgressBar()
+    try:
+        reports = quire.index(args.folders, progress=bar, embed=not args.no_embed)
+    finally:
+        bar.close()
+    for item in reports:
+        r = item.report
+        print(
+            f"{item.folder}: {r.scanned} files, {r.indexed} indexed, {r.unchanged} unchanged, "
+            f"{r.skipped} skipped, {r.failed} failed, {r.removed} removed, {r.embedded} embedded"
+        )
+        for path, status, reason in r.problems:
+            print(f"  {status}: {path}: {reason}")
+    return 0
+
+
+def cmd_search(quire: Any, args: argparse.Namespace) -> int:
+    if args.queries:
+        for line in _batch_search(quire, _read_queries(args.queries), args.top):
+            print(json.dumps(line, ensure_ascii=False), flush=True)
+        return 0
+    if not args.query:
+        print("quire search: give a QUERY or --queries FILE", file=sys.stderr)
+        return 2
+    results = quire.search(args.query, top_k=args.top)
+    if args.json:
+        print(json.dumps({"query": args.query, "results": [_public(r) for r in results]}, ensure_ascii=False))
+        return 0
+    _print_results(results, sys.stdout)
+    return 0
+
+
+def _read_queries(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _batch_search(
+    quire: Any, queries: Iterator[dict[str, Any]], top: int | None, folders: list[Path] | None = None
+) -> Iterator[dict[str, Any]]:
+    for item in queries:
+        results = quire.search(item["question"], top_k=top, folders=folders)
+        yield {"id": item["id"], "results": [_public(r) for r in results]}
+
+
+def _public(result: Any) -> dict[str, Any]:
+    data = result.to_json()
+    return {
+        "path": data["path"],
+        "start": data["start"],
+        "end": data["end"],
+        "score": data["score"],
+        "text": data["text"],
+        "title": data["title"],
+        "heading_path": data["heading_path"],
+        "lines": [data["line_start"], data["line_end"]],
+        "matched_terms": data["matched_terms"],
+        "folder": data["folder"],
+    }
+
+
+def _print_results(results: list[Any], out: TextIO) -> None:
+    if not results:
+        print("No matching passages.", file=out)
+    for n, r in enumerate(results, start=1):
+        where = " › ".join(r.heading_path)
+        print(f"[{n}] {r.path}:{r.line_start}-{r.line_end}  score {r.score:.3f}  {where}", file=out)
+        snippet = " ".join(r.text.split())
+        print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
+
+
+def cmd_eval(quire: Any, args: argparse.Namespace) -> int:
+    from desktop_app.core.evaluate import evaluate_set
+    from desktop_app.progressbar import ProgressBar
+
+    bar = ProgressBar()
+    try:
+        metrics = evaluate_set(quire, args.set_dir, progress=bar, results_path=args.results)
+    finally:
+        bar.close()
+    print(f"set\t{args.set_dir.name}\nquestions\t{metrics['questions']}")
+    for key in ("Hit@1", "Hit@3", "Hit@5", "Hit@10", "MRR@10"):
+        print(f"{key}\t{metrics[key]:.3f}")
+    return 0
+
+
+def cmd_status(quire: Any, args: argparse.Namespace) -> int:
+    status = quire.status()
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+        return 0 if status["integrity"]["ok"] else 1
+    c = status["counts"]
+    print(f"database: {status['database']}")
+    print(f"embedding model: {status['embedding_model'] or '(none yet)'}")
+    print(
+        f"folders {c['folders']}, notes {c['notes']}, chunks {c['chunks']}, "
+        f"pending embedding {c['pending_embedding']}, skipped {c['skipped']}, failed {c['failed']}"
+    )
+    for f in status["files"]:
+        if f["status"] != "indexed" or f["reason"]:
+            print(f"  {f['status']}: {f['path']}" + (f" — {f['reason']}" if f["reason"] else ""))
+    integrity = status["integrity"]
+    print("integrity: " + ("ok" if integrity["ok"] else f"PROBLEM {integrity}"))
+    return 0 if integrity["ok"] else 1
+
+
+COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "status": cmd_status}

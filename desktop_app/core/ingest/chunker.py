@@ -1,0 +1,276 @@
+"""Structure-aware chunking: follow the heading tree, keep blocks whole where they fit, size by tokens.
+
+Chunks are exact spans: `text[chunk.start:chunk.end] == chunk.text` always holds.
+A second pass (`split_for_embedder`) cuts chunks the embedding model would truncate into
+labelled, slightly overlapping parts, so no text is ever silently cut.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from desktop_app.core.ingest.markdown import Block, parse_markdown
+
+TokenCounter = Callable[[str], int]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_WORD_SEP = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    start: int
+    end: int
+    line_start: int  # 1-based, inclusive
+    line_end: int
+    heading_path: tuple[str, ...]
+    text: str
+    part: int = 0  # 1-based part number when split for the embedder, else 0
+    parts: int = 0
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    heading_path: tuple[str, ...]
+    is_heading: bool = False
+
+
+class LineIndex:
+    """Maps character offsets to 1-based line numbers."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._starts, offset)
+
+
+def chunk_note(
+    text: str,
+    count_tokens: TokenCounter,
+    target_tokens: int = 200,
+    markdown: bool = True,
+) -> tuple[list[Chunk], dict]:
+    """Split a note into chunks along its structure. Returns the chunks and the front matter."""
+    parsed = parse_markdown(text, markdown=markdown)
+    spans = _spans_from_blocks(text, parsed.blocks, count_tokens, target_tokens)
+    groups = _pack(text, spans, count_tokens, target_tokens)
+    lines = LineIndex(text)
+    chunks = [_make_chunk(text, group, lines) for group in groups]
+    return [c for c in chunks if c.text.strip()], parsed.metadata
+
+
+def _spans_from_blocks(
+    text: str, blocks: Sequence[Block], count: TokenCounter, target: int
+) -> list[Span]:
+    spans: list[Span] = []
+    for block in blocks:
+        if block.kind == "heading":
+            spans.append(Span(block.start, block.end, block.heading_path, is_heading=True))
+            continue
+        body = text[block.start : block.end]
+        if count(body) <= target:
+            spans.append(Span(block.start, block.end, block.heading_path))
+            continue
+        for start, end in split_oversized(body, count, target, by_lines=block.kind == "code"):
+            spans.append(Span(block.start + start, block.start + end, block.heading_path))
+    return spans
+
+
+def _pack(text: str, spans: list[Span], count: TokenCounter, target: int) -> list[list[Span]]:
+    """Greedy packing: a heading opens a new chunk unless the current one is still tiny."""
+    min_tokens = max(1, target // 4)
+    groups: list[list[Span]] = []
+    current: list[Span] = []
+    current_tokens = 0
+    for span in spans:
+        tokens = count(text[span.start : span.end])
+        starts_section = span.is_heading and current_tokens >= min_tokens
+        overflows = current and current_tokens + tokens > target
+        if current and (starts_section or overflows):
+            carried = _trailing_headings(current)
+            if len(carried) < len(current):
+                groups.append(current[: len(current) - len(carried)])
+                current = carried
+                current_tokens = sum(count(text[s.start : s.end]) for s in current)
+        current.append(span)
+        current_tokens += tokens
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _trailing_headings(spans: list[Span]) -> list[Span]:
+    """Headings at the end of a chunk belong to the content after them."""
+    n = len(spans)
+    while n and spans[n - 1].is_heading:
+        n -= 1
+    return spans[n:]
+
+
+def _common_path(group: list[Span]) -> tuple[str, ...]:
+    paths = [s.heading_path for s in group]
+    first = paths[0]
+    size = len(first)
+    for other in paths[1:]:
+        size = min(size, len(other))
+        while size and other[:size] != first[:size]:
+            size -= 1
+    return first[:size]
+
+
+def _make_chunk(text: str, group: list[Span], lines: LineIndex) -> Chunk:
+    start, end = group[0].start, group[-1].end
+    return Chunk(
+        start=start,
+        end=end,
+        line_start=lines.line_of(start),
+        line_end=lines.line_of(max(start, end - 1)),
+        heading_path=_common_path(group),
+        text=text[start:end],
+    )
+
+
+def split_oversized(
+    body: str, count: TokenCounter, limit: int, by_lines: bool = False
+) -> list[tuple[int, int]]:
+    """Cut `body` into consecutive pieces of at most `limit` tokens: lines, then sentences, then words."""
+    pieces = _units(body, by_lines)
+    out: list[tuple[int, int]] = []
+    cur_start: int | None = None
+    cur_end = 0
+    for start, end in pieces:
+        if count(body[start:end]) > limit:
+            if cur_start is not None:
+                out.append((cur_start, cur_end))
+                cur_start = None
+            out.extend(_split_words(body, start, end, count, limit))
+            continue
+        if cur_start is not None and count(body[cur_start:end]) > limit:
+            out.append((cur_start, cur_end))
+            cur_start = None
+        if cur_start is None:
+            cur_start = start
+        cur_end = end
+    if cur_start is not None:
+        out.append((cur_start, cur_end))
+    return out
+
+
+def _units(body: str, by_lines: bool) -> list[tuple[int, int]]:
+    pattern = re.compile(r"\r?\n") if by_lines else _SENTENCE_END
+    units = []
+    pos = 0
+    for match in pattern.finditer(body):
+        if match.start() > pos:
+            units.append((pos, match.start()))
+        pos = match.end()
+    if pos < len(body):
+        units.append((pos, len(body)))
+    if not by_lines and len(units) <= 1 and "\n" in body:
+        return _units(body, by_lines=True)
+    return units
+
+
+def _split_words(
+    body: str, start: int, end: int, count: TokenCounter, limit: int
+) -> list[tuple[int, int]]:
+    """Last resort for one huge sentence or line: windows cut at whitespace (or hard)."""
+    out = []
+    pos = start
+    while pos < end:
+        window_end = _longest_fit(body, pos, end, count, limit)
+        out.append((pos, window_end))
+        pos = window_end
+        while pos < end and body[pos].isspace():
+            pos += 1
+    return out
+
+
+def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int) -> int:
+    """Largest cut point (at whitespace when possible) whose piece fits in `limit` tokens."""
+    lo, hi = pos + 1, end
+    while lo < hi:  # binary search on characters; token counts grow with length
+        mid = (lo + hi + 1) // 2
+        if count(body[pos:mid]) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = lo
+    if cut < end:
+        space = body.rfind(" ", pos + 1, cut)
+        newline = body.rfind("\n", pos + 1, cut)
+        soft = max(space, newline)
+        if soft > pos + (cut - pos) // 2:
+            cut = soft
+    return max(cut, pos + 1)
+
+
+def split_for_embedder(
+    text: str,
+    chunks: list[Chunk],
+    count: TokenCounter,
+    limit: int,
+    prefix_tokens: Callable[[Chunk], int] = lambda _: 0,
+    overlap_tokens: int = 16,
+) -> list[Chunk]:
+    """Second pass: split chunks over the embedder's word-piece limit into labelled parts."""
+    out: list[Chunk] = []
+    lines = LineIndex(text)
+    for chunk in chunks:
+        room = limit - prefix_tokens(chunk)
+        if count(chunk.text) <= room:
+            out.append(chunk)
+            continue
+        pieces = _overlapping_pieces(chunk.text, count, max(16, room), overlap_tokens)
+        for n, (start, end) in enumerate(pieces, start=1):
+            a, b = chunk.start + start, chunk.start + end
+            out.append(
+                replace(
+                    chunk,
+                    start=a,
+                    end=b,
+                    line_start=lines.line_of(a),
+                    line_end=lines.line_of(max(a, b - 1)),
+                    text=text[a:b],
+                    part=n,
+                    parts=len(pieces),
+                )
+            )
+    return out
+
+
+def _overlapping_pieces(
+    body: str, count: TokenCounter, limit: int, overlap: int
+) -> list[tuple[int, int]]:
+    """Pieces of at most `limit` tokens, each starting a few words before the previous one ended."""
+    words = [m.span() for m in re.finditer(r"\S+", body)]
+    if not words:
+        return [(0, len(body))]
+    pieces: list[tuple[int, int]] = []
+    i = 0
+    while i < len(words):
+        j = i
+        while j + 1 < len(words) and count(body[words[i][0] : words[j + 1][1]]) <= limit:
+            j += 1
+        if j == i and count(body[words[i][0] : words[i][1]]) > limit:
+            pieces.extend(
+                (words[i][0] + a, words[i][0] + b)
+                for a, b in _split_words(body[words[i][0] : words[i][1]], 0,
+                                         words[i][1] - words[i][0], count, limit)
+            )
+            i += 1
+            continue
+        pieces.append((words[i][0], words[j][1]))
+        if j + 1 >= len(words):
+            break
+        back = j + 1
+        while back > i + 1 and count(body[words[back - 1][0] : words[j][1]]) <= overlap:
+            back -= 1
+        i = back
+    return pieces

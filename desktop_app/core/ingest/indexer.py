@@ -1,0 +1,352 @@
+"""Index notes folders into the database: scan, skip what is unchanged, write changed notes.
+
+Lexical rows (chunks + FTS) are written first, so a note is keyword-searchable at once;
+embeddings follow in `embed_pending`, which only encodes texts it has never seen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import sqlite_utils
+
+from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.ingest import loaders
+from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note, embedding_input
+from desktop_app.core.store.db import Database
+
+COMMIT_EVERY_SECONDS = 0.5
+EMBED_BATCH = 128
+
+
+@dataclass
+class IndexReport:
+    scanned: int = 0
+    indexed: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    failed: int = 0
+    removed: int = 0
+    embedded: int = 0
+    problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, status, reason)
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    chunk_tokens: int = 200
+    max_file_bytes: int = 20_000_000
+    embed_tokens: Callable[[str], int] = len
+    embed_limit: int = 254
+
+
+@dataclass
+class _Pending:
+    """Notes analyzed but not yet committed (written together in one transaction)."""
+
+    rows: list[Callable[[sqlite_utils.Database], None]] = field(default_factory=list)
+    since: float = field(default_factory=time.monotonic)
+
+
+def ensure_folder(database: Database, folder: Path) -> int:
+    path = str(folder.resolve())
+    with database.write() as db:
+        row = db.execute("SELECT id FROM folders WHERE path = ?", (path,)).fetchone()
+        if row:
+            return int(row[0])
+        cur = db.execute("INSERT INTO folders (path, added_at) VALUES (?, ?)", (path, time.time()))
+        return int(cur.lastrowid or 0)
+
+
+def index_folder(
+    database: Database,
+    folder: Path,
+    options: IndexOptions,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> IndexReport:
+    cancel = cancel or CancelToken()
+    folder = folder.resolve()
+    if not folder.is_dir():
+        raise FileNotFoundError(f"not a folder: {folder}")
+    folder_id = ensure_folder(database, folder)
+    known = _known_notes(database, folder_id)
+    files = list(_scan(folder))
+    report = IndexReport(scanned=len(files))
+    pending = _Pending()
+    seen: set[str] = set()
+    for done, (rel, path) in enumerate(files, start=1):
+        cancel.raise_if_cancelled()
+        seen.add(rel)
+        progress(Progress("index", done, len(files), rel))
+        write = _index_file(folder_id, rel, path, known.get(rel), options, report)
+        if write is not None:
+            pending.rows.append(write)
+        if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
+            _flush(database, pending)
+            pending = _Pending()
+    _flush(database, pending)
+    gone = [rel for rel in known if rel not in seen]
+    if gone:
+        remove_notes(database, folder_id, gone)
+        report.removed = len(gone)
+    return report
+
+
+def _scan(folder: Path) -> Iterator[tuple[str, Path]]:
+    for path in loaders.walk_notes(folder):
+        yield loaders.relative_note_path(path, folder), path
+
+
+def _known_notes(database: Database, folder_id: int) -> dict[str, tuple]:
+    rows = database.reader.execute(
+        "SELECT path, id, size, mtime_ns, content_hash, status FROM notes WHERE folder_id = ?",
+        (folder_id,),
+    ).fetchall()
+    return {r[0]: tuple(r[1:]) for r in rows}
+
+
+def _flush(database: Database, pending: _Pending) -> None:
+    if not pending.rows:
+        return
+    with database.write() as db:
+        for write in pending.rows:
+            write(db)
+        bump_data_version(db)
+
+
+def _index_file(
+    folder_id: int,
+    rel: str,
+    path: Path,
+    known: tuple | None,
+    options: IndexOptions,
+    report: IndexReport,
+) -> Callable[[sqlite_utils.Database], None] | None:
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        report.failed += 1
+        report.problems.append((rel, "failed", f"cannot stat: {exc.strerror or exc}"))
+        return _status_writer(folder_id, rel, 0, 0, "failed", f"cannot stat: {exc}")
+    if known and known[1] == stat.st_size and known[2] == stat.st_mtime_ns:
+        report.unchanged += 1
+        return None
+    try:
+        decoded, raw = loaders.read_note(path, options.max_file_bytes)
+        if not decoded.text.strip():
+            raise loaders.NoteSkipped("empty note")
+    except (loaders.NoteSkipped, loaders.NoteFailed) as exc:
+        status = "skipped" if isinstance(exc, loaders.NoteSkipped) else "failed"
+        setattr(report, status, getattr(report, status) + 1)
+        report.problems.append((rel, status, str(exc)))
+        return _status_writer(folder_id, rel, stat.st_size, stat.st_mtime_ns, status, str(exc))
+    content_hash = hashlib.sha1(raw).hexdigest()
+    if known and known[3] == content_hash and known[4] == "indexed":
+        report.unchanged += 1
+        return _touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
+    analyzed = analyze_note(
+        rel, decoded.text, options.chunk_tokens, options.embed_tokens, options.embed_limit
+    )
+    report.indexed += 1
+    if decoded.warning:
+        report.problems.append((rel, "indexed", decoded.warning))
+    note = {
+        "folder_id": folder_id,
+        "path": rel,
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "content_hash": content_hash,
+        "language": analyzed.language,
+        "title": analyzed.title,
+        "metadata": json.dumps(analyzed.metadata, default=str, ensure_ascii=False),
+        "encoding": decoded.encoding,
+        "status": "indexed",
+        "reason": decoded.warning,
+        "indexed_at": time.time(),
+    }
+    return lambda db: write_note(db, note, analyzed)
+
+
+def _upsert_note(db: sqlite_utils.Database, note: dict) -> int:
+    columns = ", ".join(note)
+    marks = ", ".join("?" for _ in note)
+    updates = ", ".join(f"{k} = excluded.{k}" for k in note if k not in ("folder_id", "path"))
+    row = db.execute(
+        f"INSERT INTO notes ({columns}) VALUES ({marks}) "
+        f"ON CONFLICT(folder_id, path) DO UPDATE SET {updates} RETURNING id",
+        list(note.values()),
+    ).fetchone()
+    return int(row[0])
+
+
+def write_note(db: sqlite_utils.Database, note: dict, analyzed: AnalyzedNote) -> None:
+    """Replace a note's chunks and FTS rows (call inside a write transaction)."""
+    note_id = _upsert_note(db, note)
+    db.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+    for seq, item in enumerate(analyzed.chunks):
+        c = item.chunk
+        cur = db.execute(
+            "INSERT INTO chunks (note_id, seq, start, end, line_start, line_end, heading_path,"
+            " part, parts, text, embed_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                note_id, seq, c.start, c.end, c.line_start, c.line_end,
+                json.dumps(list(c.heading_path), ensure_ascii=False),
+                c.part, c.parts, c.text, item.embed_hash,
+            ),
+        )  # fmt: skip
+        db.execute(
+            "INSERT INTO chunks_fts (rowid, body, prefixes, context) VALUES (?, ?, ?, ?)",
+            (cur.lastrowid, item.body_terms, item.prefix_terms, item.context_terms),
+        )
+
+
+def _status_writer(
+    folder_id: int, rel: str, size: int, mtime_ns: int, status: str, reason: str
+) -> Callable[[sqlite_utils.Database], None]:
+    note = {
+        "folder_id": folder_id,
+        "path": rel,
+        "size": size,
+        "mtime_ns": mtime_ns,
+        "status": status,
+        "reason": reason,
+        "indexed_at": time.time(),
+        "content_hash": None,
+    }
+
+    def write(db: sqlite_utils.Database) -> None:
+        note_id = _upsert_note(db, note)
+        db.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+
+    return write
+
+
+def _touch_writer(note_id: int, size: int, mtime_ns: int) -> Callable[[sqlite_utils.Database], None]:
+    def write(db: sqlite_utils.Database) -> None:
+        db.execute(
+            "UPDATE notes SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, note_id)
+        )
+
+    return write
+
+
+def remove_notes(database: Database, folder_id: int, rel_paths: list[str]) -> None:
+    with database.write() as db:
+        for rel in rel_paths:
+            row = db.execute(
+                "SELECT id FROM notes WHERE folder_id = ? AND path = ?", (folder_id, rel)
+            ).fetchone()
+            if row:
+                db.execute("DELETE FROM chunks WHERE note_id = ?", (row[0],))
+                db.execute("DELETE FROM notes WHERE id = ?", (row[0],))
+        bump_data_version(db)
+
+
+def remove_folder(database: Database, folder: Path) -> bool:
+    path = str(folder.resolve())
+    with database.write() as db:
+        row = db.execute("SELECT id FROM folders WHERE path = ?", (path,)).fetchone()
+        if not row:
+            return False
+        db.execute(
+            "DELETE FROM chunks WHERE note_id IN (SELECT id FROM notes WHERE folder_id = ?)",
+            (row[0],),
+        )
+        db.execute("DELETE FROM notes WHERE folder_id = ?", (row[0],))
+        db.execute("DELETE FROM folders WHERE id = ?", (row[0],))
+        bump_data_version(db)
+    return True
+
+
+def bump_data_version(db: sqlite_utils.Database) -> None:
+    """Readers cache the vector matrix; they reload when this number changes."""
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('data_version', '1') ON CONFLICT(key) DO UPDATE "
+        "SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+    )
+
+
+def read_meta(db: sqlite_utils.Database, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(db: sqlite_utils.Database, key: str, value: str) -> None:
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+        (key, value, value),
+    )
+
+
+def use_embedding_model(database: Database, model_id: str, dimension: int) -> bool:
+    """Record the model; a different model than before drops all vectors. True if it changed."""
+    with database.write() as db:
+        current = read_meta(db, "embed_model")
+        if current == model_id:
+            return False
+        db.execute("DELETE FROM embeddings")
+        set_meta(db, "embed_model", model_id)
+        set_meta(db, "embed_dim", str(dimension))
+        bump_data_version(db)
+    return current is not None
+
+
+def pending_embeddings(database: Database) -> list[tuple[str, str]]:
+    """(embed_hash, embedding input) for chunks without a vector, recently edited notes first."""
+    rows = database.reader.execute(
+        "SELECT c.embed_hash, n.title, c.heading_path, c.text, c.part, c.parts FROM chunks c "
+        "JOIN notes n ON n.id = c.note_id "
+        "WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.embed_hash) "
+        "ORDER BY n.indexed_at DESC, c.note_id, c.seq"
+    ).fetchall()
+    out: dict[str, str] = {}
+    for hash_, title, heading_json, text, part, parts in rows:
+        if hash_ not in out:
+            heading = tuple(json.loads(heading_json or "[]"))
+            out[hash_] = embedding_input(title or "", heading, text, part or 0, parts or 0)
+    return list(out.items())
+
+
+def embed_pending(
+    database: Database,
+    encode: Callable[[list[str]], np.ndarray],
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+    batch: int = EMBED_BATCH,
+) -> int:
+    """Encode every chunk text that has no vector yet; each batch commits on its own."""
+    cancel = cancel or CancelToken()
+    todo = pending_embeddings(database)
+    done = 0
+    for i in range(0, len(todo), batch):
+        cancel.raise_if_cancelled()
+        part = todo[i : i + batch]
+        vectors = encode([text for _, text in part])
+        with database.write() as db:
+            db.conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (hash, vector) VALUES (?, ?)",
+                [(h, v.astype(np.float32).tobytes()) for (h, _), v in zip(part, vectors, strict=True)],
+            )
+            bump_data_version(db)
+        done += len(part)
+        progress(Progress("embed", done, len(todo)))
+    _drop_orphan_embeddings(database)
+    return done
+
+
+def _drop_orphan_embeddings(database: Database) -> None:
+    with database.write() as db:
+        db.execute(
+            "DELETE FROM embeddings WHERE hash NOT IN (SELECT embed_hash FROM chunks)"
+        )
+
+
+def folder_of(path: Path) -> str:
+    return os.fspath(path.resolve())

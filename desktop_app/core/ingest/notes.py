@@ -1,0 +1,115 @@
+"""Turn one decoded note into analyzed chunk rows: title, language, chunks, terms, embedding input."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.core.ingest.chunker import Chunk, chunk_note, split_for_embedder
+from desktop_app.core.retrieval import analyzer
+from desktop_app.core.tokens import count_tokens
+
+HEADING_SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class AnalyzedChunk:
+    chunk: Chunk
+    body_terms: str
+    prefix_terms: str
+    context_terms: str
+    embed_hash: str
+
+
+@dataclass(frozen=True)
+class AnalyzedNote:
+    title: str
+    language: str
+    metadata: dict[str, Any]
+    chunks: list[AnalyzedChunk]
+
+
+def is_markdown(path: str) -> bool:
+    return os.path.splitext(path)[1].lower() in (".md", ".markdown")
+
+
+def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> str:
+    title = metadata.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    for chunk in chunks:
+        if chunk.heading_path:
+            return chunk.heading_path[0]
+    stem = os.path.splitext(os.path.basename(rel_path))[0]
+    return stem.replace("_", " ").replace("-", " ").strip() or stem
+
+
+def _metadata_terms(metadata: dict[str, Any]) -> list[str]:
+    values: list[str] = []
+    for key in ("tags", "aliases", "keywords"):
+        value = metadata.get(key)
+        if isinstance(value, str):
+            values.append(value)
+        elif isinstance(value, list):
+            values.extend(str(v) for v in value)
+    return values
+
+
+def context_line(title: str, heading_path: tuple[str, ...]) -> str:
+    """Where a chunk sits, e.g. 'Sync › Settings › Selective sync' (title first, no repeats)."""
+    parts: list[str] = []
+    for part in (title, *heading_path):
+        if part and (not parts or parts[-1] != part):
+            parts.append(part)
+    return HEADING_SEPARATOR.join(parts)
+
+
+def embedding_input(
+    title: str, heading_path: tuple[str, ...], text: str, part: int = 0, parts: int = 0
+) -> str:
+    """What the embedder reads for a chunk: where it sits, then its text."""
+    if parts:
+        heading_path = (*heading_path, f"part {part}/{parts}")
+    context = context_line(title, heading_path)
+    return f"{context}\n{text}" if context else text
+
+
+def embed_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def analyze_note(
+    rel_path: str,
+    text: str,
+    chunk_tokens: int,
+    embed_tokens: Callable[[str], int],
+    embed_limit: int,
+) -> AnalyzedNote:
+    chunks, metadata = chunk_note(text, count_tokens, chunk_tokens, markdown=is_markdown(rel_path))
+    title = note_title(rel_path, metadata, chunks)
+    language = analyzer.detect_language(" ".join(c.text for c in chunks[:8]) or title)
+
+    def prefix_tokens(chunk: Chunk) -> int:
+        return embed_tokens(context_line(title, chunk.heading_path) + "\n") + 8  # part label
+
+    chunks = split_for_embedder(text, chunks, embed_tokens, embed_limit, prefix_tokens)
+    extra = " ".join(_metadata_terms(metadata))
+    analyzed = [_analyze_chunk(c, title, extra, language) for c in chunks]
+    return AnalyzedNote(title, language, metadata, analyzed)
+
+
+def _analyze_chunk(chunk: Chunk, title: str, extra: str, language: str) -> AnalyzedChunk:
+    words = analyzer.words(chunk.text)
+    context_words = analyzer.words(f"{context_line(title, chunk.heading_path)} {extra}")
+    return AnalyzedChunk(
+        chunk=chunk,
+        body_terms=" ".join(analyzer.stems(words, language)),
+        prefix_terms=" ".join(analyzer.prefixes(words)),
+        context_terms=" ".join(analyzer.stems(context_words, language)),
+        embed_hash=embed_hash(
+            embedding_input(title, chunk.heading_path, chunk.text, chunk.part, chunk.parts)
+        ),
+    )

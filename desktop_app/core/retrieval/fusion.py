@@ -1,0 +1,70 @@
+"""Fuse lexical and dense rankings, weighting each by how far it can be trusted for this query.
+
+Plain RRF treats both retrievers as equals. They are not: an English-only embedder is weak on
+Czech or German, and BM25 is weak when the question uses other words than the note. So each
+list gets a weight from two query-level signals, both computed from the results themselves:
+
+- dense trust falls when the query language is one the embedding model was not trained on;
+- lexical trust rises with how much of the query's IDF mass the best lexical hit contains
+  (a question that shares its rare words with a passage is a keyword question).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from desktop_app.core.retrieval.lexical import LexicalHit
+from desktop_app.core.retrieval.vector import DenseHit
+
+RRF_C = 60.0
+
+
+@dataclass(frozen=True)
+class Weights:
+    lexical: float
+    dense: float
+
+
+@dataclass(frozen=True)
+class Fused:
+    chunk_id: int
+    score: float
+    lexical_rank: int | None
+    dense_rank: int | None
+
+
+def trust_weights(
+    lexical: Sequence[LexicalHit],
+    dense: Sequence[DenseHit],
+    language: str,
+    embedder_languages: frozenset[str] | None,
+) -> Weights:
+    if not dense:
+        return Weights(1.0, 0.0)
+    if not lexical:
+        return Weights(0.0, 1.0)
+    in_language = embedder_languages is None or language in embedder_languages
+    dense_weight = 1.0 if in_language else 0.25
+    coverage = max(h.coverage for h in lexical[:3])
+    lexical_weight = 0.5 + coverage
+    return Weights(lexical_weight, dense_weight)
+
+
+def fuse(
+    lexical: Sequence[LexicalHit], dense: Sequence[DenseHit], weights: Weights, c: float = RRF_C
+) -> list[Fused]:
+    scores: dict[int, float] = {}
+    lex_rank: dict[int, int] = {}
+    dense_rank: dict[int, int] = {}
+    for rank, hit in enumerate(lexical, start=1):
+        lex_rank[hit.chunk_id] = rank
+        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weights.lexical / (c + rank)
+    for rank, hit in enumerate(dense, start=1):
+        dense_rank[hit.chunk_id] = rank
+        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weights.dense / (c + rank)
+    norm = (weights.lexical + weights.dense) / (c + 1) or 1.0
+    ordered = sorted(scores.items(), key=lambda kv: -kv[1])
+    return [
+        Fused(cid, score / norm, lex_rank.get(cid), dense_rank.get(cid)) for cid, score in ordered
+    ]

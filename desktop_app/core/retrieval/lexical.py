@@ -1,0 +1,110 @@
+"""BM25 over FTS5: language-aware query terms, safely quoted, very common terms pruned."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from desktop_app.core.retrieval import analyzer
+
+# Column weights for bm25(): stems of the body, five-letter prefixes of the body, and the
+# note title / heading path / tags. Prefixes back up the stemmer (compounds, unknown forms).
+BODY_WEIGHT = 1.0
+PREFIX_WEIGHT = 0.4
+CONTEXT_WEIGHT = 0.6
+# A term in more than this share of chunks carries almost no BM25 weight but costs a long
+# posting-list scan; it is dropped when rarer terms remain.
+COMMON_TERM_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    language: str
+    stems: tuple[str, ...]
+    prefixes: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.stems and not self.prefixes
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    chunk_id: int
+    score: float  # positive, larger is better
+    matched: tuple[str, ...]  # query stems found in the chunk
+    coverage: float  # share of the query's IDF mass that the chunk contains
+
+
+def analyze_query(query: str, language: str) -> QueryTerms:
+    tokens = analyzer.words(query)
+    return QueryTerms(
+        language,
+        tuple(dict.fromkeys(analyzer.stems(tokens, language))),
+        tuple(dict.fromkeys(analyzer.prefixes(tokens))),
+    )
+
+
+def quote(term: str) -> str:
+    """An FTS5 string literal: user text can never become syntax (NOT, *, -, quotes…)."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _doc_freqs(db: sqlite_utils.Database, terms: set[str]) -> dict[str, int]:
+    if not terms:
+        return {}
+    marks = ", ".join("?" for _ in terms)
+    rows = db.execute(
+        f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", list(terms)
+    ).fetchall()
+    return {t: int(n) for t, n in rows}
+
+
+def _chunk_count(db: sqlite_utils.Database) -> int:
+    return int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def _prune_common(terms: tuple[str, ...], df: dict[str, int], total: int) -> tuple[str, ...]:
+    present = [t for t in terms if df.get(t, 0) > 0]
+    if not present:
+        return ()
+    rare = [t for t in present if df[t] <= COMMON_TERM_SHARE * total]
+    if rare:
+        return tuple(rare)
+    return (min(present, key=lambda t: df[t]),)
+
+
+def idf(df: int, total: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> list[LexicalHit]:
+    if terms.empty:
+        return []
+    total = _chunk_count(db)
+    df = _doc_freqs(db, set(terms.stems) | set(terms.prefixes))
+    stems = _prune_common(terms.stems, df, total)
+    prefixes = _prune_common(terms.prefixes, df, total)
+    clauses = []
+    if stems:
+        clauses.append("{body context} : (" + " OR ".join(quote(t) for t in stems) + ")")
+    if prefixes:
+        clauses.append("prefixes : (" + " OR ".join(quote(t) for t in prefixes) + ")")
+    if not clauses:
+        return []
+    rows = db.execute(
+        "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, context FROM chunks_fts "
+        "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
+        (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, " OR ".join(clauses), limit),
+    ).fetchall()
+    weights = {t: idf(df.get(t, 0), total) for t in terms.stems}
+    mass = sum(weights.values()) or 1.0
+    hits = []
+    for rowid, score, body, context in rows:
+        present = set(body.split()) | set(context.split())
+        matched = tuple(t for t in terms.stems if t in present)
+        coverage = sum(weights[t] for t in matched) / mass
+        hits.append(LexicalHit(int(rowid), float(score), matched, coverage))
+    return hits

@@ -1,0 +1,141 @@
+"""Hybrid search: lexical + dense candidates, trust-weighted fusion, dedupe, floor, cap."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from desktop_app.core.retrieval import analyzer, fusion, lexical
+from desktop_app.core.retrieval.embedder import Embedder
+from desktop_app.core.retrieval.vector import VectorIndex
+from desktop_app.core.store.db import Database
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    candidates: int = 60  # the wide net, per retriever
+    min_relevance: float = 0.0  # fused score floor, relative to a perfect top-1 in both lists
+    top_k: int = 10  # the final cap
+    folder_ids: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    path: str
+    start: int
+    end: int
+    score: float
+    text: str
+    folder: str
+    title: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    chunk_id: int
+    note_id: int
+    matched_terms: list[str]
+    lexical_rank: int | None
+    dense_rank: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Searcher:
+    def __init__(self, database: Database, embedder: Embedder | None) -> None:
+        self.database = database
+        self.embedder = embedder
+        self.vectors = VectorIndex()
+
+    def index_languages(self) -> list[str]:
+        rows = self.database.reader.execute(
+            "SELECT language, count(*) FROM notes WHERE status = 'indexed' GROUP BY language"
+        ).fetchall()
+        return [r[0] for r in rows if r[0]]
+
+    def query_language(self, query: str) -> str:
+        languages = self.index_languages()
+        if len(languages) == 1:
+            return languages[0]
+        return analyzer.detect_language(query, languages or None)
+
+    def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
+        options = options or SearchOptions()
+        db = self.database.reader
+        terms = lexical.analyze_query(query, self.query_language(query))
+        lex_hits = lexical.search_lexical(db, terms, options.candidates)
+        dense_hits = []
+        if self.embedder is not None and query.strip():
+            self.vectors.refresh(db)
+            if self.vectors.size:
+                vector = self.embedder.encode([query])[0]
+                dense_hits = self.vectors.search(vector, options.candidates)
+        weights = fusion.trust_weights(
+            lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
+        )
+        fused = fusion.fuse(lex_hits, dense_hits, weights)
+        matched = {h.chunk_id: h.matched for h in lex_hits}
+        return self._materialize(fused, matched, options)
+
+    def _materialize(
+        self,
+        fused: list[fusion.Fused],
+        matched: dict[int, tuple[str, ...]],
+        options: SearchOptions,
+    ) -> list[SearchResult]:
+        results: list[SearchResult] = []
+        seen_texts: set[str] = set()
+        batch = max(options.top_k * 3, 30)
+        for i in range(0, len(fused), batch):
+            window = [f for f in fused[i : i + batch] if f.score >= options.min_relevance]
+            rows = self._chunk_rows([f.chunk_id for f in window], options.folder_ids)
+            for item in window:
+                row = rows.get(item.chunk_id)
+                if row is None or row["text"] in seen_texts:
+                    continue
+                seen_texts.add(row["text"])
+                results.append(_result(row, item, matched.get(item.chunk_id, ())))
+                if len(results) >= options.top_k:
+                    return results
+        return results
+
+    def _chunk_rows(
+        self, chunk_ids: list[int], folder_ids: tuple[int, ...] | None
+    ) -> dict[int, dict[str, Any]]:
+        if not chunk_ids:
+            return {}
+        marks = ", ".join("?" for _ in chunk_ids)
+        sql = (
+            "SELECT c.id, c.note_id, c.start, c.end, c.text, c.heading_path, c.line_start,"
+            " c.line_end, n.path, n.title, n.folder_id, f.path AS folder FROM chunks c"
+            " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
+            f" WHERE c.id IN ({marks})"
+        )
+        params: list[Any] = list(chunk_ids)
+        if folder_ids is not None:
+            sql += f" AND n.folder_id IN ({', '.join('?' for _ in folder_ids)})"
+            params.extend(folder_ids)
+        cursor = self.database.reader.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
+
+
+def _result(row: dict[str, Any], item: fusion.Fused, matched: tuple[str, ...]) -> SearchResult:
+    return SearchResult(
+        path=row["path"],
+        start=row["start"],
+        end=row["end"],
+        score=round(item.score, 6),
+        text=row["text"],
+        folder=row["folder"],
+        title=row["title"] or "",
+        heading_path=json.loads(row["heading_path"] or "[]"),
+        line_start=row["line_start"],
+        line_end=row["line_end"],
+        chunk_id=row["id"],
+        note_id=row["note_id"],
+        matched_terms=list(matched),
+        lexical_rank=item.lexical_rank,
+        dense_rank=item.dense_rank,
+    )

@@ -1,0 +1,100 @@
+"""The facade the CLI and the window call: open the index, index folders, search, report status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from desktop_app import paths
+from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.ingest import indexer
+from desktop_app.core.retrieval.embedder import Embedder
+from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
+from desktop_app.core.store.db import Database
+from desktop_app.settings import Settings
+
+
+@dataclass
+class FolderReport:
+    folder: str
+    report: indexer.IndexReport
+
+
+class Quire:
+    def __init__(self, home: Path | None = None, settings: Settings | None = None) -> None:
+        self.home = home or paths.quire_home()
+        self.settings = settings or Settings.load(self.home / "settings.json")
+        self.database = Database(self.home / "quire.sqlite")
+
+    def close(self) -> None:
+        self.database.close()
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        model = self.settings.embedding_model
+        return Embedder(Path(model) if model else None)
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        return Searcher(self.database, self.embedder)
+
+    def _index_options(self) -> indexer.IndexOptions:
+        return indexer.IndexOptions(
+            chunk_tokens=self.settings.chunk_tokens,
+            max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
+            embed_tokens=self.embedder.count_tokens,
+            embed_limit=self.embedder.max_tokens,
+        )
+
+    def index(
+        self,
+        folders: list[Path],
+        progress: ProgressCallback = no_progress,
+        cancel: CancelToken | None = None,
+        embed: bool = True,
+    ) -> list[FolderReport]:
+        """Index or update folders: lexical rows first, then embeddings for new texts."""
+        cancel = cancel or CancelToken()
+        reports = []
+        for folder in folders:
+            report = indexer.index_folder(
+                self.database, folder, self._index_options(), progress, cancel
+            )
+            reports.append(FolderReport(str(folder.resolve()), report))
+        if embed:
+            embedded = self.embed(progress, cancel)
+            if reports:
+                reports[-1].report.embedded = embedded
+        return reports
+
+    def embed(self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None) -> int:
+        indexer.use_embedding_model(self.database, self.embedder.model_id, self.embedder.dimension)
+        progress(Progress("embed", 0, 0))
+        return indexer.embed_pending(self.database, self.embedder.encode, progress, cancel)
+
+    def folder_id(self, folder: Path) -> int | None:
+        row = self.database.reader.execute(
+            "SELECT id FROM folders WHERE path = ?", (str(folder.resolve()),)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def search(
+        self, query: str, top_k: int | None = None, folders: list[Path] | None = None
+    ) -> list[SearchResult]:
+        folder_ids = None
+        if folders is not None:
+            folder_ids = tuple(i for f in folders if (i := self.folder_id(f)) is not None)
+        options = SearchOptions(
+            candidates=max(self.settings.candidates, top_k or 0),
+            min_relevance=self.settings.min_relevance,
+            top_k=top_k or self.settings.top_k,
+            folder_ids=folder_ids,
+        )
+        return self.searcher.search(query, options)
+
+    def status(self) -> dict[str, Any]:
+        from desktop_app.core.store.status import collect_status
+
+        return collect_status(self.database)

@@ -1,0 +1,104 @@
+"""The one SQLite database: connection set-up, migrations, and the single serialized writer."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlite_utils
+
+from desktop_app.core.store.migrations import MIGRATIONS, Migration
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def connect(path: Path) -> sqlite_utils.Database:
+    conn = sqlite3.connect(
+        str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    db = sqlite_utils.Database(conn)
+    return db
+
+
+def fts5_available() -> bool:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        conn.close()
+    return True
+
+
+class Database:
+    """Owns the writer connection (one writer, serialized by a lock) and per-thread readers."""
+
+    def __init__(self, path: Path, migrations: list[Migration] | None = None) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = connect(path)
+        self._writer.execute("PRAGMA journal_mode = WAL")
+        self._write_lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[sqlite_utils.Database] = []
+        self.apply_migrations(MIGRATIONS if migrations is None else migrations)
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite_utils.Database]:
+        """One write transaction (BEGIN IMMEDIATE … COMMIT), serialized across threads."""
+        with self._write_lock:
+            conn = self._writer.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @property
+    def reader(self) -> sqlite_utils.Database:
+        """A read connection private to the calling thread (WAL readers never block the writer)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = connect(self.path)
+            self._local.db = db
+            self._readers.append(db)
+        return db
+
+    def apply_migrations(self, migrations: list[Migration]) -> list[str]:
+        applied: list[str] = []
+        with self.write() as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+            )
+            done = {row[0] for row in db.execute("SELECT name FROM migrations").fetchall()}
+        for name, migrate in migrations:
+            if name in done:
+                continue
+            with self.write() as db:
+                migrate(db)
+                db.execute(
+                    "INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time())
+                )
+            applied.append(name)
+        return applied
+
+    def applied_migrations(self) -> list[str]:
+        rows = self.reader.execute("SELECT name FROM migrations ORDER BY name").fetchall()
+        return [r[0] for r in rows]
+
+    def close(self) -> None:
+        for db in self._readers:
+            db.conn.close()
+        self._readers.clear()
+        self._local = threading.local()
+        self._writer.conn.close()

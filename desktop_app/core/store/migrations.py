@@ -1,0 +1,76 @@
+"""Named, ordered schema migrations. Each runs in its own transaction and is recorded by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+Migration = tuple[str, Callable[[sqlite_utils.Database], None]]
+
+
+def _initial(db: sqlite_utils.Database) -> None:
+    db["folders"].create(
+        {"id": int, "path": str, "added_at": float}, pk="id", not_null={"path"}
+    )
+    db["folders"].create_index(["path"], unique=True)
+    db["notes"].create(
+        {
+            "id": int,
+            "folder_id": int,
+            "path": str,
+            "size": int,
+            "mtime_ns": int,
+            "content_hash": str,
+            "language": str,
+            "title": str,
+            "metadata": str,
+            "encoding": str,
+            "status": str,
+            "reason": str,
+            "indexed_at": float,
+        },
+        pk="id",
+        foreign_keys=[("folder_id", "folders", "id")],
+        not_null={"folder_id", "path", "status"},
+    )
+    db["notes"].create_index(["folder_id", "path"], unique=True)
+    db["chunks"].create(
+        {
+            "id": int,
+            "note_id": int,
+            "seq": int,
+            "start": int,
+            "end": int,
+            "line_start": int,
+            "line_end": int,
+            "heading_path": str,
+            "part": int,
+            "parts": int,
+            "text": str,
+            "embed_hash": str,
+        },
+        pk="id",
+        foreign_keys=[("note_id", "notes", "id")],
+        not_null={"note_id", "start", "end", "text", "embed_hash"},
+    )
+    db["chunks"].create_index(["note_id", "seq"])
+    db["chunks"].create_index(["embed_hash"])
+    # Analyzed terms are computed in Python, so the FTS table holds its own content; the writer
+    # inserts rows in the same transaction as the chunk, and this trigger removes them.
+    db.execute(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5("
+        "body, prefixes, context, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    db.execute("CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row')")
+    db.execute(
+        "CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN "
+        "DELETE FROM chunks_fts WHERE rowid = old.id; END"
+    )
+    db["embeddings"].create({"hash": str, "vector": bytes}, pk="hash", not_null={"vector"})
+    db["meta"].create({"key": str, "value": str}, pk="key")
+
+
+MIGRATIONS: list[Migration] = [
+    ("0001_initial", _initial),
+]

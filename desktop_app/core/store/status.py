@@ -1,0 +1,68 @@
+"""What is in the index, per file, and whether the database is healthy."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from desktop_app.core.store.db import Database
+
+
+def integrity(database: Database) -> dict[str, Any]:
+    db = database.reader
+    sqlite_ok = db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    try:
+        with database.write() as w:
+            w.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
+        fts_ok, fts_error = True, ""
+    except sqlite3.DatabaseError as exc:
+        fts_ok, fts_error = False, str(exc)
+    orphans = db.execute(
+        "SELECT (SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))"
+        " + (SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))"
+    ).fetchone()[0]
+    return {
+        "sqlite_integrity": sqlite_ok,
+        "fts_integrity": fts_ok,
+        "fts_error": fts_error,
+        "fts_in_sync": orphans == 0,
+        "ok": sqlite_ok and fts_ok and orphans == 0,
+    }
+
+
+def collect_status(database: Database) -> dict[str, Any]:
+    db = database.reader
+    counts = {
+        "folders": db.execute("SELECT count(*) FROM folders").fetchone()[0],
+        "notes": db.execute("SELECT count(*) FROM notes WHERE status = 'indexed'").fetchone()[0],
+        "skipped": db.execute("SELECT count(*) FROM notes WHERE status = 'skipped'").fetchone()[0],
+        "failed": db.execute("SELECT count(*) FROM notes WHERE status = 'failed'").fetchone()[0],
+        "chunks": db.execute("SELECT count(*) FROM chunks").fetchone()[0],
+        "embedded_chunks": db.execute(
+            "SELECT count(*) FROM chunks c WHERE EXISTS"
+            " (SELECT 1 FROM embeddings e WHERE e.hash = c.embed_hash)"
+        ).fetchone()[0],
+    }
+    counts["pending_embedding"] = counts["chunks"] - counts["embedded_chunks"]
+    model = db.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
+    files = []
+    for folder, path, status, reason, language, chunks, pending in db.execute(
+        "SELECT f.path, n.path, n.status, n.reason, n.language,"
+        " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
+        " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND NOT EXISTS"
+        "   (SELECT 1 FROM embeddings e WHERE e.hash = c.embed_hash))"
+        " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
+    ).fetchall():
+        shown = "pending embedding" if status == "indexed" and pending else status
+        files.append(
+            {"folder": folder, "path": path, "status": shown, "reason": reason or "",
+             "language": language or "", "chunks": chunks}
+        )  # fmt: skip
+    return {
+        "database": str(database.path),
+        "embedding_model": model[0] if model else None,
+        "counts": counts,
+        "migrations": database.applied_migrations(),
+        "integrity": integrity(database),
+        "files": files,
+    }

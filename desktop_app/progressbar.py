@@ -1,0 +1,47 @@
+"""A small progress bar for stderr (redrawn in place on a terminal, sparse lines otherwise)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from desktop_app.core.cancel import Progress
+
+_LABELS = {"index": "Indexing", "embed": "Embedding", "scan": "Scanning"}
+
+
+class ProgressBar:
+    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.tty = self.stream.isatty()
+        self._last_draw = 0.0
+        self._phase = ""
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.monotonic()
+        finished = progress.total and progress.done >= progress.total
+        interval = 0.1 if self.tty else 2.0
+        if progress.phase == self._phase and not finished and now - self._last_draw < interval:
+            return
+        if progress.phase != self._phase and self._phase and self.tty:
+            self.stream.write("\n")
+        self._phase = progress.phase
+        self._last_draw = now
+        self.stream.write(self._render(progress) + ("\r" if self.tty else "\n"))
+        self.stream.flush()
+
+    def _render(self, p: Progress) -> str:
+        label = _LABELS.get(p.phase, p.phase)
+        if not p.total:
+            return f"{label}…"
+        filled = int(self.width * p.done / p.total)
+        bar = "█" * filled + "·" * (self.width - filled)
+        detail = f" {p.detail[-40:]}" if p.detail else ""
+        return f"{label} [{bar}] {p.done}/{p.total}{detail}".ljust(100)[:100]
+
+    def close(self) -> None:
+        if self._phase and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

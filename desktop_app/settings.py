@@ -1,0 +1,48 @@
+"""User settings, stored as JSON under QUIRE_HOME. Unknown keys are ignored, missing keys default."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from desktop_app import paths
+
+
+@dataclass
+class Settings:
+    # Chunking
+    chunk_tokens: int = 200
+    max_file_mb: float = 20.0
+    # Embedding model: a local sentence-transformers folder; empty means the bundled MiniLM.
+    embedding_model: str = ""
+    # Retrieval: a wide net from each retriever, then a relevance floor and a final cap.
+    candidates: int = 60
+    min_relevance: float = 0.0
+    top_k: int = 10
+    # Chat model: a GGUF file; empty means the bundled SmolLM2.
+    chat_model: str = ""
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        path = path or paths.settings_path()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        known = {f.name: f.type for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        settings = cls()
+        for key, value in values.items():
+            default = getattr(settings, key)
+            if isinstance(default, float) and isinstance(value, int):
+                value = float(value)
+            if isinstance(value, type(default)):
+                setattr(settings, key, value)
+        return settings
+
+    def save(self, path: Path | None = None) -> None:
+        path = path or paths.settings_path()
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        tmp.replace(path)
