@@ -19,7 +19,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="quire", description="Chat with your own notes, offline.")
     parser.add_argument("--version", action="version", version=f"quire {__version__}")
-    parser.add_argument("--self-test", action="store_true", help="check everything offline, print JSON")
+    parser.add_argument(
+        "--self-test", action="store_true", help="check everything offline, print JSON"
+    )
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("index", help="index or update notes folders")
@@ -95,7 +97,11 @@ def cmd_search(quire: Any, args: argparse.Namespace) -> int:
         return 2
     results = quire.search(args.query, top_k=args.top)
     if args.json:
-        print(json.dumps({"query": args.query, "results": [_public(r) for r in results]}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"query": args.query, "results": [_public(r) for r in results]}, ensure_ascii=False
+            )
+        )
         return 0
     _print_results(results, sys.stdout)
     return 0
@@ -109,7 +115,10 @@ def _read_queries(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _batch_search(
-    quire: Any, queries: Iterator[dict[str, Any]], top: int | None, folders: list[Path] | None = None
+    quire: Any,
+    queries: Iterator[dict[str, Any]],
+    top: int | None,
+    folders: list[Path] | None = None,
 ) -> Iterator[dict[str, Any]]:
     for item in queries:
         results = quire.search(item["question"], top_k=top, folders=folders)

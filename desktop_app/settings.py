@@ -1,4 +1,4 @@
-"""User settings, stored as JSON under QUIRE_HOME. Unknown keys are ignored, missing keys default."""
+"""User settings as JSON under QUIRE_HOME; unknown keys are ignored, missing keys default."""
 
 from __future__ import annotations
 

@@ -69,7 +69,9 @@ class Quire:
                 reports[-1].report.embedded = embedded
         return reports
 
-    def embed(self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None) -> int:
+    def embed(
+        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+    ) -> int:
         indexer.use_embedding_model(self.database, self.embedder.model_id, self.embedder.dimension)
         progress(Progress("embed", 0, 0))
         return indexer.embed_pending(self.database, self.embedder.encode, progress, cancel)
@@ -98,3 +100,7 @@ class Quire:
         from desktop_app.core.store.status import collect_status
 
         return collect_status(self.database)
+
+    def known_folders(self) -> list[Path]:
+        rows = self.database.reader.execute("SELECT path FROM folders ORDER BY id").fetchall()
+        return [Path(r[0]) for r in rows if Path(r[0]).is_dir()]

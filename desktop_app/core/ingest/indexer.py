@@ -194,16 +194,20 @@ def write_note(db: sqlite_utils.Database, note: dict, analyzed: AnalyzedNote) ->
         c = item.chunk
         cur = db.execute(
             "INSERT INTO chunks (note_id, seq, start, end, line_start, line_end, heading_path,"
-            " part, parts, text, embed_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 note_id, seq, c.start, c.end, c.line_start, c.line_end,
-                json.dumps(list(c.heading_path), ensure_ascii=False),
-                c.part, c.parts, c.text, item.embed_hash,
+                json.dumps(list(c.heading_path), ensure_ascii=False), c.text,
             ),
         )  # fmt: skip
         db.execute(
             "INSERT INTO chunks_fts (rowid, body, prefixes, context) VALUES (?, ?, ?, ?)",
             (cur.lastrowid, item.body_terms, item.prefix_terms, item.context_terms),
+        )
+        db.conn.executemany(
+            "INSERT INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(cur.lastrowid, p.number, p.count, p.start, p.end, h) for p, h in item.parts],
         )
 
 
@@ -228,7 +232,9 @@ def _status_writer(
     return write
 
 
-def _touch_writer(note_id: int, size: int, mtime_ns: int) -> Callable[[sqlite_utils.Database], None]:
+def _touch_writer(
+    note_id: int, size: int, mtime_ns: int
+) -> Callable[[sqlite_utils.Database], None]:
     def write(db: sqlite_utils.Database) -> None:
         db.execute(
             "UPDATE notes SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, note_id)
@@ -301,16 +307,17 @@ def use_embedding_model(database: Database, model_id: str, dimension: int) -> bo
 def pending_embeddings(database: Database) -> list[tuple[str, str]]:
     """(embed_hash, embedding input) for chunks without a vector, recently edited notes first."""
     rows = database.reader.execute(
-        "SELECT c.embed_hash, n.title, c.heading_path, c.text, c.part, c.parts FROM chunks c "
-        "JOIN notes n ON n.id = c.note_id "
-        "WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.embed_hash) "
-        "ORDER BY n.indexed_at DESC, c.note_id, c.seq"
+        "SELECT p.embed_hash, n.title, c.heading_path, c.text, p.start - c.start,"
+        " p.end - c.start, p.part, p.parts FROM chunk_parts p"
+        " JOIN chunks c ON c.id = p.chunk_id JOIN notes n ON n.id = c.note_id"
+        " WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)"
+        " ORDER BY n.indexed_at DESC, c.note_id, c.seq, p.part"
     ).fetchall()
     out: dict[str, str] = {}
-    for hash_, title, heading_json, text, part, parts in rows:
+    for hash_, title, heading_json, text, a, b, part, parts in rows:
         if hash_ not in out:
             heading = tuple(json.loads(heading_json or "[]"))
-            out[hash_] = embedding_input(title or "", heading, text, part or 0, parts or 0)
+            out[hash_] = embedding_input(title or "", heading, text[a:b], part, parts)
     return list(out.items())
 
 
@@ -332,7 +339,7 @@ def embed_pending(
         with database.write() as db:
             db.conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (hash, vector) VALUES (?, ?)",
-                [(h, v.astype(np.float32).tobytes()) for (h, _), v in zip(part, vectors, strict=True)],
+                [(h, v.tobytes()) for (h, _), v in zip(part, vectors, strict=True)],
             )
             bump_data_version(db)
         done += len(part)
@@ -343,9 +350,7 @@ def embed_pending(
 
 def _drop_orphan_embeddings(database: Database) -> None:
     with database.write() as db:
-        db.execute(
-            "DELETE FROM embeddings WHERE hash NOT IN (SELECT embed_hash FROM chunks)"
-        )
+        db.execute("DELETE FROM embeddings WHERE hash NOT IN (SELECT embed_hash FROM chunk_parts)")
 
 
 def folder_of(path: Path) -> str:

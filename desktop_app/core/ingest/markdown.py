@@ -106,7 +106,9 @@ def parse_markdown(text: str, markdown: bool = True) -> ParsedNote:
             continue
         if markdown and (atx := _ATX.match(line)):
             flush_para()
-            push_heading(len(atx.group(1)), (atx.group(2) or "").strip(), offset, offset + len(line))
+            push_heading(
+                len(atx.group(1)), (atx.group(2) or "").strip(), offset, offset + len(line)
+            )
             i += 1
             continue
         if markdown and len(para) == 1 and _SETEXT.match(line) and not para[0][1].startswith(" "):

@@ -1,4 +1,4 @@
-"""Turn one decoded note into analyzed chunk rows: title, language, chunks, terms, embedding input."""
+"""Turn a decoded note into analyzed chunks: title, language, terms and embedding parts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.ingest.chunker import Chunk, chunk_note, split_for_embedder
+from desktop_app.core.ingest.chunker import Chunk, Part, chunk_note, embedding_parts
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.tokens import count_tokens
 
@@ -21,7 +21,7 @@ class AnalyzedChunk:
     body_terms: str
     prefix_terms: str
     context_terms: str
-    embed_hash: str
+    parts: list[tuple[Part, str]]  # embedder-sized parts with the hash of their embedding input
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def embedding_input(
     title: str, heading_path: tuple[str, ...], text: str, part: int = 0, parts: int = 0
 ) -> str:
     """What the embedder reads for a chunk: where it sits, then its text."""
-    if parts:
+    if parts > 1:
         heading_path = (*heading_path, f"part {part}/{parts}")
     context = context_line(title, heading_path)
     return f"{context}\n{text}" if context else text
@@ -92,16 +92,18 @@ def analyze_note(
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(" ".join(c.text for c in chunks[:8]) or title)
 
-    def prefix_tokens(chunk: Chunk) -> int:
-        return embed_tokens(context_line(title, chunk.heading_path) + "\n") + 8  # part label
-
-    chunks = split_for_embedder(text, chunks, embed_tokens, embed_limit, prefix_tokens)
     extra = " ".join(_metadata_terms(metadata))
-    analyzed = [_analyze_chunk(c, title, extra, language) for c in chunks]
+    analyzed = []
+    for chunk in chunks:
+        room = embed_limit - embed_tokens(context_line(title, chunk.heading_path) + "\n") - 8
+        parts = embedding_parts(chunk, embed_tokens, room)
+        analyzed.append(_analyze_chunk(text, chunk, parts, title, extra, language))
     return AnalyzedNote(title, language, metadata, analyzed)
 
 
-def _analyze_chunk(chunk: Chunk, title: str, extra: str, language: str) -> AnalyzedChunk:
+def _analyze_chunk(
+    text: str, chunk: Chunk, parts: list[Part], title: str, extra: str, language: str
+) -> AnalyzedChunk:
     words = analyzer.words(chunk.text)
     context_words = analyzer.words(f"{context_line(title, chunk.heading_path)} {extra}")
     return AnalyzedChunk(
@@ -109,7 +111,15 @@ def _analyze_chunk(chunk: Chunk, title: str, extra: str, language: str) -> Analy
         body_terms=" ".join(analyzer.stems(words, language)),
         prefix_terms=" ".join(analyzer.prefixes(words)),
         context_terms=" ".join(analyzer.stems(context_words, language)),
-        embed_hash=embed_hash(
-            embedding_input(title, chunk.heading_path, chunk.text, chunk.part, chunk.parts)
-        ),
+        parts=[
+            (
+                p,
+                embed_hash(
+                    embedding_input(
+                        title, chunk.heading_path, text[p.start : p.end], p.number, p.count
+                    )
+                ),
+            )
+            for p in parts
+        ],
     )

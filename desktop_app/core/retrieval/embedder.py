@@ -69,7 +69,11 @@ class Embedder:
     @cached_property
     def dimension(self) -> int:
         config = json.loads((self.path / "config.json").read_text("utf-8"))
-        return int(config.get("hidden_size") or config.get("d_model") or self.model.get_embedding_dimension())
+        return int(
+            config.get("hidden_size")
+            or config.get("d_model")
+            or self.model.get_embedding_dimension()
+        )
 
     @property
     def languages(self) -> frozenset[str] | None:
@@ -106,15 +110,7 @@ class Embedder:
             return self._model
 
     def _load(self) -> Any:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import SentenceTransformer
-
-        try:
-            return SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
-        except Exception as exc:  # any load failure becomes one clear message
-            raise EmbedderError(f"cannot load embedding model {self.path}: {exc}") from exc
+        return _load_model(str(self.path))
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Normalized float32 embeddings, one row per text."""
@@ -128,3 +124,27 @@ class Embedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+_MODELS: dict[str, Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _load_model(path: str) -> Any:
+    """One loaded model per folder in the process (the window and the tests share it)."""
+    with _MODELS_LOCK:
+        if path not in _MODELS:
+            _MODELS[path] = _load_sentence_transformer(path)
+        return _MODELS[path]
+
+
+def _load_sentence_transformer(path: str) -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(path, device="cpu", local_files_only=True)
+    except Exception as exc:  # any load failure becomes one clear message
+        raise EmbedderError(f"cannot load embedding model {path}: {exc}") from exc

@@ -38,20 +38,26 @@ class VectorIndex:
         return len(self._ids)
 
     def search(self, query_vector: np.ndarray, limit: int) -> list[DenseHit]:
+        """Best chunks by cosine; a chunk embedded in parts scores as its best part."""
         ids, matrix = self._ids, self._matrix
         if not len(ids):
             return []
         scores = matrix @ query_vector.astype(np.float32)
-        limit = min(limit, len(ids))
-        top = np.argpartition(-scores, limit - 1)[:limit]
+        wanted = min(len(ids), limit * 2)  # parts of one chunk may repeat
+        top = np.argpartition(-scores, wanted - 1)[:wanted]
         top = top[np.argsort(-scores[top])]
-        return [DenseHit(int(ids[i]), float(scores[i])) for i in top]
+        hits: dict[int, DenseHit] = {}
+        for i in top:
+            chunk_id = int(ids[i])
+            if chunk_id not in hits:
+                hits[chunk_id] = DenseHit(chunk_id, float(scores[i]))
+        return list(hits.values())[:limit]
 
 
 def _load(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
     rows = db.execute(
-        "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.embed_hash "
-        "ORDER BY c.id"
+        "SELECT p.chunk_id, e.vector FROM chunk_parts p JOIN embeddings e ON e.hash = p.embed_hash"
+        " ORDER BY p.chunk_id, p.part"
     ).fetchall()
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)

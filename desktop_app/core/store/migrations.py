@@ -10,9 +10,7 @@ Migration = tuple[str, Callable[[sqlite_utils.Database], None]]
 
 
 def _initial(db: sqlite_utils.Database) -> None:
-    db["folders"].create(
-        {"id": int, "path": str, "added_at": float}, pk="id", not_null={"path"}
-    )
+    db["folders"].create({"id": int, "path": str, "added_at": float}, pk="id", not_null={"path"})
     db["folders"].create_index(["path"], unique=True)
     db["notes"].create(
         {
@@ -45,17 +43,21 @@ def _initial(db: sqlite_utils.Database) -> None:
             "line_start": int,
             "line_end": int,
             "heading_path": str,
-            "part": int,
-            "parts": int,
             "text": str,
-            "embed_hash": str,
         },
         pk="id",
         foreign_keys=[("note_id", "notes", "id")],
-        not_null={"note_id", "start", "end", "text", "embed_hash"},
+        not_null={"note_id", "start", "end", "text"},
     )
     db["chunks"].create_index(["note_id", "seq"])
-    db["chunks"].create_index(["embed_hash"])
+    # A chunk longer than the embedder reads is embedded as several overlapping parts.
+    db["chunk_parts"].create(
+        {"chunk_id": int, "part": int, "parts": int, "start": int, "end": int, "embed_hash": str},
+        pk=("chunk_id", "part"),
+        foreign_keys=[("chunk_id", "chunks", "id")],
+        not_null={"embed_hash"},
+    )
+    db["chunk_parts"].create_index(["embed_hash"])
     # Analyzed terms are computed in Python, so the FTS table holds its own content; the writer
     # inserts rows in the same transaction as the chunk, and this trigger removes them.
     db.execute(
@@ -65,7 +67,8 @@ def _initial(db: sqlite_utils.Database) -> None:
     db.execute("CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row')")
     db.execute(
         "CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN "
-        "DELETE FROM chunks_fts WHERE rowid = old.id; END"
+        "DELETE FROM chunks_fts WHERE rowid = old.id;"
+        " DELETE FROM chunk_parts WHERE chunk_id = old.id; END"
     )
     db["embeddings"].create({"hash": str, "vector": bytes}, pk="hash", not_null={"vector"})
     db["meta"].create({"key": str, "value": str}, pk="key")

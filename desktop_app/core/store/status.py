@@ -38,19 +38,19 @@ def collect_status(database: Database) -> dict[str, Any]:
         "skipped": db.execute("SELECT count(*) FROM notes WHERE status = 'skipped'").fetchone()[0],
         "failed": db.execute("SELECT count(*) FROM notes WHERE status = 'failed'").fetchone()[0],
         "chunks": db.execute("SELECT count(*) FROM chunks").fetchone()[0],
-        "embedded_chunks": db.execute(
-            "SELECT count(*) FROM chunks c WHERE EXISTS"
-            " (SELECT 1 FROM embeddings e WHERE e.hash = c.embed_hash)"
+        "pending_embedding": db.execute(
+            "SELECT count(DISTINCT p.chunk_id) FROM chunk_parts p WHERE NOT EXISTS"
+            " (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)"
         ).fetchone()[0],
     }
-    counts["pending_embedding"] = counts["chunks"] - counts["embedded_chunks"]
     model = db.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
     files = []
     for folder, path, status, reason, language, chunks, pending in db.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
-        " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND NOT EXISTS"
-        "   (SELECT 1 FROM embeddings e WHERE e.hash = c.embed_hash))"
+        " (SELECT count(*) FROM chunks c JOIN chunk_parts p ON p.chunk_id = c.id"
+        "  WHERE c.note_id = n.id AND NOT EXISTS"
+        "   (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash))"
         " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
     ).fetchall():
         shown = "pending embedding" if status == "indexed" and pending else status

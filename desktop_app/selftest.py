@@ -1,0 +1,85 @@
+"""`quire --self-test`: check every moving part offline and print one JSON report."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def _check_fts5() -> dict[str, Any]:
+    from desktop_app.core.store.db import fts5_available
+
+    if not fts5_available():
+        raise RuntimeError("SQLite was built without FTS5")
+    import sqlite3
+
+    return {"sqlite": sqlite3.sqlite_version}
+
+
+def _check_tiktoken() -> dict[str, Any]:
+    from desktop_app.core.tokens import ENCODING_NAME, count_tokens
+
+    return {"encoding": ENCODING_NAME, "tokens_in_hello_world": count_tokens("hello world")}
+
+
+def _check_embedder() -> dict[str, Any]:
+    from desktop_app.core.retrieval.embedder import Embedder
+
+    embedder = Embedder()
+    vector = embedder.encode(["Quire self-test"])[0]
+    if abs(float((vector**2).sum()) - 1.0) > 1e-3:
+        raise RuntimeError("embedding is not normalized")
+    return {"model": embedder.model_id, "dimension": int(vector.shape[0])}
+
+
+def _check_index_and_search() -> dict[str, Any]:
+    from desktop_app.core.service import Quire
+    from desktop_app.ui.app import sample_notes
+
+    with tempfile.TemporaryDirectory() as home:
+        quire = Quire(Path(home))
+        try:
+            quire.index([sample_notes()])
+            results = quire.search("how long to bake sourdough bread", top_k=3)
+            integrity = quire.status()["integrity"]
+        finally:
+            quire.close()
+    if not results or "bread" not in results[0].path:
+        raise RuntimeError(f"unexpected top result: {results[0].path if results else None}")
+    if not integrity["ok"]:
+        raise RuntimeError(f"integrity: {integrity}")
+    return {"top_result": results[0].path}
+
+
+def _check_qt() -> dict[str, Any]:
+    from desktop_app.ui.app import offscreen_check
+
+    return offscreen_check()
+
+
+CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
+    "fts5": _check_fts5,
+    "tiktoken": _check_tiktoken,
+    "embedding_model": _check_embedder,
+    "index_and_search": _check_index_and_search,
+    "qt_offscreen": _check_qt,
+}
+
+
+def run_self_test() -> int:
+    report: dict[str, Any] = {}
+    for name, check in CHECKS.items():
+        started = time.perf_counter()
+        try:
+            detail = check()
+            report[name] = {"ok": True, **detail}
+        except Exception as exc:
+            report[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        report[name]["seconds"] = round(time.perf_counter() - started, 2)
+    ok = all(item["ok"] for item in report.values())
+    print(json.dumps({"ok": ok, "checks": report}, indent=2))
+    return 0 if ok else 1

@@ -1,0 +1,72 @@
+"""The one way the window runs work off the GUI thread.
+
+`run_in_background(fn, ...)` calls `fn(progress=..., cancel=...)` on a pool thread and
+delivers progress, the result or the error back on the GUI thread through Qt signals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from desktop_app.core.cancel import Cancelled, CancelToken
+
+
+class _Signals(QObject):
+    progress = Signal(object)
+    done = Signal(object)
+    failed = Signal(str)
+
+
+class _Job(QRunnable):
+    def __init__(self, fn: Callable[..., Any], signals: _Signals, cancel: CancelToken) -> None:
+        super().__init__()
+        self.fn, self.signals, self.cancel = fn, signals, cancel
+
+    def run(self) -> None:
+        try:
+            result = self.fn(progress=self.signals.progress.emit, cancel=self.cancel)
+        except Cancelled:
+            return
+        except Exception as exc:
+            detail = "".join(traceback.format_exception(exc))
+            self.signals.failed.emit(f"{exc}\n\n{detail}")
+            return
+        if not self.cancel.cancelled:
+            self.signals.done.emit(result)
+
+
+class Task:
+    """A running background job: cancel it, and its late results are dropped."""
+
+    def __init__(self, signals: _Signals, cancel: CancelToken) -> None:
+        self.signals, self.token = signals, cancel
+
+    def cancel(self) -> None:
+        self.token.cancel()
+        for signal in (self.signals.progress, self.signals.done, self.signals.failed):
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect()
+
+
+def run_in_background(
+    fn: Callable[..., Any],
+    on_done: Callable[[Any], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
+    on_progress: Callable[[Any], None] | None = None,
+    pool: QThreadPool | None = None,
+) -> Task:
+    signals = _Signals()
+    cancel = CancelToken()
+    if on_done:
+        signals.done.connect(on_done)
+    if on_error:
+        signals.failed.connect(on_error)
+    if on_progress:
+        signals.progress.connect(on_progress)
+    (pool or QThreadPool.globalInstance()).start(_Job(fn, signals, cancel))
+    return Task(signals, cancel)

@@ -1,0 +1,134 @@
+"""The fixed command-line interface, end to end with the real embedding model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop_app import cli
+from tests.conftest import EVAL_DIR, ROOT
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def indexed(notes_dir: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    (notes_dir / "fake.md").write_bytes(b"\x00\x01\x02binary pretending to be markdown")
+    (notes_dir / "legacy.txt").write_bytes("Stará poznámka o řetězech a kolech".encode("cp1250"))
+    code, out, err = run(capsys, "index", str(notes_dir))
+    assert code == 0
+    assert "Indexing" in err  # progress on stderr
+    assert "skipped: fake.md: binary content" in out
+    return notes_dir
+
+
+def test_search_returns_exact_spans_in_json(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "search", "výměna řetězu na kole", "--json", "--top", "3")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert results[0]["path"] in ("kolo.md", "legacy.txt")
+    for r in results:
+        assert set(r) >= {"path", "start", "end", "score", "text"}
+        assert "\\" not in r["path"]
+        note = (indexed / r["path"]).read_bytes()
+        text = note.decode("utf-8") if r["path"] != "legacy.txt" else note.decode("cp1250")
+        assert text[r["start"] : r["end"]] == r["text"]
+
+
+def test_batch_search_prints_one_line_per_query(
+    indexed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "q.jsonl"
+    lines = [
+        {"id": "a", "question": "which folders get copied to the laptop?"},
+        {"id": "b", "question": "Wie viel Wasser brauchen Tomaten?"},
+        {"id": "c", "question": 'NOT "* -'},
+    ]
+    queries.write_text("\n".join(json.dumps(q) for q in lines) + "\n", "utf-8")
+    code, out, _ = run(capsys, "search", "--queries", str(queries), "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b", "c"]
+    assert rows[0]["results"][0]["path"] == "sync/settings.md"
+    assert rows[1]["results"][0]["path"] == "garten.txt"
+
+
+def test_status_reports_every_file_and_integrity(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "status", "--json")
+    assert code == 0
+    status = json.loads(out)
+    by_path = {f["path"]: f for f in status["files"]}
+    assert by_path["fake.md"]["status"] == "skipped"
+    assert by_path["kolo.md"]["status"] == "indexed"
+    assert "CP1250" in by_path["legacy.txt"]["reason"]
+    assert status["integrity"] == {
+        "sqlite_integrity": True, "fts_integrity": True, "fts_error": "", "fts_in_sync": True,
+        "ok": True,
+    }  # fmt: skip
+    assert status["counts"]["pending_embedding"] == 0
+    code, out, _ = run(capsys, "status")
+    assert "integrity: ok" in out and "skipped: fake.md" in out
+
+
+def test_missing_folder_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "index", str(tmp_path / "nope"))
+    assert code == 2 and "not a folder" in err
+
+
+def _mini_set(tmp_path: Path) -> Path:
+    """A small copy of xquad-en: six notes and their questions."""
+    source = EVAL_DIR / "xquad-en"
+    questions = [
+        json.loads(x) for x in (source / "questions.jsonl").read_text("utf-8").splitlines()
+    ]
+    notes = sorted({q["path"] for q in questions})[:6]
+    target = tmp_path / "mini"
+    (target / "notes").mkdir(parents=True)
+    for name in notes:
+        shutil.copy(source / "notes" / name, target / "notes" / name)
+    chosen = [q for q in questions if q["path"] in notes][:80]
+    (target / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in chosen), "utf-8")
+    return target
+
+
+def test_eval_matches_score_py_on_batch_search_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mini = _mini_set(tmp_path)
+    code, out, _ = run(capsys, "eval", str(mini))
+    assert code == 0
+    ours = dict(line.split("\t") for line in out.splitlines())
+    assert float(ours["Hit@10"]) > 0.8
+    code, out, _ = run(capsys, "search", "--queries", str(mini / "questions.jsonl"), "--json")
+    results = tmp_path / "results.jsonl"
+    results.write_text(out, "utf-8")
+    scored = subprocess.run(
+        [sys.executable, str(EVAL_DIR / "score.py"), str(mini / "questions.jsonl"), str(results)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    theirs = {line.split("\t")[0]: line.split("\t")[-1] for line in scored.splitlines()}
+    for key in ("Hit@1", "Hit@3", "Hit@5", "Hit@10", "MRR@10"):
+        assert theirs[key] == ours[key], key
+
+
+def test_console_script_runs_as_a_module(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "status", "--json"],
+        capture_output=True, text=True, cwd=ROOT, check=True,
+    ).stdout  # fmt: skip
+    assert json.loads(out)["counts"]["notes"] == 0

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.ingest import indexer
+from desktop_app.core.retrieval import lexical
+from desktop_app.core.store.db import Database
+
+
+@pytest.fixture
+def db(notes_dir: Path, tmp_path: Path) -> Database:
+    database = Database(tmp_path / "q.sqlite")
+    options = indexer.IndexOptions(embed_tokens=lambda t: len(t.split()), embed_limit=200)
+    indexer.index_folder(database, notes_dir, options)
+    return database
+
+
+def paths(db: Database, hits: list[lexical.LexicalHit]) -> list[str]:
+    out = []
+    for hit in hits:
+        row = db.reader.execute(
+            "SELECT n.path FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id = ?",
+            (hit.chunk_id,),
+        ).fetchone()
+        out.append(row[0])
+    return out
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["NOT sync", '"unbalanced', "sync*", "-sync", "a OR", "NEAR(x y)", "(", "sync: AND", "'\"*^"],
+)
+def test_fts_syntax_in_user_text_never_breaks_a_query(db: Database, query: str) -> None:
+    lexical.search_lexical(db.reader, lexical.analyze_query(query, "en"), 10)
+
+
+def test_czech_query_finds_declined_forms_without_diacritics(db: Database) -> None:
+    hits = lexical.search_lexical(db.reader, lexical.analyze_query("retezy na kolech", "cs"), 5)
+    assert paths(db, hits)[0] == "kolo.md"
+    assert hits[0].matched
+
+
+def test_german_query_matches_inflected_and_compound_words(db: Database) -> None:
+    hits = lexical.search_lexical(db.reader, lexical.analyze_query("Tomatenpflanze", "de"), 5)
+    assert paths(db, hits)[0] == "garten.txt"  # via the five-letter prefix column
+
+
+def test_title_and_tags_are_searchable(db: Database) -> None:
+    hits = lexical.search_lexical(db.reader, lexical.analyze_query("setup", "en"), 5)
+    assert paths(db, hits) == ["sync/settings.md"]
+
+
+def test_very_common_terms_are_pruned_when_rarer_terms_exist() -> None:
+    df = {"the": 900, "rare": 3, "mid": 100}
+    assert lexical._prune_common(("the", "rare", "mid"), df, 1000) == ("rare", "mid")
+    assert lexical._prune_common(("the",), df, 1000) == ("the",)
+    assert lexical._prune_common(("absent",), df, 1000) == ()

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.ingest.loaders import (
+    NoteSkipped,
+    decode_note_bytes,
+    read_note,
+    walk_notes,
+)
+
+
+def test_decodes_utf8_with_and_without_bom() -> None:
+    assert decode_note_bytes("Příliš".encode()).text == "Příliš"
+    decoded = decode_note_bytes(codecs.BOM_UTF8 + "Ärger".encode())
+    assert decoded.text == "Ärger" and not decoded.warning
+
+
+def test_decodes_utf16_with_bom() -> None:
+    assert decode_note_bytes("Grüße aus Brno".encode("utf-16")).text == "Grüße aus Brno"
+
+
+def test_cp1250_czech_falls_back_with_a_warning() -> None:
+    decoded = decode_note_bytes("Žluťoučký kůň úpěl".encode("cp1250"))
+    assert decoded.text == "Žluťoučký kůň úpěl"
+    assert decoded.encoding == "cp1250"
+    assert "UTF-8" in decoded.warning
+
+
+def test_binary_content_is_skipped() -> None:
+    with pytest.raises(NoteSkipped, match="binary"):
+        decode_note_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+
+def test_too_large_file_is_skipped(tmp_path: Path) -> None:
+    big = tmp_path / "big.md"
+    big.write_text("a" * 2000, "utf-8")
+    with pytest.raises(NoteSkipped, match="too large"):
+        read_note(big, max_bytes=1000)
+
+
+def test_walk_skips_hidden_folders_attachments_and_editor_files(notes_dir: Path) -> None:
+    (notes_dir / "draft.md~").write_text("backup", "utf-8")
+    (notes_dir / ".#lock.md").write_text("lock", "utf-8")
+    found = sorted(p.relative_to(notes_dir).as_posix() for p in walk_notes(notes_dir))
+    assert found == ["garten.txt", "kolo.md", "sync/settings.md"]
