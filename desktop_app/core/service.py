@@ -44,7 +44,7 @@ class Quire:
         return indexer.IndexOptions(
             chunk_tokens=self.settings.chunk_tokens,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
-            embed_tokens=self.embedder.count_tokens,
+            embed_offsets=self.embedder.token_offsets,
             embed_limit=self.embedder.max_tokens,
         )
 

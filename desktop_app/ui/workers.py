@@ -6,7 +6,6 @@ delivers progress, the result or the error back on the GUI thread through Qt sig
 
 from __future__ import annotations
 
-import contextlib
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -48,9 +47,16 @@ class Task:
 
     def cancel(self) -> None:
         self.token.cancel()
-        for signal in (self.signals.progress, self.signals.done, self.signals.failed):
-            with contextlib.suppress(RuntimeError, TypeError):
-                signal.disconnect()
+
+
+def _unless_cancelled(
+    cancel: CancelToken, callback: Callable[[Any], None]
+) -> Callable[[Any], None]:
+    def deliver(value: Any) -> None:
+        if not cancel.cancelled:  # a cancelled task's queued signals never reach the view
+            callback(value)
+
+    return deliver
 
 
 def run_in_background(
@@ -62,11 +68,12 @@ def run_in_background(
 ) -> Task:
     signals = _Signals()
     cancel = CancelToken()
-    if on_done:
-        signals.done.connect(on_done)
-    if on_error:
-        signals.failed.connect(on_error)
-    if on_progress:
-        signals.progress.connect(on_progress)
+    for signal, callback in (
+        (signals.done, on_done),
+        (signals.failed, on_error),
+        (signals.progress, on_progress),
+    ):
+        if callback is not None:
+            signal.connect(_unless_cancelled(cancel, callback))
     (pool or QThreadPool.globalInstance()).start(_Job(fn, signals, cancel))
     return Task(signals, cancel)

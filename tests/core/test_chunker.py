@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.ingest.chunker import chunk_note, embedding_parts
+from desktop_app.core.ingest.chunker import chunk_note, embedding_parts, word_offsets
 from desktop_app.core.ingest.markdown import parse_markdown
 from desktop_app.core.tokens import count_tokens
 from tests.conftest import EVAL_DIR
@@ -82,17 +82,31 @@ def test_embedding_parts_cover_the_chunk_with_overlap() -> None:
     text = " ".join(f"word{i}" for i in range(600))
     chunks, _ = chunk_note(text, count_tokens, 2000)
     assert len(chunks) == 1
-    parts = embedding_parts(chunks[0], count_tokens, 100, overlap_tokens=10)
+    parts = embedding_parts(chunks[0], word_offsets, 100, overlap_tokens=10)
     assert len(parts) > 3
     assert parts[0].start == 0 and parts[-1].end == len(text)
     assert [p.number for p in parts] == list(range(1, len(parts) + 1))
     assert all(p.count == len(parts) for p in parts)
     for before, after in itertools.pairwise(parts):
         assert after.start < before.end  # overlapping, so nothing falls between parts
-        assert count_tokens(text[before.start : before.end]) <= 100
+        assert len(text[before.start : before.end].split()) <= 100
 
 
 def test_short_chunk_is_one_part() -> None:
     chunks, _ = chunk_note("Just a line.", count_tokens, 200)
-    parts = embedding_parts(chunks[0], count_tokens, 100)
+    parts = embedding_parts(chunks[0], word_offsets, 100)
     assert [(p.start, p.end, p.count) for p in parts] == [(0, 12, 1)]
+
+
+def test_embedding_parts_never_exceed_the_real_model_limit() -> None:
+    from desktop_app.core.retrieval.embedder import Embedder
+
+    embedder = Embedder()
+    text = (EVAL_DIR / "ctkfacts-cs" / "notes" / "ctk-1119.md").read_text("utf-8") * 3
+    chunks, _ = chunk_note(text, count_tokens, 2000)
+    parts = embedding_parts(chunks[0], embedder.token_offsets, embedder.max_tokens - 20)
+    assert len(parts) >= 3
+    for part in parts:
+        assert embedder.count_tokens(text[part.start : part.end]) <= embedder.max_tokens - 20
+        assert part.start == 0 or text[part.start - 1].isspace()  # cut at word starts
+    assert parts[-1].end == chunks[0].end

@@ -40,7 +40,7 @@ def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
 
 def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_path: Path) -> None:
     db = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_tokens=lambda t: len(t.split()), embed_limit=200)
+    options = indexer.IndexOptions(embed_limit=200)
     indexer.index_folder(db, notes_dir, options)
     assert integrity(db)["ok"]
     chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
@@ -56,7 +56,7 @@ def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_
 
 def test_unchanged_notes_are_not_rewritten(notes_dir: Path, tmp_path: Path) -> None:
     db = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_tokens=lambda t: len(t.split()), embed_limit=200)
+    options = indexer.IndexOptions(embed_limit=200)
     first = indexer.index_folder(db, notes_dir, options)
     assert first.indexed == 3 and first.skipped == 0
     ids = db.reader.execute("SELECT id FROM chunks ORDER BY id").fetchall()
@@ -69,7 +69,7 @@ def test_changing_the_embedding_model_drops_vectors(notes_dir: Path, tmp_path: P
     import numpy as np
 
     db = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_tokens=lambda t: len(t.split()), embed_limit=200)
+    options = indexer.IndexOptions(embed_limit=200)
     indexer.index_folder(db, notes_dir, options)
     indexer.use_embedding_model(db, "fake-a", 4)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from desktop_app.core.ingest.markdown import Block, parse_markdown
 
 TokenCounter = Callable[[str], int]
+TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _WORD_SEP = re.compile(r"\s+")
@@ -45,6 +46,7 @@ class Span:
     start: int
     end: int
     heading_path: tuple[str, ...]
+    tokens: int  # counted once; packing adds these up
     is_heading: bool = False
 
 
@@ -71,9 +73,7 @@ def chunk_note(
     """
     parsed = parse_markdown(text, markdown=markdown)
     spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
-    groups = _merge_small_tails(
-        text, _pack(text, spans, count_tokens, target_tokens), count_tokens, target_tokens
-    )
+    groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
     lines = LineIndex(text)
     chunks = [_make_chunk(text, group, lines) for group in groups]
     return [c for c in chunks if c.text.strip()], parsed.metadata
@@ -84,26 +84,31 @@ def _spans_from_blocks(
 ) -> list[Span]:
     spans: list[Span] = []
     for block in blocks:
-        if block.kind == "heading":
-            spans.append(Span(block.start, block.end, block.heading_path, is_heading=True))
-            continue
         body = text[block.start : block.end]
-        if count(body) <= target:
-            spans.append(Span(block.start, block.end, block.heading_path))
+        tokens = count(body)
+        if block.kind == "heading" or tokens <= target:
+            spans.append(
+                Span(block.start, block.end, block.heading_path, tokens, block.kind == "heading")
+            )
             continue
         for start, end in split_oversized(body, count, target, by_lines=block.kind == "code"):
-            spans.append(Span(block.start + start, block.start + end, block.heading_path))
+            piece = count(body[start:end])
+            spans.append(Span(block.start + start, block.start + end, block.heading_path, piece))
     return spans
 
 
-def _pack(text: str, spans: list[Span], count: TokenCounter, target: int) -> list[list[Span]]:
+def _tokens(spans: list[Span]) -> int:
+    return sum(s.tokens for s in spans)
+
+
+def _pack(spans: list[Span], target: int) -> list[list[Span]]:
     """Greedy packing: a heading opens a new chunk unless the current one is still tiny."""
     min_tokens = max(1, target // 4)
     groups: list[list[Span]] = []
     current: list[Span] = []
     current_tokens = 0
     for span in spans:
-        tokens = count(text[span.start : span.end])
+        tokens = span.tokens
         starts_section = span.is_heading and current_tokens >= min_tokens
         overflows = current and current_tokens + tokens > target
         if current and (starts_section or overflows):
@@ -111,7 +116,7 @@ def _pack(text: str, spans: list[Span], count: TokenCounter, target: int) -> lis
             if len(carried) < len(current):
                 groups.append(current[: len(current) - len(carried)])
                 current = carried
-                current_tokens = sum(count(text[s.start : s.end]) for s in current)
+                current_tokens = _tokens(current)
         current.append(span)
         current_tokens += tokens
     if current:
@@ -119,17 +124,14 @@ def _pack(text: str, spans: list[Span], count: TokenCounter, target: int) -> lis
     return groups
 
 
-def _merge_small_tails(
-    text: str, groups: list[list[Span]], count: TokenCounter, target: int
-) -> list[list[Span]]:
+def _merge_small_tails(groups: list[list[Span]], target: int) -> list[list[Span]]:
     """A fragment under half the target joins the chunk before it when both fit in 2× target."""
     merged: list[list[Span]] = []
     for group in groups:
         if merged:
             prev = merged[-1]
-            size = count(text[group[0].start : group[-1].end])
-            both = count(text[prev[0].start : group[-1].end])
-            if size < target // 2 and both <= 2 * target:
+            size = _tokens(group)
+            if size < target // 2 and size + _tokens(prev) <= 2 * target:
                 merged[-1] = prev + group
                 continue
         merged.append(group)
@@ -242,46 +244,45 @@ def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int)
     return max(cut, pos + 1)
 
 
+def word_offsets(text: str) -> list[tuple[int, int]]:
+    """A stand-in tokenizer: one token per whitespace-separated word."""
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
 def embedding_parts(
-    chunk: Chunk, count: TokenCounter, limit: int, overlap_tokens: int = 16
+    chunk: Chunk, token_offsets: TokenOffsets, limit: int, overlap_tokens: int = 16
 ) -> list[Part]:
-    """Second pass: cut a chunk the embedder would truncate into labelled, overlapping parts."""
-    if count(chunk.text) <= limit:
+    """Second pass: cut a chunk the embedder would truncate into labelled, overlapping parts.
+
+    Cuts fall on word starts, so each part re-tokenizes to the same word pieces.
+    """
+    offsets = token_offsets(chunk.text)
+    if len(offsets) <= limit:
         return [Part(chunk.start, chunk.end, 1, 1)]
-    pieces = _overlapping_pieces(chunk.text, count, max(16, limit), overlap_tokens)
+    text = chunk.text
+    limit = max(limit, 2 * overlap_tokens + 2)
+    pieces: list[tuple[int, int]] = []
+    i = 0
+    while True:
+        j = min(i + limit, len(offsets))  # tokens [i, j)
+        if j < len(offsets):
+            j = _word_start_at_or_before(text, offsets, j, floor=i + limit // 2)
+        pieces.append((offsets[i][0], offsets[j - 1][1]))
+        if j >= len(offsets):
+            break
+        i = _word_start_at_or_before(text, offsets, max(j - overlap_tokens, i + 1), floor=i + 1)
     return [
         Part(chunk.start + a, chunk.start + b, n, len(pieces))
         for n, (a, b) in enumerate(pieces, start=1)
     ]
 
 
-def _overlapping_pieces(
-    body: str, count: TokenCounter, limit: int, overlap: int
-) -> list[tuple[int, int]]:
-    """Pieces of at most `limit` tokens, each starting a few words before the previous one ended."""
-    words = [m.span() for m in re.finditer(r"\S+", body)]
-    if not words:
-        return [(0, len(body))]
-    pieces: list[tuple[int, int]] = []
-    i = 0
-    while i < len(words):
-        j = i
-        while j + 1 < len(words) and count(body[words[i][0] : words[j + 1][1]]) <= limit:
-            j += 1
-        if j == i and count(body[words[i][0] : words[i][1]]) > limit:
-            pieces.extend(
-                (words[i][0] + a, words[i][0] + b)
-                for a, b in _split_words(
-                    body[words[i][0] : words[i][1]], 0, words[i][1] - words[i][0], count, limit
-                )
-            )
-            i += 1
-            continue
-        pieces.append((words[i][0], words[j][1]))
-        if j + 1 >= len(words):
-            break
-        back = j + 1
-        while back > i + 1 and count(body[words[back - 1][0] : words[j][1]]) <= overlap:
-            back -= 1
-        i = back
-    return pieces
+def _word_start_at_or_before(text: str, offsets: list[tuple[int, int]], k: int, floor: int) -> int:
+    """The nearest token index ≤ k that starts a word (not mid-word), but not below `floor`."""
+    candidate = k
+    while candidate > floor:
+        pos = offsets[candidate][0]
+        if pos == 0 or text[pos - 1].isspace():
+            return candidate
+        candidate -= 1
+    return k

@@ -19,6 +19,7 @@ import sqlite_utils
 
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import loaders
+from desktop_app.core.ingest.chunker import TokenOffsets, word_offsets
 from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note, embedding_input
 from desktop_app.core.store.db import Database
 
@@ -42,7 +43,7 @@ class IndexReport:
 class IndexOptions:
     chunk_tokens: int = 200
     max_file_bytes: int = 20_000_000
-    embed_tokens: Callable[[str], int] = len
+    embed_offsets: TokenOffsets = word_offsets
     embed_limit: int = 254
 
 
@@ -152,7 +153,7 @@ def _index_file(
         report.unchanged += 1
         return _touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
     analyzed = analyze_note(
-        rel, decoded.text, options.chunk_tokens, options.embed_tokens, options.embed_limit
+        rel, decoded.text, options.chunk_tokens, options.embed_offsets, options.embed_limit
     )
     report.indexed += 1
     if decoded.warning:

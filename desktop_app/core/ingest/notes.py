@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.ingest.chunker import Chunk, Part, chunk_note, embedding_parts
+from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.tokens import count_tokens
 
@@ -85,18 +85,19 @@ def analyze_note(
     rel_path: str,
     text: str,
     chunk_tokens: int,
-    embed_tokens: Callable[[str], int],
+    embed_offsets: TokenOffsets,
     embed_limit: int,
 ) -> AnalyzedNote:
     chunks, metadata = chunk_note(text, count_tokens, chunk_tokens, markdown=is_markdown(rel_path))
     title = note_title(rel_path, metadata, chunks)
-    language = analyzer.detect_language(" ".join(c.text for c in chunks[:8]) or title)
+    language = analyzer.detect_language(" ".join(c.text[:500] for c in chunks[:4]) or title)
 
     extra = " ".join(_metadata_terms(metadata))
     analyzed = []
     for chunk in chunks:
-        room = embed_limit - embed_tokens(context_line(title, chunk.heading_path) + "\n") - 8
-        parts = embedding_parts(chunk, embed_tokens, room)
+        context = context_line(title, chunk.heading_path) + "\n"
+        room = embed_limit - len(embed_offsets(context)) - 8  # 8: room for a "part n/N" label
+        parts = embedding_parts(chunk, embed_offsets, room)
         analyzed.append(_analyze_chunk(text, chunk, parts, title, extra, language))
     return AnalyzedNote(title, language, metadata, analyzed)
 

@@ -97,6 +97,13 @@ class Embedder:
         tokenizer.no_truncation()
         return tokenizer
 
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character span of every word piece the model would read (no special tokens)."""
+        if self._tokenizer is not None:
+            return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
+        encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return [tuple(o) for o in encoded["offset_mapping"]]
+
     def count_tokens(self, text: str) -> int:
         if self._tokenizer is not None:
             return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
@@ -142,6 +149,8 @@ def _load_sentence_transformer(path: str) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     from sentence_transformers import SentenceTransformer
 
     try:

@@ -18,6 +18,11 @@ from desktop_app.core.retrieval.lexical import LexicalHit
 from desktop_app.core.retrieval.vector import DenseHit
 
 RRF_C = 60.0
+# Measured on the public sets: an English-only MiniLM on Czech or German questions ranks worse
+# than chance would matter, and any real weight lowers MRR; it is kept only as a tie-breaker.
+OUT_OF_LANGUAGE_DENSE = 0.01
+# Lexical weight = LEXICAL_BASE + IDF coverage of the query by the best lexical hits (0…1).
+LEXICAL_BASE = 0.5
 
 
 @dataclass(frozen=True)
@@ -45,9 +50,9 @@ def trust_weights(
     if not lexical:
         return Weights(0.0, 1.0)
     in_language = embedder_languages is None or language in embedder_languages
-    dense_weight = 1.0 if in_language else 0.25
+    dense_weight = 1.0 if in_language else OUT_OF_LANGUAGE_DENSE
     coverage = max(h.coverage for h in lexical[:3])
-    lexical_weight = 0.5 + coverage
+    lexical_weight = LEXICAL_BASE + coverage
     return Weights(lexical_weight, dense_weight)
 
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs `quire eval` on every public set (each in a fresh QUIRE_HOME) and cross-checks the numbers
+# with ../shared/eval/score.py on `quire search --queries … --json` output.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+EVAL=${EVAL:-../shared/eval}
+QUIRE=${QUIRE:-.venv/bin/quire}
+for set in xquad-en xquad-de ctkfacts-cs til-en; do
+  home=$(mktemp -d)
+  echo "== $set"
+  QUIRE_HOME=$home $QUIRE eval "$EVAL/$set" 2>/dev/null | grep -E "Hit@5|MRR"
+  QUIRE_HOME=$home $QUIRE search --queries "$EVAL/$set/questions.jsonl" --json > "$home/results.jsonl"
+  python3 "$EVAL/score.py" "$EVAL/$set/questions.jsonl" "$home/results.jsonl" | grep -E "Hit@5|MRR" | sed 's/^/score.py /'
+  rm -rf "$home"
+done
