@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from desktop_app.core.service import Quire  # noqa: E402
-from desktop_app.ui.app import sample_notes  # noqa: E402
-from desktop_app.ui.main_window import MainWindow, _qt_offset  # noqa: E402
+from desktop_app.core.service import Quire
+from desktop_app.ui.app import sample_notes
+from desktop_app.ui.main_window import MainWindow, _qt_offset
 
 pytestmark = pytest.mark.gui
 
