@@ -24,7 +24,7 @@ from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note, embedding_
 from desktop_app.core.store.db import Database
 
 COMMIT_EVERY_SECONDS = 0.5
-EMBED_BATCH = 128
+EMBED_BATCH = 64
 
 
 @dataclass
@@ -36,6 +36,7 @@ class IndexReport:
     failed: int = 0
     removed: int = 0
     embedded: int = 0
+    write_seconds: float = 0.0  # time inside write transactions (the rest is reading + analysis)
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, status, reason)
 
 
@@ -90,9 +91,9 @@ def index_folder(
         if write is not None:
             pending.rows.append(write)
         if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
-            _flush(database, pending)
+            report.write_seconds += _flush(database, pending)
             pending = _Pending()
-    _flush(database, pending)
+    report.write_seconds += _flush(database, pending)
     gone = [rel for rel in known if rel not in seen]
     if gone:
         remove_notes(database, folder_id, gone)
@@ -113,13 +114,16 @@ def _known_notes(database: Database, folder_id: int) -> dict[str, tuple]:
     return {r[0]: tuple(r[1:]) for r in rows}
 
 
-def _flush(database: Database, pending: _Pending) -> None:
+def _flush(database: Database, pending: _Pending) -> float:
+    """Commit the pending notes in one transaction; returns the seconds it took."""
     if not pending.rows:
-        return
+        return 0.0
+    started = time.perf_counter()
     with database.write() as db:
         for write in pending.rows:
             write(db)
         bump_data_version(db)
+    return time.perf_counter() - started
 
 
 def _index_file(
@@ -188,28 +192,34 @@ def _upsert_note(db: sqlite_utils.Database, note: dict) -> int:
 
 
 def write_note(db: sqlite_utils.Database, note: dict, analyzed: AnalyzedNote) -> None:
-    """Replace a note's chunks and FTS rows (call inside a write transaction)."""
+    """Replace a note's chunks, FTS rows and parts (call inside a write transaction)."""
     note_id = _upsert_note(db, note)
-    db.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+    conn = db.conn
+    conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+    # The one writer holds the transaction, so ids can be assigned here and rows batch-inserted.
+    first_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+    chunk_rows, fts_rows, part_rows = [], [], []
     for seq, item in enumerate(analyzed.chunks):
-        c = item.chunk
-        cur = db.execute(
-            "INSERT INTO chunks (note_id, seq, start, end, line_start, line_end, heading_path,"
-            " text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                note_id, seq, c.start, c.end, c.line_start, c.line_end,
-                json.dumps(list(c.heading_path), ensure_ascii=False), c.text,
-            ),
-        )  # fmt: skip
-        db.execute(
-            "INSERT INTO chunks_fts (rowid, body, prefixes, context) VALUES (?, ?, ?, ?)",
-            (cur.lastrowid, item.body_terms, item.prefix_terms, item.context_terms),
+        c, chunk_id = item.chunk, first_id + seq
+        heading = json.dumps(list(c.heading_path), ensure_ascii=False)
+        chunk_rows.append(
+            (chunk_id, note_id, seq, c.start, c.end, c.line_start, c.line_end, heading, c.text)
         )
-        db.conn.executemany(
-            "INSERT INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [(cur.lastrowid, p.number, p.count, p.start, p.end, h) for p, h in item.parts],
-        )
+        fts_rows.append((chunk_id, item.body_terms, item.prefix_terms, item.context_terms))
+        part_rows.extend((chunk_id, p.number, p.count, p.start, p.end, h) for p, h in item.parts)
+    conn.executemany(
+        "INSERT INTO chunks (id, note_id, seq, start, end, line_start, line_end, heading_path,"
+        " text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        chunk_rows,
+    )
+    conn.executemany(
+        "INSERT INTO chunks_fts (rowid, body, prefixes, context) VALUES (?, ?, ?, ?)", fts_rows
+    )
+    conn.executemany(
+        "INSERT INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        part_rows,
+    )
 
 
 def _status_writer(
@@ -331,7 +341,7 @@ def embed_pending(
 ) -> int:
     """Encode every chunk text that has no vector yet; each batch commits on its own."""
     cancel = cancel or CancelToken()
-    todo = pending_embeddings(database)
+    todo = _length_sorted_windows(pending_embeddings(database))
     done = 0
     for i in range(0, len(todo), batch):
         cancel.raise_if_cancelled()
@@ -347,6 +357,17 @@ def embed_pending(
         progress(Progress("embed", done, len(todo)))
     _drop_orphan_embeddings(database)
     return done
+
+
+def _length_sorted_windows(
+    todo: list[tuple[str, str]], window: int = 2048
+) -> list[tuple[str, str]]:
+    """Keep the recently-edited-first order across windows, but sort by length inside each, so
+    batches hold texts of similar length and the model pads little."""
+    out: list[tuple[str, str]] = []
+    for i in range(0, len(todo), window):
+        out.extend(sorted(todo[i : i + window], key=lambda item: len(item[1])))
+    return out
 
 
 def _drop_orphan_embeddings(database: Database) -> None:

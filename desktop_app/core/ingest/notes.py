@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
@@ -92,11 +93,18 @@ def analyze_note(
     language = analyzer.detect_language(" ".join(c.text[:500] for c in chunks[:4]) or title)
 
     extra = " ".join(_metadata_terms(metadata))
+
+    @cache
+    def context_tokens(heading_path: tuple[str, ...]) -> int:
+        return len(embed_offsets(context_line(title, heading_path) + "\n"))
+
     analyzed = []
     for chunk in chunks:
-        context = context_line(title, chunk.heading_path) + "\n"
-        room = embed_limit - len(embed_offsets(context)) - 8  # 8: room for a "part n/N" label
-        parts = embedding_parts(chunk, embed_offsets, room)
+        room = embed_limit - context_tokens(chunk.heading_path) - 8  # 8: a "part n/N" label
+        if len(chunk.text) <= room:  # a word piece spans at least one character
+            parts = [Part(chunk.start, chunk.end, 1, 1)]
+        else:
+            parts = embedding_parts(chunk, embed_offsets, room)
         analyzed.append(_analyze_chunk(text, chunk, parts, title, extra, language))
     return AnalyzedNote(title, language, metadata, analyzed)
 

@@ -74,7 +74,7 @@ def prefixes(tokens: Sequence[str]) -> list[str]:
 
 def detect_language(text: str, candidates: Sequence[str] | None = None) -> str:
     """Best-guess ISO 639-1 code, among `candidates` when given (e.g. the index's languages)."""
-    sample = text[:4000]
+    sample = text[:1500]
     if not _WORD.search(sample):
         return FALLBACK_LANGUAGE
     identifier = _identifier(tuple(sorted(candidates)) if candidates else ())
