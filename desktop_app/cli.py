@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("folders", nargs="+", type=Path)
     p.add_argument("--no-embed", action="store_true", help="keyword index only")
 
+    p = sub.add_parser("watch", help="index, then keep the index live (one line per change)")
+    p.add_argument("folders", nargs="+", type=Path)
+    p.add_argument("--polling", action="store_true", help="poll instead of OS notifications")
+
     p = sub.add_parser("search", help="search the indexed notes")
     p.add_argument("query", nargs="?")
     p.add_argument("--top", type=int, default=None)
@@ -84,6 +88,38 @@ def cmd_index(quire: Any, args: argparse.Namespace) -> int:
         )
         for path, status, reason in r.problems:
             print(f"  {status}: {path}: {reason}")
+    return 0
+
+
+def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from desktop_app.core.ingest.watcher import LiveIndex
+    from desktop_app.progressbar import ProgressBar
+
+    for folder in args.folders:
+        if not folder.is_dir():
+            raise NotADirectoryError(f"not a folder: {folder}")
+    bar = ProgressBar()
+    try:
+        quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
+    finally:
+        bar.close()
+    live = LiveIndex(
+        quire, args.folders, on_change=lambda c: print(c, flush=True), force_polling=args.polling
+    )
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    live.start(reconcile=False)
+    print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
+    try:
+        while not stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.stop()
     return 0
 
 
@@ -186,4 +222,10 @@ def cmd_status(quire: Any, args: argparse.Namespace) -> int:
     return 0 if integrity["ok"] else 1
 
 
-COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "status": cmd_status}
+COMMANDS = {
+    "index": cmd_index,
+    "watch": cmd_watch,
+    "search": cmd_search,
+    "eval": cmd_eval,
+    "status": cmd_status,
+}

@@ -40,7 +40,7 @@ class Quire:
     def searcher(self) -> Searcher:
         return Searcher(self.database, self.embedder)
 
-    def _index_options(self) -> indexer.IndexOptions:
+    def index_options(self) -> indexer.IndexOptions:
         return indexer.IndexOptions(
             chunk_tokens=self.settings.chunk_tokens,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
@@ -60,7 +60,7 @@ class Quire:
         reports = []
         for folder in folders:
             report = indexer.index_folder(
-                self.database, folder, self._index_options(), progress, cancel
+                self.database, folder, self.index_options(), progress, cancel
             )
             reports.append(FolderReport(str(folder.resolve()), report))
         if embed:

@@ -63,13 +63,19 @@ def bench_lexical_indexing(work: Path) -> None:
     raw_time = raw_fts_insert(texts, work / "raw.sqlite")
     n = len(texts)
     print(f"lexical indexing: {n} chunks from {TIL.name}/notes")
-    print(f"  quire end to end {n / quire_time:8.0f} chunks/s  ({quire_time:.2f} s: read, parse, "
-          "chunk, detect language, stem, write)")
-    print(f"  quire writes     {n / write_time:8.0f} chunks/s  ({write_time:.2f} s: notes, chunks, "
-          "3-column FTS5, parts, one transaction per batch)")
+    print(
+        f"  quire end to end {n / quire_time:8.0f} chunks/s  ({quire_time:.2f} s: read, parse, "
+        "chunk, detect language, stem, write)"
+    )
+    print(
+        f"  quire writes     {n / write_time:8.0f} chunks/s  ({write_time:.2f} s: notes, chunks, "
+        "3-column FTS5, parts, one transaction per batch)"
+    )
     print(f"  raw FTS5 inserts {n / raw_time:8.0f} chunks/s  ({raw_time:.2f} s)")
-    print(f"  ratio end to end {raw_time / quire_time:.2f}×, writes {raw_time / write_time:.2f}×  "
-          "(goal ≥ 0.5×)")
+    print(
+        f"  ratio end to end {raw_time / quire_time:.2f}×, writes {raw_time / write_time:.2f}×  "
+        "(goal ≥ 0.5×)"
+    )
     quire.close()
 
 

@@ -227,7 +227,11 @@ def _split_words(
 
 def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int) -> int:
     """Largest cut point (at whitespace when possible) whose piece fits in `limit` tokens."""
-    lo, hi = pos + 1, end
+    # Tokens rarely span more than 16 characters, so the search never has to look further; this
+    # keeps a 10 MB single-line note linear instead of counting megabytes per cut.
+    lo, hi = pos + 1, min(end, pos + limit * 16)
+    if count(body[pos:hi]) <= limit:
+        lo = hi
     while lo < hi:  # binary search on characters; token counts grow with length
         mid = (lo + hi + 1) // 2
         if count(body[pos:mid]) <= limit:

@@ -38,6 +38,8 @@ class IndexReport:
     embedded: int = 0
     write_seconds: float = 0.0  # time inside write transactions (the rest is reading + analysis)
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, status, reason)
+    changed_paths: list[str] = field(default_factory=list)  # re-chunked notes
+    removed_paths: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -79,26 +81,100 @@ def index_folder(
         raise FileNotFoundError(f"not a folder: {folder}")
     folder_id = ensure_folder(database, folder)
     known = _known_notes(database, folder_id)
-    files = list(_scan(folder))
+    # Small notes first: most of a big vault is searchable long before its largest files are done.
+    files = sorted(_scan(folder), key=lambda item: _size_or_zero(item[1]))
     report = IndexReport(scanned=len(files))
-    pending = _Pending()
-    seen: set[str] = set()
-    for done, (rel, path) in enumerate(files, start=1):
-        cancel.raise_if_cancelled()
-        seen.add(rel)
-        progress(Progress("index", done, len(files), rel))
-        write = _index_file(folder_id, rel, path, known.get(rel), options, report)
-        if write is not None:
-            pending.rows.append(write)
-        if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
-            report.write_seconds += _flush(database, pending)
-            pending = _Pending()
-    report.write_seconds += _flush(database, pending)
+    _index_files(database, folder_id, files, known, options, report, progress, cancel)
+    seen = {rel for rel, _ in files}
     gone = [rel for rel in known if rel not in seen]
     if gone:
         remove_notes(database, folder_id, gone)
         report.removed = len(gone)
+        report.removed_paths = gone
     return report
+
+
+def _index_files(
+    database: Database,
+    folder_id: int,
+    files: list[tuple[str, Path]],
+    known: dict[str, tuple],
+    options: IndexOptions,
+    report: IndexReport,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> None:
+    """Analyze files one by one, committing every half second so progress is never lost."""
+    pending = _Pending()
+    try:
+        for done, (rel, path) in enumerate(files, start=1):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            progress(Progress("index", done, len(files), rel))
+            write = _index_file(folder_id, rel, path, known.get(rel), options, report)
+            if write is not None:
+                pending.rows.append(write)
+            if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
+                report.write_seconds += _flush(database, pending)
+                pending = _Pending()
+    finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
+        report.write_seconds += _flush(database, pending)
+
+
+def index_paths(
+    database: Database, folder: Path, rel_paths: list[str], options: IndexOptions
+) -> IndexReport:
+    """Bring single notes up to date (the watcher's path): index what exists, drop what is gone."""
+    folder = folder.resolve()
+    folder_id = ensure_folder(database, folder)
+    known = _known_notes(database, folder_id)
+    report = IndexReport(scanned=len(rel_paths))
+    present, gone = [], []
+    for rel in rel_paths:
+        path = folder / rel
+        if loaders.is_note_path(rel) and path.is_file() and not _escapes(path, folder):
+            present.append((rel, path))
+        elif rel in known:
+            gone.append(rel)
+    present.sort(key=lambda item: _size_or_zero(item[1]))  # small edits never wait for a huge file
+    _index_files(database, folder_id, present, known, options, report)
+    if gone:
+        remove_notes(database, folder_id, gone)
+        report.removed = len(gone)
+        report.removed_paths = gone
+    return report
+
+
+def _size_or_zero(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _escapes(path: Path, folder: Path) -> bool:
+    """A symlink pointing outside the folder is not part of it."""
+    try:
+        path.resolve().relative_to(folder)
+    except ValueError:
+        return True
+    return False
+
+
+def move_note(database: Database, folder: Path, src: str, dest: str) -> bool:
+    """Rename a note in place (chunks, FTS rows and vectors stay). False if there was nothing to
+    move or the destination is already indexed."""
+    folder_id = ensure_folder(database, folder.resolve())
+    with database.write() as db:
+        taken = db.execute(
+            "SELECT 1 FROM notes WHERE folder_id = ? AND path = ?", (folder_id, dest)
+        ).fetchone()
+        if taken:
+            return False
+        cur = db.execute(
+            "UPDATE notes SET path = ? WHERE folder_id = ? AND path = ?", (dest, folder_id, src)
+        )
+        return cur.rowcount > 0
 
 
 def _scan(folder: Path) -> Iterator[tuple[str, Path]]:
@@ -160,6 +236,7 @@ def _index_file(
         rel, decoded.text, options.chunk_tokens, options.embed_offsets, options.embed_limit
     )
     report.indexed += 1
+    report.changed_paths.append(rel)
     if decoded.warning:
         report.problems.append((rel, "indexed", decoded.warning))
     note = {

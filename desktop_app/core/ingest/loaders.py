@@ -37,6 +37,12 @@ def is_note_name(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in NOTE_SUFFIXES
 
 
+def is_note_path(rel: str) -> bool:
+    """A relative path is a note when no part of it is hidden and its name is a note name."""
+    parts = rel.split("/")
+    return is_note_name(parts[-1]) and not any(is_hidden(p) for p in parts[:-1])
+
+
 def walk_notes(folder: Path) -> Iterator[Path]:
     """Yield note files under `folder`, skipping hidden folders (.git, .obsidian, .trash…).
 

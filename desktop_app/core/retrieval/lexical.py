@@ -24,6 +24,7 @@ class QueryTerms:
     language: str
     stems: tuple[str, ...]
     prefixes: tuple[str, ...]
+    words: tuple[tuple[str, str, str], ...] = ()  # (word, its stem, its prefix)
 
     @property
     def empty(self) -> bool:
@@ -34,16 +35,19 @@ class QueryTerms:
 class LexicalHit:
     chunk_id: int
     score: float  # positive, larger is better
-    matched: tuple[str, ...]  # query stems found in the chunk
+    matched: tuple[str, ...]  # query words found in the chunk (by stem or by prefix)
     coverage: float  # share of the query's IDF mass that the chunk contains
 
 
 def analyze_query(query: str, language: str) -> QueryTerms:
     tokens = analyzer.words(query)
+    stems = analyzer.stems(tokens, language)
+    prefixes = analyzer.prefixes(tokens)
     return QueryTerms(
         language,
-        tuple(dict.fromkeys(analyzer.stems(tokens, language))),
-        tuple(dict.fromkeys(analyzer.prefixes(tokens))),
+        tuple(dict.fromkeys(stems)),
+        tuple(dict.fromkeys(prefixes)),
+        tuple(dict.fromkeys(zip(tokens, stems, prefixes, strict=True))),
     )
 
 
@@ -95,16 +99,20 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
     if not clauses:
         return []
     rows = db.execute(
-        "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, context FROM chunks_fts "
-        "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
+        "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, prefixes, context"
+        " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
         (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, " OR ".join(clauses), limit),
     ).fetchall()
     weights = {t: idf(df.get(t, 0), total) for t in terms.stems}
     mass = sum(weights.values()) or 1.0
     hits = []
-    for rowid, score, body, context in rows:
+    for rowid, score, body, body_prefixes, context in rows:
         present = set(body.split()) | set(context.split())
-        matched = tuple(t for t in terms.stems if t in present)
-        coverage = sum(weights[t] for t in matched) / mass
+        present_prefixes = set(body_prefixes.split())
+        coverage = sum(weights[t] for t in terms.stems if t in present) / mass
+        matched = tuple(
+            word for word, stem, prefix in terms.words
+            if stem in present or prefix in present_prefixes
+        )  # fmt: skip
         hits.append(LexicalHit(int(rowid), float(score), matched, coverage))
     return hits

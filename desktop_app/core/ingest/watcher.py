@@ -1,0 +1,319 @@
+"""Keep the index true to the folders while Quire runs.
+
+watchdog events → per-path debounce (editors write several times per save) → one lexical
+worker that re-indexes just those notes → an embedding worker that follows in the background.
+A reconcile pass (the same cheap size/mtime/hash walk as `quire index`) runs at start and
+periodically, so edits made while Quire was closed or events the OS dropped are caught too.
+"""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.ingest import indexer, loaders
+
+DEBOUNCE_SECONDS = 0.25
+RECONCILE_SECONDS = 300.0
+_NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "davfs"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of what happened, for `quire watch` and the window's status."""
+
+    kind: str  # "indexed", "removed", "moved", "skipped", "failed", "embedded", "notice"
+    path: str = ""
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return " ".join(x for x in (self.kind, self.path, self.detail) if x)
+
+
+ChangeCallback = Callable[[Change], None]
+
+
+class _Debouncer:
+    """Collects paths and releases each one after it has been quiet for `delay` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self._due: dict[tuple[Path, str], float] = {}
+        self._heap: list[tuple[float, Path, str]] = []
+        self._cond = threading.Condition()
+
+    def touch(self, folder: Path, rel: str) -> None:
+        with self._cond:
+            due = time.monotonic() + self.delay
+            self._due[(folder, rel)] = due
+            heapq.heappush(self._heap, (due, folder, rel))
+            self._cond.notify()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    def take_due(self, timeout: float) -> list[tuple[Path, str]]:
+        """Wait up to `timeout` for paths whose quiet period is over."""
+        with self._cond:
+            deadline = time.monotonic() + timeout
+            while True:
+                now = time.monotonic()
+                ready = []
+                while self._heap and self._heap[0][0] <= now:
+                    due, folder, rel = heapq.heappop(self._heap)
+                    if self._due.get((folder, rel)) == due:  # not touched again since
+                        del self._due[(folder, rel)]
+                        ready.append((folder, rel))
+                if ready or now >= deadline:
+                    return ready
+                wait = min(deadline, self._heap[0][0] if self._heap else deadline) - now
+                self._cond.wait(max(0.001, wait))
+
+
+class LiveIndex:
+    """Watches folders and keeps their index live. `start()` reconciles first, then watches."""
+
+    def __init__(
+        self,
+        service: Any,
+        folders: list[Path],
+        on_change: ChangeCallback = lambda _: None,
+        debounce: float = DEBOUNCE_SECONDS,
+        reconcile_every: float = RECONCILE_SECONDS,
+        force_polling: bool = False,
+    ) -> None:
+        self.service = service
+        self.folders = [f.resolve() for f in folders]
+        self.on_change = on_change
+        self.reconcile_every = reconcile_every
+        self.force_polling = force_polling
+        self.polling = False
+        self._debouncer = _Debouncer(debounce)
+        self._moves: list[tuple[Path, str, str]] = []
+        self._moves_lock = threading.Lock()
+        self._rescan = threading.Event()
+        self._embed_needed = threading.Event()
+        self._stop = CancelToken()
+        self._threads: list[threading.Thread] = []
+        self._observer: Any = None
+        self.idle = threading.Event()  # set whenever no lexical work is queued
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self, reconcile: bool = True) -> None:
+        self._observer = self._start_observer()
+        if reconcile:
+            self._rescan.set()
+        self._embed_needed.set()
+        for target, name in (
+            (self._lexical_loop, "quire-index"),
+            (self._embed_loop, "quire-embed"),
+        ):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.cancel()
+        self._debouncer.wake()
+        self._embed_needed.set()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout)
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def reconcile_now(self) -> None:
+        """Ask for a full (cheap) comparison with the disk, e.g. after events were dropped."""
+        self._rescan.set()
+        self._debouncer.wake()
+
+    # -- watchdog ------------------------------------------------------------------------
+    def _start_observer(self) -> Any:
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        handler = _Handler(self)
+        use_polling = self.force_polling or any(_on_network_drive(f) for f in self.folders)
+        if not use_polling:
+            observer = Observer()
+            try:
+                for folder in self.folders:
+                    observer.schedule(handler, str(folder), recursive=True)
+                observer.start()
+                return observer
+            except OSError as exc:
+                reason = _watch_limit_reason(exc)
+                self._notice(f"falling back to polling: {reason}")
+                observer.stop()
+        else:
+            self._notice("watching by polling (network drive or polling requested)")
+        self.polling = True
+        observer = PollingObserver(timeout=1.0)
+        for folder in self.folders:
+            observer.schedule(handler, str(folder), recursive=True)
+        observer.start()
+        return observer
+
+    def _notice(self, text: str) -> None:
+        self.on_change(Change("notice", detail=text))
+
+    def event(self, kind: str, src: str, dest: str | None, is_directory: bool) -> None:
+        """Called from watchdog's thread for every event."""
+        if is_directory:
+            if kind in ("created", "deleted", "moved"):
+                self.reconcile_now()  # a whole folder came, went or moved: walk again
+            return
+        src_loc = self._locate(src)
+        dest_loc = self._locate(dest) if dest else None
+        if (
+            src_loc
+            and dest_loc
+            and src_loc[0] == dest_loc[0]
+            and loaders.is_note_path(src_loc[1])
+            and loaders.is_note_path(dest_loc[1])
+        ):
+            with self._moves_lock:
+                self._moves.append((src_loc[0], src_loc[1], dest_loc[1]))
+        for loc in (src_loc, dest_loc):
+            if loc:
+                self._debouncer.touch(*loc)
+
+    def _locate(self, raw: str) -> tuple[Path, str] | None:
+        path = Path(os.fsdecode(raw))
+        for folder in self.folders:
+            try:
+                rel = path.relative_to(folder).as_posix()
+            except ValueError:
+                continue
+            return folder, rel
+        return None
+
+    # -- workers -------------------------------------------------------------------------
+    def _lexical_loop(self) -> None:
+        last_reconcile = time.monotonic()
+        while not self._stop.cancelled:
+            if self._rescan.is_set() or time.monotonic() - last_reconcile > self.reconcile_every:
+                self._rescan.clear()
+                self._reconcile()
+                last_reconcile = time.monotonic()
+            self.idle.set()
+            due = self._debouncer.take_due(timeout=0.5)
+            if due and not self._stop.cancelled:
+                self.idle.clear()
+                self._apply_moves()
+                self._reindex(due)
+
+    def _reconcile(self) -> None:
+        self.idle.clear()
+        for folder in self.folders:
+            try:
+                report = indexer.index_folder(
+                    self.service.database, folder, self.service.index_options(), cancel=self._stop
+                )
+            except Cancelled:
+                return
+            except OSError as exc:
+                self._notice(f"cannot read {folder}: {exc}")
+                continue
+            if report.indexed or report.removed:
+                self._notice(
+                    f"{folder.name}: {report.indexed} updated, {report.removed} removed "
+                    "since last look"
+                )
+                self._embed_needed.set()
+
+    def _apply_moves(self) -> None:
+        with self._moves_lock:
+            moves, self._moves = self._moves, []
+        for folder, src, dest in moves:
+            if (folder / src).exists():
+                continue  # not a plain rename (e.g. vim's backup dance): re-index both paths
+            if indexer.move_note(self.service.database, folder, src, dest):
+                self.on_change(Change("moved", src, f"→ {dest}"))
+
+    def _reindex(self, due: list[tuple[Path, str]]) -> None:
+        by_folder: dict[Path, list[str]] = {}
+        for folder, rel in due:
+            by_folder.setdefault(folder, []).append(rel)
+        for folder, rels in by_folder.items():
+            try:
+                report = indexer.index_paths(
+                    self.service.database, folder, rels, self.service.index_options()
+                )
+            except Exception as exc:  # one bad note must never stop the watcher
+                self._notice(f"could not update {', '.join(rels)}: {exc}")
+                continue
+            self._report(report, rels)
+
+    def _report(self, report: indexer.IndexReport, rels: list[str]) -> None:
+        if report.changed_paths:
+            self._embed_needed.set()
+        for rel, status, reason in report.problems:
+            self.on_change(Change(status if status != "indexed" else "warning", rel, reason))
+        for rel in report.changed_paths:
+            self.on_change(Change("indexed", rel))
+        for rel in report.removed_paths:
+            self.on_change(Change("removed", rel))
+
+    def _embed_loop(self) -> None:
+        while not self._stop.cancelled:
+            self._embed_needed.wait()
+            self._embed_needed.clear()
+            if self._stop.cancelled:
+                return
+            try:
+                count = self.service.embed(cancel=self._stop)
+            except Cancelled:
+                return
+            except Exception as exc:
+                self._notice(f"embedding failed: {exc}")
+                continue
+            if count:
+                self.on_change(Change("embedded", detail=f"{count} new passages"))
+
+
+class _Handler:
+    """A watchdog event handler that forwards every event to the LiveIndex."""
+
+    def __init__(self, live: LiveIndex) -> None:
+        self.live = live
+
+    def dispatch(self, event: Any) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        dest = getattr(event, "dest_path", "") or None
+        self.live.event(event.event_type, event.src_path, dest, event.is_directory)
+
+
+def _watch_limit_reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "the system's limit of watched folders is reached (inotify max_user_watches)"
+    if exc.errno == errno.EMFILE:
+        return "too many open files (inotify max_user_instances)"
+    return str(exc)
+
+
+def _on_network_drive(folder: Path) -> bool:
+    """Linux: look the folder's mount up in /proc/mounts; elsewhere assume local."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    best, fstype = "", ""
+    target = str(folder)
+    for line in mounts:
+        fields = line.split()
+        if len(fields) < 3 or len(fields[1]) <= len(best):
+            continue
+        if target == fields[1] or target.startswith(fields[1].rstrip("/") + "/"):
+            best, fstype = fields[1], fields[2]
+    return fstype in _NETWORK_FS

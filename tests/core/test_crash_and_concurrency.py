@@ -1,0 +1,88 @@
+"""Crash safety and concurrent access, with real processes and threads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from desktop_app.core.ingest.watcher import LiveIndex
+from desktop_app.core.service import Quire
+from tests.conftest import ROOT
+
+
+def test_sigkill_script_keeps_the_database_consistent(tmp_path: Path) -> None:
+    """A short run of tests/bench/sigkill_crash.py (the benchmark does 100 kills)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "bench" / "sigkill_crash.py"), "--kills", "4",
+         "--notes", "25", "--seed", "3"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    summary = json.loads(out.stdout.splitlines()[-2])
+    assert summary["runs_with_problems"] == 0, out.stdout
+    assert summary["final_problems"] == [] and summary["final_stale_notes"] == []
+    assert summary["embedded_by_final_run"] == summary["pending_parts_before_final_run"]
+    assert out.returncode == 0
+
+
+def test_watcher_searches_and_another_process_share_the_database(
+    tmp_path: Path, quire_home: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(20):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nAbout topic number {i}.\n", "utf-8")
+    quire = Quire(quire_home)
+    quire.index([vault])
+    watcher = LiveIndex(quire, [vault])
+    watcher.start(reconcile=False)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def search_loop() -> None:
+        try:
+            while not stop.is_set():
+                quire.search("topic number")
+                quire.status()
+        except BaseException as exc:
+            errors.append(exc)
+
+    readers = [threading.Thread(target=search_loop) for _ in range(2)]
+    for t in readers:
+        t.start()
+    env = {**os.environ, "QUIRE_HOME": str(quire_home)}
+    other = subprocess.Popen(
+        [sys.executable, "-c",
+         "from desktop_app.core.service import Quire\n"
+         "q = Quire()\n"
+         "for _ in range(30):\n"
+         "    q.search('topic number 3'); q.status()\n"
+         "print('done')"],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        for round_ in range(10):
+            for i in range(0, 20, 3):
+                (vault / f"n{i}.md").write_text(
+                    f"# Note {i}\n\nRound {round_} topic {i}.\n", "utf-8"
+                )
+            time.sleep(0.3)
+        out, err = other.communicate(timeout=300)
+        assert other.returncode == 0, err
+        assert out.strip() == "done"
+    finally:
+        stop.set()
+        for t in readers:
+            t.join()
+        watcher.stop()
+    assert errors == []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "Round 9" not in quire.search("round 9 topic 18")[0].text:
+        time.sleep(0.1)
+    assert "Round 9" in quire.search("round 9 topic 18")[0].text
+    assert quire.status()["integrity"]["ok"]
+    quire.close()

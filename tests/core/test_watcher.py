@@ -1,0 +1,229 @@
+"""Live indexing with the real watchdog observer, the real database and the real embedder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.ingest.watcher import Change, LiveIndex
+from desktop_app.core.service import Quire
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not reached in time")
+
+
+class Spy:
+    """Counts the passages the real embedding phase encodes (query encodes are not counted)."""
+
+    def __init__(self, quire: Quire) -> None:
+        self.embedded = 0
+        real = quire.embed
+
+        def embed(*args, **kwargs) -> int:  # type: ignore[no-untyped-def]
+            count = real(*args, **kwargs)
+            self.embedded += count
+            return count
+
+        quire.embed = embed  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    folder = tmp_path / "vault"
+    (folder / "projects").mkdir(parents=True)
+    (folder / "alpha.md").write_text("# Alpha\n\nThe alpha note talks about pelicans.\n", "utf-8")
+    (folder / "projects" / "beta.md").write_text("# Beta\n\nBeta is about herons.\n", "utf-8")
+    return folder
+
+
+@pytest.fixture
+def live(vault: Path, quire_home: Path) -> Iterator[tuple[Quire, LiveIndex, list[Change], Spy]]:
+    quire = Quire(quire_home)
+    quire.index([vault])
+    spy = Spy(quire)
+    changes: list[Change] = []
+    watcher = LiveIndex(quire, [vault], on_change=changes.append)
+    watcher.start(reconcile=False)
+    yield quire, watcher, changes, spy
+    watcher.stop()
+    quire.close()
+
+
+def paths_for(quire: Quire, query: str) -> list[str]:
+    return [r.path for r in quire.search(query, top_k=5) if r.matched_terms]
+
+
+def settle(quire: Quire, watcher: LiveIndex) -> None:
+    """Wait until nothing is queued and every chunk has its vector."""
+    wait_for(lambda: watcher.idle.is_set() and quire.status()["counts"]["pending_embedding"] == 0)
+
+
+def test_an_edit_becomes_searchable(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, changes, spy = live
+    (vault / "alpha.md").write_text("# Alpha\n\nNow about flamingos instead.\n", "utf-8")
+    wait_for(lambda: paths_for(quire, "flamingos") == ["alpha.md"])
+    assert paths_for(quire, "pelicans") == []
+    settle(quire, watcher)
+    assert spy.embedded == 1  # only the changed chunk was embedded
+    assert any(c.kind == "indexed" and c.path == "alpha.md" for c in changes)
+
+
+def test_a_burst_of_writes_is_indexed_once(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, changes, spy = live
+    note = vault / "burst.md"
+    for i in range(50):
+        note.write_text(f"# Burst\n\nversion {i} of the storks note\n", "utf-8")
+        time.sleep(0.04)
+    wait_for(lambda: "burst.md" in paths_for(quire, "storks"))
+    settle(quire, watcher)
+    assert quire.search("version 49 storks")[0].text.endswith("version 49 of the storks note")
+    indexed = [c for c in changes if c.kind == "indexed" and c.path == "burst.md"]
+    assert len(indexed) <= 2  # debounced: not fifty times
+    assert spy.embedded == len(indexed)
+
+
+@pytest.mark.parametrize("editor", ["vim", "gedit", "emacs", "os.replace"])
+def test_editor_save_patterns_never_drop_the_note(live, vault: Path, editor: str) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, _changes, _ = live
+    note = vault / "alpha.md"
+    new = "# Alpha\n\nSaved by the editor: cormorants.\n"
+    if editor == "vim":  # rename original to backup, write anew, delete backup
+        os.rename(note, vault / "alpha.md~")
+        note.write_text(new, "utf-8")
+        (vault / "alpha.md~").unlink()
+    elif editor == "gedit":  # hidden temp file in the same folder, moved over the note
+        tmp = vault / ".goutputstream-ABC123"
+        tmp.write_text(new, "utf-8")
+        os.rename(tmp, note)
+    elif editor == "emacs":  # lock symlink, backup copy, write in place, unlock
+        lock = vault / ".#alpha.md"
+        os.symlink("user@host.1234", lock)
+        shutil.copy(note, vault / "alpha.md~")
+        note.write_text(new, "utf-8")
+        lock.unlink()
+    else:
+        tmp = vault / "alpha.md.tmp"
+        tmp.write_text(new, "utf-8")
+        os.replace(tmp, note)
+    wait_for(lambda: paths_for(quire, "cormorants") == ["alpha.md"])
+    settle(quire, watcher)
+    indexed = {f["path"] for f in quire.status()["files"]}
+    assert indexed == {"alpha.md", "projects/beta.md"}  # no temp or backup file was indexed
+
+
+def test_rename_moves_the_note_without_re_embedding(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, changes, spy = live
+    os.rename(vault / "alpha.md", vault / "projects" / "gamma.md")
+    wait_for(lambda: paths_for(quire, "pelicans") == ["projects/gamma.md"])
+    settle(quire, watcher)
+    assert spy.embedded == 0
+    assert any(c.kind == "moved" for c in changes)
+
+
+def test_delete_and_folder_move(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, _, spy = live
+    os.rename(vault / "projects", vault / "archive")
+    wait_for(lambda: paths_for(quire, "herons") == ["archive/beta.md"])
+    (vault / "alpha.md").unlink()
+    wait_for(lambda: paths_for(quire, "pelicans") == [])
+    settle(quire, watcher)
+    assert spy.embedded == 0  # a moved folder keeps its vectors
+    assert quire.status()["integrity"]["ok"]
+
+
+def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Path) -> None:
+    quire = Quire(quire_home)
+    quire.index([vault])
+    quire.close()
+    (vault / "alpha.md").write_text("# Alpha\n\nOffline edit about ibises.\n", "utf-8")
+    (vault / "new.md").write_text("# New\n\nA note about spoonbills.\n", "utf-8")
+    (vault / "projects" / "beta.md").unlink()
+    quire = Quire(quire_home)
+    watcher = LiveIndex(quire, [vault])
+    watcher.start()
+    try:
+        wait_for(lambda: paths_for(quire, "ibises") == ["alpha.md"])
+        wait_for(lambda: paths_for(quire, "spoonbills") == ["new.md"])
+        assert paths_for(quire, "herons") == []
+    finally:
+        watcher.stop()
+        quire.close()
+
+
+def test_dropped_events_are_caught_by_reconcile(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, _, _ = live
+    watcher._observer.unschedule_all()  # from now on the OS "drops" every event
+    (vault / "alpha.md").write_text("# Alpha\n\nUnseen edit about egrets.\n", "utf-8")
+    time.sleep(1.0)
+    assert paths_for(quire, "egrets") == []
+    watcher.reconcile_now()
+    wait_for(lambda: paths_for(quire, "egrets") == ["alpha.md"])
+
+
+def test_polling_fallback_works_and_says_so(vault: Path, quire_home: Path) -> None:
+    quire = Quire(quire_home)
+    changes: list[Change] = []
+    watcher = LiveIndex(quire, [vault], on_change=changes.append, force_polling=True)
+    watcher.start()
+    try:
+        assert watcher.polling
+        assert any(c.kind == "notice" and "polling" in c.detail for c in changes)
+        wait_for(lambda: paths_for(quire, "herons") == ["projects/beta.md"])
+        (vault / "alpha.md").write_text("# Alpha\n\nPolled edit about puffins.\n", "utf-8")
+        wait_for(lambda: paths_for(quire, "puffins") == ["alpha.md"])
+    finally:
+        watcher.stop()
+        quire.close()
+
+
+def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, _watcher, _changes, _ = live
+    (vault / "empty.md").write_bytes(b"")
+    (vault / "binary.md").write_bytes(b"\x00\x01\x02\x03" * 100)
+    (vault / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    (vault / "utf16.md").write_bytes("# Nota\n\nÚtulná chata u jezera.".encode("utf-16"))
+    (vault / "czech.txt").write_bytes("Žluťoučký kůň pije z potoka.".encode("cp1250"))
+    (vault / "broken.md").write_bytes(b"caf\xe9 au lait \xff\xfe broken bytes")
+    (vault / "long-line.md").write_text("word " * 2_000_000, "utf-8")  # 10 MB on one line
+    deep = vault.joinpath(*[f"d{i}" for i in range(40)])
+    deep.mkdir(parents=True)
+    (deep / "deep.md").write_text("A very deep note about kingfishers.", "utf-8")
+    (vault / "Cafe\u0301 émoji 🦩.md").write_text("Flamingo café note.", "utf-8")
+    (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
+    wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
+    wait_for(lambda: "long-line.md" in {f["path"] for f in quire.status()["files"]}, timeout=120)
+    wait_for(lambda: paths_for(quire, "kingfishers") != [], timeout=30)
+    files = {f["path"]: f for f in quire.status()["files"]}
+    assert files["empty.md"]["status"] == "skipped" and "empty" in files["empty.md"]["reason"]
+    assert files["binary.md"]["status"] == "skipped"
+    assert "picture.png" not in files
+    assert paths_for(quire, "chata") == ["utf16.md"]
+    assert paths_for(quire, "potoka") == ["czech.txt"]
+    assert "CP1250" in files["czech.txt"]["reason"] or "decoded" in files["czech.txt"]["reason"]
+    assert files["broken.md"]["reason"]
+    assert files["long-line.md"]["chunks"] > 100
+    assert any(p.startswith("Cafe") and p.endswith("🦩.md") for p in files)
+    assert quire.status()["integrity"]["ok"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads chmod 000 files")
+def test_unreadable_file_fails_with_a_reason(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, _watcher, _, _ = live
+    secret = vault / "secret.md"
+    secret.write_text("hidden", "utf-8")
+    secret.chmod(0)
+    wait_for(lambda: any(f["path"] == "secret.md" for f in quire.status()["files"]))
+    files = {f["path"]: f for f in quire.status()["files"]}
+    assert files["secret.md"]["status"] == "failed"
+    assert "permission" in files["secret.md"]["reason"]
