@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--queries", type=Path, help="JSONL file with id and question per line")
 
+    p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
+    p.add_argument("question")
+    p.add_argument("--model", type=Path, help="a GGUF chat model (default: the bundled SmolLM2)")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--max-tokens", type=int, default=384)
+
     p = sub.add_parser("eval", help="index SET_DIR/notes and score SET_DIR/questions.jsonl")
     p.add_argument("set_dir", type=Path)
     p.add_argument("--results", type=Path, help="also write the ranked results here (JSONL)")
@@ -156,9 +162,15 @@ def _batch_search(
     top: int | None,
     folders: list[Path] | None = None,
 ) -> Iterator[dict[str, Any]]:
+    from desktop_app.core.answer.gate import decide
+
     for item in queries:
         results = quire.search(item["question"], top_k=top, folders=folders)
-        yield {"id": item["id"], "results": [_public(r) for r in results]}
+        yield {
+            "id": item["id"],
+            "answerable": decide(results).answerable,
+            "results": [_public(r) for r in results],
+        }
 
 
 def _public(result: Any) -> dict[str, Any]:
@@ -185,6 +197,44 @@ def _print_results(results: list[Any], out: TextIO) -> None:
         print(f"[{n}] {r.path}:{r.line_start}-{r.line_end}  score {r.score:.3f}  {where}", file=out)
         snippet = " ".join(r.text.split())
         print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
+
+
+def cmd_ask(quire: Any, args: argparse.Namespace) -> int:
+    events = quire.ask(args.question, model_path=args.model, max_tokens=args.max_tokens)
+    if args.json:
+        code = 0
+        for event in events:
+            print(json.dumps(event, ensure_ascii=False), flush=True)
+            code = 1 if event["type"] == "error" else code
+        return code
+    sources: list[dict[str, Any]] = []
+    for event in events:
+        if event["type"] == "error":
+            print(f"quire: {event['message']}", file=sys.stderr)
+            return 1
+        if event["type"] == "sources":
+            sources = event["sources"]
+        elif event["type"] == "token":
+            print(event["text"], end="", flush=True)
+        elif event["type"] == "done":
+            print()
+            _print_sources(sources, event)
+    return 0
+
+
+def _print_sources(sources: list[dict[str, Any]], done: dict[str, Any]) -> None:
+    if sources:
+        print("\nSources:" if done["answerable"] else "\nClosest passages:")
+    for s in sources:
+        n = s["n"] if done["answerable"] else "-"
+        where = " › ".join(s["heading_path"]) or s["title"]
+        print(f"  [{n}] {s['path']}:{s['lines'][0]}-{s['lines'][1]}  {where}")
+    invalid = done["citations"]["invalid"]
+    if invalid:
+        print(f"  (ignored citations that match no source: {', '.join(f'[{n}]' for n in invalid)})")
+    weak = [s for s in done["citations"]["sentences"] if s["weak"]]
+    if weak:
+        print(f"  ({len(weak)} cited sentence(s) only weakly supported by their source)")
 
 
 def cmd_eval(quire: Any, args: argparse.Namespace) -> int:
@@ -225,6 +275,7 @@ def cmd_status(quire: Any, args: argparse.Namespace) -> int:
 COMMANDS = {
     "index": cmd_index,
     "watch": cmd_watch,
+    "ask": cmd_ask,
     "search": cmd_search,
     "eval": cmd_eval,
     "status": cmd_status,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,6 +29,8 @@ class Quire:
         self.home = home or paths.quire_home()
         self.settings = settings or Settings.load(self.home / "settings.json")
         self.database = Database(self.home / "quire.sqlite")
+        self._ask_lock = threading.Lock()
+        self._running: CancelToken | None = None
 
     def close(self) -> None:
         self.database.close()
@@ -100,6 +104,42 @@ class Quire:
         from desktop_app.core.store.status import collect_status
 
         return collect_status(self.database)
+
+    def chat_model(self, path: Path | None = None) -> Any:
+        """The one loaded chat model (loaded on first use; a different file replaces it)."""
+        from desktop_app.core.answer.llm import LocalModel
+
+        wanted = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
+        current = getattr(self, "_chat_model", None)
+        if current is None or (wanted is not None and current.path != wanted.resolve()):
+            model = LocalModel(wanted)
+            model.llm  # load now, so errors surface here  # noqa: B018
+            self._chat_model = model
+        return self._chat_model
+
+    def ask(
+        self,
+        question: str,
+        history: list[Any] | None = None,
+        model_path: Path | None = None,
+        cancel: CancelToken | None = None,
+        max_tokens: int = 384,
+    ) -> Iterator[dict[str, Any]]:
+        """Stream answer events. A new question cancels the one still running (last one wins)."""
+        from desktop_app.core.answer.ask import answer_events
+        from desktop_app.core.answer.gguf import ModelFileError
+
+        cancel = cancel or CancelToken()
+        with self._ask_lock:
+            if self._running is not None:
+                self._running.cancel()
+            self._running = cancel
+        try:
+            model = self.chat_model(model_path)
+        except ModelFileError as exc:
+            yield {"type": "error", "message": str(exc)}
+            return
+        yield from answer_events(self, question, history or [], model, cancel, max_tokens)
 
     def known_folders(self) -> list[Path]:
         rows = self.database.reader.execute("SELECT path FROM folders ORDER BY id").fetchall()

@@ -37,6 +37,10 @@ class SearchResult:
     matched_terms: list[str]
     lexical_rank: int | None
     dense_rank: int | None
+    coverage: float = 0.0  # share of the query's IDF mass this passage contains (lexical)
+    cosine: float | None = None  # dense similarity, when the passage has a vector
+    trusted_dense: bool = True  # whether the embedder knows the query's language
+    seq: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,13 +79,18 @@ class Searcher:
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
         fused = fusion.fuse(lex_hits, dense_hits, weights)
-        matched = {h.chunk_id: h.matched for h in lex_hits}
-        return self._materialize(fused, matched, options)
+        signals = _Signals(
+            matched={h.chunk_id: h.matched for h in lex_hits},
+            coverage={h.chunk_id: h.coverage for h in lex_hits},
+            cosine={h.chunk_id: h.score for h in dense_hits},
+            trusted_dense=weights.dense >= 0.5,
+        )
+        return self._materialize(fused, signals, options)
 
     def _materialize(
         self,
         fused: list[fusion.Fused],
-        matched: dict[int, tuple[str, ...]],
+        signals: _Signals,
         options: SearchOptions,
     ) -> list[SearchResult]:
         results: list[SearchResult] = []
@@ -95,7 +104,7 @@ class Searcher:
                 if row is None or row["text"] in seen_texts:
                     continue
                 seen_texts.add(row["text"])
-                results.append(_result(row, item, matched.get(item.chunk_id, ())))
+                results.append(_result(row, item, signals))
                 if len(results) >= options.top_k:
                     return results
         return results
@@ -107,7 +116,7 @@ class Searcher:
             return {}
         marks = ", ".join("?" for _ in chunk_ids)
         sql = (
-            "SELECT c.id, c.note_id, c.start, c.end, c.text, c.heading_path, c.line_start,"
+            "SELECT c.id, c.note_id, c.seq, c.start, c.end, c.text, c.heading_path, c.line_start,"
             " c.line_end, n.path, n.title, n.folder_id, f.path AS folder FROM chunks c"
             " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
             f" WHERE c.id IN ({marks})"
@@ -121,7 +130,16 @@ class Searcher:
         return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
 
 
-def _result(row: dict[str, Any], item: fusion.Fused, matched: tuple[str, ...]) -> SearchResult:
+@dataclass(frozen=True)
+class _Signals:
+    matched: dict[int, tuple[str, ...]]
+    coverage: dict[int, float]
+    cosine: dict[int, float]
+    trusted_dense: bool
+
+
+def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> SearchResult:
+    chunk_id = row["id"]
     return SearchResult(
         path=row["path"],
         start=row["start"],
@@ -135,7 +153,11 @@ def _result(row: dict[str, Any], item: fusion.Fused, matched: tuple[str, ...]) -
         line_end=row["line_end"],
         chunk_id=row["id"],
         note_id=row["note_id"],
-        matched_terms=list(matched),
+        matched_terms=list(signals.matched.get(chunk_id, ())),
         lexical_rank=item.lexical_rank,
         dense_rank=item.dense_rank,
+        coverage=round(signals.coverage.get(chunk_id, 0.0), 4),
+        cosine=signals.cosine.get(chunk_id),
+        trusted_dense=signals.trusted_dense,
+        seq=row["seq"],
     )

@@ -1,0 +1,128 @@
+"""Answer a question from the notes: retrieve, gate, assemble, stream, check citations.
+
+`answer_events` is a generator of plain dicts, one per event, shared by `quire ask --json`
+and the window: `sources` (with the gate decision), `token`…, then `done` (or `error`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_app.core.answer import citations, gate
+from desktop_app.core.answer.gguf import ModelFileError
+from desktop_app.core.answer.llm import Generation, LocalModel
+from desktop_app.core.answer.prompt import Source, assemble, build_sources
+from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.retrieval import analyzer
+
+RELATIVE_FLOOR = 0.6
+NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
+# Words that make a short question lean on the previous turn ("and how do I undo it?").
+_REFERS_BACK = {
+    "it", "that", "this", "they", "them", "those", "these", "and", "also", "then", "what about",
+    "to", "ten", "ta", "tu", "toho", "tom", "a", "co", "jak", "es", "das", "dies", "und", "dann",
+}  # fmt: skip
+
+
+@dataclass
+class Turn:
+    question: str
+    answer: str
+    sources: list[Source] = field(default_factory=list)
+
+
+def retrieval_query(question: str, history: list[Turn]) -> str:
+    """Follow-ups retrieve with the previous question in mind, without another model call."""
+    if not history:
+        return question
+    words = analyzer.words(question)
+    if len(words) <= 6 or any(w in _REFERS_BACK for w in words[:3]):
+        return f"{history[-1].question} {question}"
+    return question
+
+
+def relevant(results: list[Any], floor: float = RELATIVE_FLOOR) -> list[Any]:
+    """The wide net's last filter: passages far below the best one only distract a small model."""
+    if not results:
+        return []
+    best = results[0].score
+    return [r for r in results if r.score >= floor * best]
+
+
+def answer_events(
+    service: Any,
+    question: str,
+    history: list[Turn],
+    model: LocalModel | None,
+    cancel: CancelToken,
+    max_tokens: int = 384,
+    temperature: float = 0.2,
+    sources_wanted: int = 8,
+) -> Iterator[dict[str, Any]]:
+    started = time.perf_counter()
+    results = service.search(retrieval_query(question, history), top_k=sources_wanted)
+    decision = gate.decide(results)
+    sources = build_sources(relevant(results))
+    retrieval_seconds = time.perf_counter() - started
+    if not decision.answerable:
+        yield {"type": "sources", "answerable": False, "gate": decision.to_json(),
+               "sources": [s.to_json() for s in sources[:5]]}  # fmt: skip
+        yield {"type": "token", "text": NOT_IN_NOTES}
+        yield _done(
+            NOT_IN_NOTES, False, citations.CitationReport(), Generation(), retrieval_seconds
+        )
+        return
+    try:
+        model = model or service.chat_model()
+        prompt = assemble(
+            question, sources, [(t.question, t.answer) for t in history],
+            lambda messages: len(model.tokenize(model.render(messages))), model.n_ctx, max_tokens,
+        )  # fmt: skip
+    except (ModelFileError, ValueError) as exc:
+        yield {"type": "error", "message": str(exc)}
+        return
+    yield {"type": "sources", "answerable": True, "gate": decision.to_json(),
+           "sources": [s.to_json() for s in prompt.sources],
+           "dropped_sources": prompt.dropped_sources, "dropped_turns": prompt.dropped_turns,
+           "notices": list(model.notices)}  # fmt: skip
+    stats = Generation()
+    stream = citations.CitationStream(len(prompt.sources))
+    try:
+        for piece in model.stream(model.render(prompt.messages), max_tokens, cancel, temperature,
+                                  stats):  # fmt: skip
+            stream.feed(piece)
+            yield {"type": "token", "text": piece}
+    except Cancelled:
+        stats.stopped = "cancelled"
+    language = service.searcher.query_language(question)
+    report = citations.check(stream.text, {s.number: s.text for s in prompt.sources}, language)
+    yield _done(stream.text, True, report, stats, retrieval_seconds)
+
+
+def _done(
+    answer: str, answerable: bool, report: citations.CitationReport, stats: Generation,
+    retrieval_seconds: float,
+) -> dict[str, Any]:  # fmt: skip
+    return {
+        "type": "done",
+        "answer": answer,
+        "answerable": answerable,
+        "citations": {
+            "valid": report.valid,
+            "invalid": report.invalid,
+            "sentences": report.sentences,
+        },
+        "stopped": stats.stopped,
+        "timings": {
+            "retrieval_seconds": round(retrieval_seconds, 3),
+            "prompt_tokens": stats.prompt_tokens,
+            "completion_tokens": stats.completion_tokens,
+            "first_token_seconds": None
+            if stats.first_token_seconds is None
+            else round(stats.first_token_seconds, 3),
+            "tokens_per_second": round(stats.tokens_per_second, 1),
+        },
+    }

