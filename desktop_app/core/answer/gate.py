@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-MIN_COVERAGE = 0.55
-MIN_COSINE = 0.45
+MIN_COVERAGE = 0.54
+MIN_COSINE = 0.60
 
 
 @dataclass(frozen=True)
