@@ -116,9 +116,8 @@ def main() -> int:
             f"  tokens/s:            quire {q_tps:7.1f}      raw {r_tps:7.1f}"
             f"      ratio {q_tps / r_tps:.2f}× (goal ≥ 0.95×)"
         )
-        print(
-            f"  cancel while reading the prompt honoured after {cancel_latency(model, prompt) * 1000:.0f} ms"
-        )
+        latency = cancel_latency(model, prompt) * 1000
+        print(f"  cancel while reading the prompt honoured after {latency:.0f} ms")
     return 0
 
 
