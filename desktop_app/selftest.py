@@ -36,6 +36,19 @@ def _check_embedder() -> dict[str, Any]:
     return {"model": embedder.model_id, "dimension": int(vector.shape[0])}
 
 
+def _check_chat_model() -> dict[str, Any]:
+    from desktop_app.core.answer.llm import Generation, LocalModel
+    from desktop_app.core.cancel import CancelToken
+
+    model = LocalModel(n_ctx=1024)
+    prompt = model.render([{"role": "user", "content": "Say OK."}])
+    stats = Generation()
+    text = "".join(model.stream(prompt, 4, CancelToken(), stats=stats))
+    if stats.completion_tokens == 0 and stats.stopped != "eos":
+        raise RuntimeError("the chat model produced nothing")
+    return {"model": model.path.name, "n_ctx": model.n_ctx, "sample": text[:40]}
+
+
 def _check_index_and_search() -> dict[str, Any]:
     from desktop_app.core.service import Quire
     from desktop_app.ui.app import sample_notes
@@ -65,6 +78,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "fts5": _check_fts5,
     "tiktoken": _check_tiktoken,
     "embedding_model": _check_embedder,
+    "chat_model": _check_chat_model,
     "index_and_search": _check_index_and_search,
     "qt_offscreen": _check_qt,
 }

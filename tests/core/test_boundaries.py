@@ -36,3 +36,20 @@ def test_only_the_ui_package_mentions_pyside6() -> None:
         if "PySide6" in p.read_text("utf-8") and p.relative_to(root).parts[0] != "ui"
     ]
     assert offenders == []
+
+
+def test_self_test_passes_offline(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import os
+
+    env = {**os.environ, "QUIRE_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "--self-test"],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    report = json.loads(out.stdout)
+    assert out.returncode == 0, report
+    assert set(report["checks"]) == {
+        "fts5", "tiktoken", "embedding_model", "chat_model", "index_and_search", "qt_offscreen",
+    }  # fmt: skip
+    assert all(check["ok"] for check in report["checks"].values())

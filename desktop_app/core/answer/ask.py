@@ -20,11 +20,21 @@ from desktop_app.core.retrieval import analyzer
 
 RELATIVE_FLOOR = 0.6
 NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
-# Words that make a short question lean on the previous turn ("and how do I undo it?").
-_REFERS_BACK = {
-    "it", "that", "this", "they", "them", "those", "these", "and", "also", "then", "what about",
-    "to", "ten", "ta", "tu", "toho", "tom", "a", "co", "jak", "es", "das", "dies", "und", "dann",
-}  # fmt: skip
+# Opening words that make a question lean on the previous turn ("and how do I undo it?").
+_FOLLOW_UP_OPENERS = {
+    "and",
+    "also",
+    "then",
+    "so",
+    "but",
+    "what about",
+    "a",
+    "i",
+    "tak",
+    "und",
+    "dann",
+}
+_SHORT_QUESTION_WORDS = 6
 
 
 @dataclass
@@ -39,7 +49,7 @@ def retrieval_query(question: str, history: list[Turn]) -> str:
     if not history:
         return question
     words = analyzer.words(question)
-    if len(words) <= 6 or any(w in _REFERS_BACK for w in words[:3]):
+    if len(words) <= _SHORT_QUESTION_WORDS or (words and words[0] in _FOLLOW_UP_OPENERS):
         return f"{history[-1].question} {question}"
     return question
 
