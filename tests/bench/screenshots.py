@@ -65,6 +65,7 @@ def main() -> int:
     window.grab().save(str(out / "4-search.png"))
     window.close()
     service.close()
+    app.quit()
     return 0
 
 

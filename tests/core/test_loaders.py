@@ -47,3 +47,18 @@ def test_walk_skips_hidden_folders_attachments_and_editor_files(notes_dir: Path)
     (notes_dir / ".#lock.md").write_text("lock", "utf-8")
     found = sorted(p.relative_to(notes_dir).as_posix() for p in walk_notes(notes_dir))
     assert found == ["garten.txt", "kolo.md", "sync/settings.md"]
+
+
+def test_a_file_that_disappears_while_being_read_fails_cleanly(tmp_path: Path) -> None:
+    from desktop_app.core.ingest.loaders import NoteFailed
+
+    with pytest.raises(NoteFailed, match="disappeared"):
+        read_note(tmp_path / "gone.md", max_bytes=1000)
+
+
+def test_named_pipes_are_never_opened(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "real.md").write_text("text", "utf-8")
+    assert [p.name for p in walk_notes(tmp_path)] == ["real.md"]

@@ -217,13 +217,47 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) ->
     assert quire.status()["integrity"]["ok"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads chmod 000 files")
-def test_unreadable_file_fails_with_a_reason(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
-    quire, _watcher, _, _ = live
-    secret = vault / "secret.md"
-    secret.write_text("hidden", "utf-8")
-    secret.chmod(0)
-    wait_for(lambda: any(f["path"] == "secret.md" for f in quire.status()["files"]))
-    files = {f["path"]: f for f in quire.status()["files"]}
+def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
+    """chmod 000 does not stop root, so as root the check runs without the capabilities that
+    bypass file permissions (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH)."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    vault, home = tmp_path / "vault", tmp_path / "home"
+    (vault / "locked").mkdir(parents=True)
+    (vault / "ok.md").write_text("Readable note about herons.", "utf-8")
+    (vault / "secret.md").write_text("hidden", "utf-8")
+    (vault / "locked" / "inner.md").write_text("hidden too", "utf-8")
+    (vault / "secret.md").chmod(0)
+    (vault / "locked").chmod(0)
+    home.mkdir()
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from desktop_app.core.service import Quire\n"
+        "q = Quire(Path(sys.argv[1]))\n"
+        "r = q.index([Path(sys.argv[2])], embed=False)[0].report\n"
+        "print(json.dumps(r.problems))\n"
+        "print(json.dumps(q.status()['files']))\n"
+    )
+
+    caps = "-dac_override,-dac_read_search"
+    prefix = ["setpriv", "--bounding-set", caps, "--inh-caps", caps] if os.geteuid() == 0 else []
+    if prefix and shutil.which("setpriv") is None:
+        pytest.skip("setpriv is needed to drop root's permission override")
+    out = subprocess.run(
+        [*prefix, sys.executable, "-c", code, str(home), str(vault)], capture_output=True,
+        text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    (vault / "locked").chmod(0o755)
+    assert out.returncode == 0, out.stderr
+    files = {f["path"]: f for f in json.loads(out.stdout.splitlines()[-1])}
+    assert files["ok.md"]["status"] == "pending embedding"  # keyword-indexed, no vectors yet
     assert files["secret.md"]["status"] == "failed"
     assert "permission" in files["secret.md"]["reason"]
+    assert "locked/inner.md" not in files  # an unreadable folder is passed over, not a crash
+    problems = json.loads(out.stdout.splitlines()[-2])
+    assert ["locked/", "failed", "cannot open folder: Permission denied"] in problems

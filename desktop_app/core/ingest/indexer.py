@@ -82,8 +82,12 @@ def index_folder(
     folder_id = ensure_folder(database, folder)
     known = _known_notes(database, folder_id)
     # Small notes first: most of a big vault is searchable long before its largest files are done.
-    files = sorted(_scan(folder), key=lambda item: _size_or_zero(item[1]))
+    unreadable: list[OSError] = []
+    files = sorted(_scan(folder, unreadable), key=lambda item: _size_or_zero(item[1]))
     report = IndexReport(scanned=len(files))
+    for exc in unreadable:
+        rel = Path(exc.filename or folder).relative_to(folder).as_posix() if exc.filename else "."
+        report.problems.append((rel + "/", "failed", f"cannot open folder: {exc.strerror or exc}"))
     _index_files(database, folder_id, files, known, options, report, progress, cancel)
     seen = {rel for rel, _ in files}
     gone = [rel for rel in known if rel not in seen]
@@ -177,8 +181,8 @@ def move_note(database: Database, folder: Path, src: str, dest: str) -> bool:
         return cur.rowcount > 0
 
 
-def _scan(folder: Path) -> Iterator[tuple[str, Path]]:
-    for path in loaders.walk_notes(folder):
+def _scan(folder: Path, errors: list[OSError] | None = None) -> Iterator[tuple[str, Path]]:
+    for path in loaders.walk_notes(folder, errors):
         yield loaders.relative_note_path(path, folder), path
 
 

@@ -43,17 +43,20 @@ def is_note_path(rel: str) -> bool:
     return is_note_name(parts[-1]) and not any(is_hidden(p) for p in parts[:-1])
 
 
-def walk_notes(folder: Path) -> Iterator[Path]:
+def walk_notes(folder: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
     """Yield note files under `folder`, skipping hidden folders (.git, .obsidian, .trash…).
 
     Symlinked folders are not followed, so there are no loops and nothing outside the folder.
     """
-    for root, dirs, files in os.walk(folder, followlinks=False):
+    on_error = errors.append if errors is not None else None
+    for root, dirs, files in os.walk(folder, followlinks=False, onerror=on_error):
         dirs[:] = sorted(d for d in dirs if not is_hidden(d))
         for name in sorted(files):
             if is_note_name(name):
                 path = Path(root, name)
                 if path.is_symlink() and not _inside(path.resolve(), folder.resolve()):
+                    continue
+                if not path.is_file():  # a FIFO or socket named .md would block a read forever
                     continue
                 yield path
 
