@@ -158,6 +158,12 @@ class ChatPane(QWidget):
     def stop(self) -> None:
         if self._task is not None and not self._task.token.cancelled:
             self._task.token.cancel()  # the worker sees it within one token
+            self._flush()
+            self._flush_timer.stop()
+            self._answer += " *(stopped)*"
+            self._done_turns.append(self._turn_markdown())
+            self._answer = ""
+            self._render(final=True)
         self.stop_button.setEnabled(False)
 
     def new_chat(self) -> None:

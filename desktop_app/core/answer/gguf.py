@@ -15,7 +15,6 @@ _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<
             11: "<q", 12: "<d"}  # fmt: skip
 _STRING, _ARRAY = 8, 9
 _OLD_MAGICS = {b"lmgg": "GGML", b"fmgg": "GGMF", b"tjgg": "GGJT", b"algg": "GGLA"}
-_KEEP_ARRAYS = False
 
 
 class ModelFileError(Exception):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -454,7 +453,3 @@ def _length_sorted_windows(
 def _drop_orphan_embeddings(database: Database) -> None:
     with database.write() as db:
         db.execute("DELETE FROM embeddings WHERE hash NOT IN (SELECT embed_hash FROM chunk_parts)")
-
-
-def folder_of(path: Path) -> str:
-    return os.fspath(path.resolve())
