@@ -100,10 +100,10 @@ class Quire:
         )
         return self.searcher.search(query, options)
 
-    def status(self) -> dict[str, Any]:
+    def status(self, check_integrity: bool = True) -> dict[str, Any]:
         from desktop_app.core.store.status import collect_status
 
-        return collect_status(self.database)
+        return collect_status(self.database, check_integrity)
 
     def chat_model(self, path: Path | None = None) -> Any:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""

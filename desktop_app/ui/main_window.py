@@ -149,7 +149,7 @@ class MainWindow(QMainWindow):
 
     def _refresh_folders(self) -> None:
         self.folder_list.clear()
-        files = self.service.status()["files"]
+        files = self.service.status(check_integrity=False)["files"]
         for folder in self.folders:
             mine = [f for f in files if f["folder"] == str(folder)]
             indexed = sum(f["status"] == "indexed" for f in mine)
@@ -169,7 +169,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{label} {p.done}/{p.total} {p.detail}")
 
     def _indexed(self, _reports: Any) -> None:
-        counts = self.service.status()["counts"]
+        counts = self.service.status(check_integrity=False)["counts"]
         self.progress_bar.hide()
         self._refresh_folders()
         self.heading.setText("Ready. Ask a question or search your notes.")

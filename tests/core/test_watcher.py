@@ -66,7 +66,9 @@ def paths_for(quire: Quire, query: str) -> list[str]:
 
 def settle(quire: Quire, watcher: LiveIndex) -> None:
     """Wait until nothing is queued and every chunk has its vector."""
-    wait_for(lambda: watcher.idle.is_set() and quire.status()["counts"]["pending_embedding"] == 0)
+    wait_for(
+        lambda: watcher.idle.is_set() and quire.status(False)["counts"]["pending_embedding"] == 0
+    )
 
 
 def test_an_edit_becomes_searchable(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
@@ -202,7 +204,9 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) ->
     (vault / "Cafe\u0301 émoji 🦩.md").write_text("Flamingo café note.", "utf-8")
     (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
     wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
-    wait_for(lambda: "long-line.md" in {f["path"] for f in quire.status()["files"]}, timeout=120)
+    wait_for(
+        lambda: "long-line.md" in {f["path"] for f in quire.status(False)["files"]}, timeout=120
+    )
     wait_for(lambda: paths_for(quire, "kingfishers") != [], timeout=30)
     files = {f["path"]: f for f in quire.status()["files"]}
     assert files["empty.md"]["status"] == "skipped" and "empty" in files["empty.md"]["reason"]

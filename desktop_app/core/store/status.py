@@ -30,7 +30,8 @@ def integrity(database: Database) -> dict[str, Any]:
     }
 
 
-def collect_status(database: Database) -> dict[str, Any]:
+def collect_status(database: Database, check_integrity: bool = True) -> dict[str, Any]:
+    """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
     db = database.reader
     counts = {
         "folders": db.execute("SELECT count(*) FROM folders").fetchone()[0],
@@ -63,6 +64,6 @@ def collect_status(database: Database) -> dict[str, Any]:
         "embedding_model": model[0] if model else None,
         "counts": counts,
         "migrations": database.applied_migrations(),
-        "integrity": integrity(database),
+        "integrity": integrity(database) if check_integrity else None,
         "files": files,
     }
