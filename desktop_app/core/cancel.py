@@ -29,7 +29,7 @@ class CancelToken:
 
 @dataclass(frozen=True)
 class Progress:
-    phase: str  # "scan", "index", "embed"
+    phase: str  # "index" or "embed"
     done: int
     total: int
     detail: str = ""

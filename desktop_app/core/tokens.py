@@ -21,7 +21,3 @@ def encoding() -> tiktoken.Encoding:
 
 def count_tokens(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
-
-
-def count_tokens_batch(texts: list[str]) -> list[int]:
-    return [len(ids) for ids in encoding().encode_ordinary_batch(texts)]

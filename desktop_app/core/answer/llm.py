@@ -8,7 +8,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,6 @@ class Generation:
     first_token_seconds: float | None = None
     seconds: float = 0.0
     stopped: str = ""  # "eos", "length", "cancelled"
-    notices: list[str] = field(default_factory=list)
 
     @property
     def tokens_per_second(self) -> float:
@@ -121,9 +120,6 @@ class LocalModel:
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def stream(
         self,

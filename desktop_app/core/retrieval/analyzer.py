@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -31,10 +31,6 @@ SNOWBALL = {
 
 def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
-
-
-def word_spans(text: str) -> Iterable[re.Match[str]]:
-    return _WORD.finditer(text)
 
 
 @lru_cache(maxsize=65536)
