@@ -31,6 +31,8 @@ class Quire:
         self.database = Database(self.home / "quire.sqlite")
         self._ask_lock = threading.Lock()
         self._running: CancelToken | None = None
+        self._model_lock = threading.Lock()
+        self._chat_model: Any = None
 
     def close(self) -> None:
         self.database.close()
@@ -110,12 +112,13 @@ class Quire:
         from desktop_app.core.answer.llm import LocalModel
 
         wanted = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
-        current = getattr(self, "_chat_model", None)
-        if current is None or (wanted is not None and current.path != wanted.resolve()):
-            model = LocalModel(wanted)
-            model.llm  # load now, so errors surface here  # noqa: B018
-            self._chat_model = model
-        return self._chat_model
+        with self._model_lock:  # two questions from two threads must not load it twice
+            current = self._chat_model
+            if current is None or (wanted is not None and current.path != wanted.resolve()):
+                model = LocalModel(wanted)
+                model.llm  # load now, so errors surface here  # noqa: B018
+                self._chat_model = model
+            return self._chat_model
 
     def ask(
         self,
