@@ -30,10 +30,11 @@ class Settings:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return cls()
-        known = {f.name: f.type for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        known = {f.name for f in fields(cls)}
         settings = cls()
-        for key, value in values.items():
+        for key, value in data.items():
+            if key not in known:
+                continue
             default = getattr(settings, key)
             if isinstance(default, float) and isinstance(value, int):
                 value = float(value)
