@@ -30,6 +30,8 @@ class Settings:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return cls()
+        if not isinstance(data, dict):
+            return cls()
         known = {f.name for f in fields(cls)}
         settings = cls()
         for key, value in data.items():
