@@ -22,6 +22,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--self-test", action="store_true", help="check everything offline, print JSON"
     )
+    parser.add_argument(
+        "--notes", action="append", type=Path, default=[], metavar="FOLDER",
+        help="open the window on this notes folder (repeatable)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("index", help="index or update notes folders")
@@ -62,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         from desktop_app.ui.app import run_app
 
-        return run_app()
+        return run_app(args.notes)
     from desktop_app.core.service import Quire
 
     quire = Quire()
@@ -101,7 +105,7 @@ def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from desktop_app.core.ingest.watcher import LiveIndex
+    from desktop_app.core.ingest.watcher import QUIET_KINDS, Change, LiveIndex
     from desktop_app.progressbar import ProgressBar
 
     for folder in args.folders:
@@ -112,9 +116,12 @@ def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
         quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
     finally:
         bar.close()
-    live = LiveIndex(
-        quire, args.folders, on_change=lambda c: print(c, flush=True), force_polling=args.polling
-    )
+
+    def print_change(change: Change) -> None:
+        if change.kind not in QUIET_KINDS:
+            print(change, flush=True)
+
+    live = LiveIndex(quire, args.folders, on_change=print_change, force_polling=args.polling)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     live.start(reconcile=False)

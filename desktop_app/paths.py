@@ -41,3 +41,7 @@ def resources_dir() -> Path:
     if frozen_root:
         return Path(frozen_root) / "resources"
     return Path(__file__).resolve().parent.parent / "resources"
+
+
+def sample_notes() -> Path:
+    return resources_dir() / "sample_notes"

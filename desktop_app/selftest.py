@@ -51,7 +51,7 @@ def _check_chat_model() -> dict[str, Any]:
 
 def _check_index_and_search() -> dict[str, Any]:
     from desktop_app.core.service import Quire
-    from desktop_app.ui.app import sample_notes
+    from desktop_app.paths import sample_notes
 
     with tempfile.TemporaryDirectory() as home:
         quire = Quire(Path(home))

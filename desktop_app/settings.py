@@ -22,6 +22,9 @@ class Settings:
     top_k: int = 10
     # Chat model: a GGUF file; empty means the bundled SmolLM2.
     chat_model: str = ""
+    # Context budget in tokens; 0 means what the model was trained for, capped by free memory.
+    context_tokens: int = 0
+    temperature: float = 0.2
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:

@@ -109,13 +109,15 @@ class Quire:
 
     def chat_model(self, path: Path | None = None) -> Any:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""
-        from desktop_app.core.answer.llm import LocalModel
+        from desktop_app.core.answer.llm import LocalModel, bundled_model_path
 
-        wanted = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
+        chosen = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
+        wanted = (chosen or bundled_model_path()).resolve()
+        n_ctx = self.settings.context_tokens or None
         with self._model_lock:  # two questions from two threads must not load it twice
             current = self._chat_model
-            if current is None or (wanted is not None and current.path != wanted.resolve()):
-                model = LocalModel(wanted)
+            if current is None or current.path != wanted or current.requested_ctx != n_ctx:
+                model = LocalModel(wanted, n_ctx=n_ctx)
                 model.llm  # load now, so errors surface here  # noqa: B018
                 self._chat_model = model
             return self._chat_model
@@ -142,7 +144,23 @@ class Quire:
         except ModelFileError as exc:
             yield {"type": "error", "message": str(exc)}
             return
-        yield from answer_events(self, question, history or [], model, cancel, max_tokens)
+        yield from answer_events(
+            self, question, history or [], model, cancel, max_tokens, self.settings.temperature
+        )
+
+    def apply_settings(self, new: Settings) -> list[str]:
+        """Use new settings from now on and save them; returns what changed that costs work
+        ("embedding model" means every passage is embedded again, "chunking" re-chunks)."""
+        old, self.settings = self.settings, new
+        new.save(self.home / "settings.json")
+        changed = []
+        if new.embedding_model != old.embedding_model:
+            self.__dict__.pop("embedder", None)  # the next use loads the new model
+            self.__dict__.pop("searcher", None)
+            changed.append("embedding model")
+        if new.chunk_tokens != old.chunk_tokens:
+            changed.append("chunking")
+        return changed
 
     def known_folders(self) -> list[Path]:
         rows = self.database.reader.execute("SELECT path FROM folders ORDER BY id").fetchall()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QTimer, QUrl, Signal
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.answer.ask import Turn
+from desktop_app.core.conversations import Conversation, ConversationStore, SavedTurn
 from desktop_app.ui.workers import Task, run_in_background
 
 FLUSH_MS = 30  # tokens reach the view in small batches, so the event loop stays free
@@ -36,32 +39,50 @@ class InertBrowser(QTextBrowser):
         return None
 
 
-def linkify(answer: str, valid: Callable[[int], bool]) -> str:
-    """Markdown for an answer: valid `[n]` become links to the source, others stay plain text."""
+def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
+    """Markdown for an answer: valid `[n]` become links to that turn's source, others plain."""
 
     def repl(match: re.Match[str]) -> str:
         numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
-        parts = [f"[[{n}]](quire:source/{n})" if valid(n) else f"\\[{n}\\]" for n in numbers]
+        parts = [f"[[{n}]](quire:source/{turn}/{n})" if valid(n) else f"\\[{n}\\]" for n in numbers]
         return "".join(parts)
 
     escaped = answer.replace("<", "&lt;")
     return _CITATION.sub(repl, escaped)
 
 
-class ChatPane(QWidget):
-    source_clicked = Signal(int)
-    sources_ready = Signal(list, bool)  # sources, answerable
-    finished = Signal(dict)
+@dataclass
+class ShownTurn:
+    """A turn as the view shows it, with the sources its `[n]` links open."""
 
-    def __init__(self, service: Any) -> None:
+    question: str
+    answer: str
+    sources: list[dict] = field(default_factory=list)
+    answerable: bool = True
+    cited: set[int] = field(default_factory=set)
+
+    def markdown(self, index: int) -> str:
+        count = len(self.sources)
+        answer = linkify(self.answer, lambda n: 1 <= n <= count, index)
+        return f"**You:** {html.escape(self.question)}\n\n{answer}\n\n---\n"
+
+
+class ChatPane(QWidget):
+    source_clicked = Signal(dict)  # a source of some turn: open its passage
+    sources_ready = Signal(list, bool, object)  # sources, answerable, cited numbers (or None)
+    finished = Signal(dict)
+    conversation_saved = Signal(str)
+
+    def __init__(self, service: Any, store: ConversationStore | None = None) -> None:
         super().__init__()
         self.service = service
-        self.history: list[Any] = []
+        self.store = store
+        self.conversation = Conversation()
+        self.history: list[Turn] = []
+        self.turns: list[ShownTurn] = []
         self._task: Task | None = None
+        self._live: ShownTurn | None = None
         self._pending = ""
-        self._answer = ""
-        self._sources: list[dict] = []
-        self._done_turns: list[str] = []
         self.view = InertBrowser(openLinks=False)
         self.view.setAccessibleName("Conversation")
         self.view.anchorClicked.connect(self._anchor)
@@ -69,29 +90,34 @@ class ChatPane(QWidget):
             placeholderText="Ask your notes…  (Ctrl+Enter to send, Esc to stop)"
         )
         self.input.setAccessibleName("Question")
+        self.input.setTabChangesFocus(True)  # Tab moves on; keyboard users are never trapped
         self.input.setMaximumHeight(90)
         self.ask_button = QPushButton("Ask")
+        self.ask_button.setToolTip("Ask (Ctrl+Enter)")
         self.stop_button = QPushButton("Stop", enabled=False)
+        self.stop_button.setToolTip("Stop the answer (Esc)")
         self.new_button = QPushButton("New chat")
+        self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
         self.copy_button = QPushButton("Copy answer")
+        buttons = QHBoxLayout()
         for button in (self.ask_button, self.stop_button, self.new_button, self.copy_button):
             button.setAccessibleName(button.text())
-        self.ask_button.clicked.connect(self.ask)
+            buttons.addWidget(button)
+        self.ask_button.clicked.connect(lambda: self.ask())
         self.stop_button.clicked.connect(self.stop)
         self.new_button.clicked.connect(self.new_chat)
         self.copy_button.clicked.connect(self._copy)
-        buttons = QHBoxLayout()
-        for b in (self.ask_button, self.stop_button, self.new_button, self.copy_button):
-            buttons.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.ask)
+        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.ask)
         QShortcut(QKeySequence("Escape"), self, activated=self.stop)
         self._flush_timer = QTimer(self, interval=FLUSH_MS)
         self._flush_timer.timeout.connect(self._flush)
+        self._render()
 
     # -- asking --------------------------------------------------------------------------------
     def ask(self, question: str | None = None) -> None:
@@ -100,8 +126,8 @@ class ChatPane(QWidget):
             return
         self.stop()
         self.input.clear()
-        self._answer, self._pending, self._sources = "", "", []
-        self._question = question
+        self._live = ShownTurn(question, "")
+        self._pending = ""
         history = list(self.history)
         self._task = run_in_background(
             lambda progress, cancel: self._consume(question, history, progress, cancel),
@@ -113,6 +139,10 @@ class ChatPane(QWidget):
         self._flush_timer.start()
         self._render()
 
+    @property
+    def answering(self) -> bool:
+        return self._live is not None
+
     def _consume(self, question: str, history: list[Any], progress: Any, cancel: Any) -> dict:
         last: dict = {}
         for event in self.service.ask(question, history=history, cancel=cancel):
@@ -121,78 +151,126 @@ class ChatPane(QWidget):
         return last
 
     def _event(self, event: dict) -> None:
+        if self._live is None:
+            return
         if event["type"] == "sources":
-            self._sources = event["sources"]
-            self.sources_ready.emit(event["sources"], bool(event["answerable"]))
+            self._live.sources = event["sources"]
+            self._live.answerable = bool(event["answerable"])
+            self.sources_ready.emit(event["sources"], self._live.answerable, None)
         elif event["type"] == "token":
             self._pending += event["text"]
 
     def _flush(self) -> None:
-        if self._pending:
-            self._answer += self._pending
+        if self._pending and self._live is not None:
+            self._live.answer += self._pending
             self._pending = ""
             self._render()
 
-    def _done(self, last: dict) -> None:
+    def _finish_live(self, suffix: str = "") -> ShownTurn | None:
         self._flush()
         self._flush_timer.stop()
         self.stop_button.setEnabled(False)
-        if last.get("type") == "error":
-            self._answer = f"**Problem:** {last['message']}"
-        elif last.get("type") == "done":
-            from desktop_app.core.answer.ask import Turn
+        turn, self._live = self._live, None
+        if turn is not None:
+            turn.answer += suffix
+            self.turns.append(turn)
+        self._render()
+        return turn
 
-            self.history.append(Turn(self._question, last["answer"]))
-            self.finished.emit(last)
-        self._done_turns.append(self._turn_markdown())
-        self._answer = ""
-        self._render(final=True)
+    def _done(self, last: dict) -> None:
+        if last.get("type") == "error":
+            if self._live is not None:
+                self._live.answer = f"**Problem:** {html.escape(last['message'])}"
+            self._finish_live()
+            return
+        turn = self._finish_live()
+        if turn is None or last.get("type") != "done":
+            return
+        turn.answer = last["answer"] if last["answerable"] else turn.answer
+        turn.cited = set(last["citations"]["valid"])
+        self._render()
+        self.history.append(Turn(turn.question, last["answer"]))
+        self._save(turn, last)
+        self.finished.emit(last)
 
     def _error(self, message: str) -> None:
-        self._flush_timer.stop()
-        self.stop_button.setEnabled(False)
-        self._answer = f"**Problem:** {html.escape(message.splitlines()[0])}"
-        self._done_turns.append(self._turn_markdown())
-        self._render(final=True)
+        if self._live is not None:
+            self._live.answer = f"**Problem:** {html.escape(message.splitlines()[0])}"
+        self._finish_live()
 
     def stop(self) -> None:
         if self._task is not None and not self._task.token.cancelled:
             self._task.token.cancel()  # the worker sees it within one token
-            self._flush()
-            self._flush_timer.stop()
-            self._answer += " *(stopped)*"
-            self._done_turns.append(self._turn_markdown())
-            self._answer = ""
-            self._render(final=True)
+            if self._live is not None:
+                self._finish_live(" *(stopped)*")
         self.stop_button.setEnabled(False)
+
+    # -- conversations -------------------------------------------------------------------------
+    def _save(self, turn: ShownTurn, done: dict) -> None:
+        self.conversation.add(
+            SavedTurn(turn.question, turn.answer, turn.sources, done["citations"], turn.answerable)
+        )
+        if self.store is not None:
+            try:
+                self.store.save(self.conversation)
+            except OSError:
+                return  # a full disk must not break the chat; the answer stays on screen
+            self.conversation_saved.emit(self.conversation.id)
 
     def new_chat(self) -> None:
         self.stop()
+        self.conversation = Conversation()
         self.history.clear()
-        self._done_turns.clear()
-        self._answer = ""
-        self.view.clear()
+        self.turns.clear()
+        self._render()
+        self.sources_ready.emit([], True, None)
+
+    def open_conversation(self, conversation: Conversation) -> None:
+        """Show a saved conversation; new questions continue it (follow-ups included)."""
+        self.stop()
+        self.conversation = conversation
+        self.turns = [
+            ShownTurn(t.question, t.answer, t.sources, t.answerable,
+                      set(t.citations.get("valid", [])))
+            for t in conversation.turns
+        ]  # fmt: skip
+        self.history = [Turn(t.question, t.answer) for t in conversation.turns]
+        self._render()
+        if self.turns:
+            last = self.turns[-1]
+            self.sources_ready.emit(last.sources, last.answerable, last.cited)
 
     def _copy(self) -> None:
         from PySide6.QtWidgets import QApplication
 
-        text = self.history[-1].answer if self.history else self._answer
-        QApplication.clipboard().setText(text)
+        if self.turns:
+            QApplication.clipboard().setText(self.turns[-1].answer)
 
     # -- rendering -------------------------------------------------------------------------------
-    def _turn_markdown(self) -> str:
-        count = len(self._sources)
-        answer = linkify(self._answer, lambda n: 1 <= n <= count)
-        return f"**You:** {html.escape(self._question)}\n\n{answer}\n\n---\n"
-
-    def _render(self, final: bool = False) -> None:
-        parts = list(self._done_turns)
-        if not final and self._task is not None:
-            parts.append(self._turn_markdown() + ("▍" if not self._task.token.cancelled else ""))
+    def _render(self) -> None:
+        parts = [t.markdown(i) for i, t in enumerate(self.turns)]
+        if self._live is not None:
+            parts.append(self._live.markdown(len(self.turns)) + "▍")
+        if not parts:
+            parts.append(
+                "*Ask anything about your notes. Answers cite the passages they use: click a "
+                "number like [1] to see it in its note.*"
+            )
         self.view.setMarkdown("\n".join(parts))
         bar = self.view.verticalScrollBar()
         bar.setValue(bar.maximum())
 
     def _anchor(self, url: QUrl) -> None:
-        if url.scheme() == "quire" and url.path().startswith("source/"):
-            self.source_clicked.emit(int(url.path().split("/")[1]))
+        parts = url.path().split("/")
+        if url.scheme() != "quire" or len(parts) != 3 or parts[0] != "source":
+            return
+        index, number = int(parts[1]), int(parts[2])
+        turn = self._live if index == len(self.turns) else None
+        if 0 <= index < len(self.turns):
+            turn = self.turns[index]
+        if turn is None:
+            return
+        self.sources_ready.emit(turn.sources, turn.answerable, turn.cited or None)
+        source = next((s for s in turn.sources if s["n"] == number), None)
+        if source is not None:
+            self.source_clicked.emit(source)

@@ -1,13 +1,14 @@
-"""The Quire window: folders, chat, search and sources, and a viewer that opens a note with the
-passage's exact character span selected. A thin layer over the same service the CLI uses."""
+"""The Quire window: folders with live status, chat, search, sources, and a viewer that opens a
+note with the passage's exact character span selected. A thin layer over the core service."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -16,10 +17,11 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
-    QPlainTextEdit,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QStatusBar,
     QTabWidget,
     QVBoxLayout,
@@ -27,44 +29,74 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.cancel import Progress
+from desktop_app.core.conversations import ConversationStore
+from desktop_app.core.ingest.watcher import Change, LiveIndex
 from desktop_app.ui.chat import ChatPane
-from desktop_app.ui.workers import Task, run_in_background
+from desktop_app.ui.dialogs import show_error
+from desktop_app.ui.folders import FilesView, FoldersPanel
+from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.sources import SourcesPanel
+from desktop_app.ui.viewer import PassageViewer, _qt_offset
+from desktop_app.ui.welcome import WelcomePage
+from desktop_app.ui.workers import Task, on_gui_thread, run_in_background
+
+__all__ = ["MainWindow", "_qt_offset"]
+REFRESH_MS = 300  # status refreshes are coalesced: a burst of changes costs one query
+PROGRESS_MS = 100
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, service: Any, folders: list[Path]) -> None:
+    def __init__(self, service: Any, folders: list[Path], store: ConversationStore | None = None):
         super().__init__()
         self.service = service
         self.folders = [f.resolve() for f in folders]
+        self.store = store or ConversationStore(service.home / "conversations")
+        self.live: LiveIndex | None = None
+        self.ready = False
+        self.last_status: dict[str, Any] | None = None
         self._search_task: Task | None = None
-        self._sources: list[dict] = []
+        self._status_task: Task | None = None
+        self._latest_progress: Progress | None = None
         self.setWindowTitle("Quire")
-        self.resize(1280, 800)
+        self.resize(1280, 820)
         self._build()
-        self.index_task = self._start_indexing()
+        if self.folders:
+            self.start_live_index()
+        else:
+            self.pages.setCurrentWidget(self.welcome)
 
     # -- layout -----------------------------------------------------------------------------------
     def _build(self) -> None:
-        self.folder_list = QListWidget()
-        self.folder_list.setAccessibleName("Notes folders")
-        add, remove = QPushButton("Add folder…"), QPushButton("Remove")
-        add.clicked.connect(self.add_folder)
-        remove.clicked.connect(self.remove_folder)
-        folder_buttons = QHBoxLayout()
-        folder_buttons.addWidget(add)
-        folder_buttons.addWidget(remove)
-        folders = QWidget()
-        fl = QVBoxLayout(folders)
-        fl.addWidget(QLabel("<b>Folders</b>"))
-        fl.addWidget(self.folder_list, 1)
-        fl.addLayout(folder_buttons)
+        self.welcome = WelcomePage()
+        self.welcome.open_samples.connect(self.open_sample_notes)
+        self.welcome.choose_folder.connect(self.add_folder)
+        self.folders_panel = FoldersPanel()
+        self.folders_panel.add_requested.connect(self.add_folder)
+        self.folders_panel.remove_requested.connect(self.remove_folder)
+        self.folders_panel.pause_toggled.connect(self.set_paused)
+        self.conversations = QListWidget()
+        self.conversations.setAccessibleName("Earlier conversations")
+        self.conversations.itemActivated.connect(self._open_conversation)
+        self.conversations.itemClicked.connect(self._open_conversation)
+        delete = QPushButton("Delete")
+        delete.setAccessibleName("Delete conversation")
+        delete.clicked.connect(self._delete_conversation)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.addWidget(self.folders_panel, 3)
+        ll.addWidget(QLabel("<b>Conversations</b>"))
+        ll.addWidget(self.conversations, 2)
+        ll.addWidget(delete)
 
-        self.chat = ChatPane(self.service)
+        self.chat = ChatPane(self.service, self.store)
         self.chat.sources_ready.connect(self._show_sources)
         self.chat.source_clicked.connect(self.open_source)
-        self.chat.finished.connect(self._mark_cited)
-        self.query = QLineEdit(placeholderText="Search your notes…  (Enter)")
+        self.chat.finished.connect(lambda done: self.sources.mark_cited(
+            set(done["citations"]["valid"])))  # fmt: skip
+        self.chat.conversation_saved.connect(lambda _: self._list_conversations())
+        self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
         self.query.setAccessibleName("Search query")
+        self.query.setClearButtonEnabled(True)
         self.query.returnPressed.connect(self.search)
         self.results = QListWidget()
         self.results.setAccessibleName("Matching passages")
@@ -74,56 +106,85 @@ class MainWindow(QMainWindow):
         sl = QVBoxLayout(search)
         sl.addWidget(self.query)
         sl.addWidget(self.results)
+        self.files = FilesView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.chat, "Ask")
         self.tabs.addTab(search, "Search")
+        self.tabs.addTab(self.files, "Files")
 
-        self.sources = QListWidget()
-        self.sources.setAccessibleName("Sources")
-        self.sources.setWordWrap(True)
-        self.sources.itemClicked.connect(
-            lambda item: self.open_source(item.data(Qt.ItemDataRole.UserRole))
-        )
-        self.heading = QLabel("Indexing your notes…")
-        self.heading.setWordWrap(True)
-        self.viewer = QPlainTextEdit(readOnly=True)
-        self.viewer.setAccessibleName("Note viewer")
-        self.viewer.setFont(QFont("DejaVu Sans", 10))
+        self.sources = SourcesPanel()
+        self.sources.source_clicked.connect(self.open_source)
+        self.sources.show_sources([])
+        self.viewer = PassageViewer()
         right = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(QLabel("<b>Sources</b>"))
         tl.addWidget(self.sources)
-        bottom = QWidget()
-        bl = QVBoxLayout(bottom)
-        bl.addWidget(self.heading)
-        bl.addWidget(self.viewer)
         right.addWidget(top)
-        right.addWidget(bottom)
-        right.setSizes([250, 550])
+        right.addWidget(self.viewer)
+        right.setSizes([300, 500])
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        for widget in (folders, self.tabs, right):
+        for widget in (left, self.tabs, right):
             splitter.addWidget(widget)
-        splitter.setSizes([220, 560, 500])
-        self.setCentralWidget(splitter)
+        splitter.setSizes([240, 560, 480])
+        main = QWidget()
+        ml = QHBoxLayout(main)
+        ml.addWidget(splitter)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.welcome)
+        self.pages.addWidget(main)
+        self.pages.setCurrentWidget(main)
+        self.main_page = main
+        self.setCentralWidget(self.pages)
+
         self.progress_bar = QProgressBar(maximumWidth=240)
+        self.progress_bar.hide()
         status = QStatusBar()
         status.addPermanentWidget(self.progress_bar)
         self.setStatusBar(status)
-        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.query.setFocus)
-        self._refresh_folders()
+        self._build_menu()
+        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.refresh_status)
+        self._progress_timer = QTimer(self, interval=PROGRESS_MS)
+        self._progress_timer.timeout.connect(self._show_progress)
+        self._list_conversations()
 
-    # -- folders and indexing --------------------------------------------------------------------
-    def _start_indexing(self) -> Task:
-        folders = list(self.folders)
-        self.progress_bar.show()
-        return run_in_background(
-            lambda progress, cancel: self.service.index(folders, progress=progress, cancel=cancel),
-            on_done=self._indexed,
-            on_error=self._failed,
-            on_progress=self._progress,
+    def _build_menu(self) -> None:
+        actions = (
+            ("&Add notes folder…", "Ctrl+O", self.add_folder),
+            ("&New chat", "Ctrl+N", self.chat.new_chat),
+            ("&Search notes", "Ctrl+L", self._focus_search),
+            ("Se&ttings…", "Ctrl+,", self.open_settings),
+            ("&Quit", "Ctrl+Q", self.close),
         )
+        menu = self.menuBar().addMenu("&Quire")
+        for text, keys, slot in actions:
+            action = QAction(text, self, shortcut=QKeySequence(keys))
+            action.triggered.connect(lambda _=False, s=slot: s())
+            menu.addAction(action)
+            self.addAction(action)  # shortcuts work even while the menu bar is hidden
+
+    # -- folders and live indexing -------------------------------------------------------------
+    def start_live_index(self) -> None:
+        self.pages.setCurrentWidget(self.main_page)
+        self.live = LiveIndex(
+            self.service,
+            self.folders,
+            on_change=on_gui_thread(self._changed, self),
+            progress=on_gui_thread(self._progress, self),
+        )
+        self.live.start()
+        self._progress_timer.start()
+        self.statusBar().showMessage("Looking for new and changed notes…")
+        self.refresh_status()
+
+    def open_sample_notes(self) -> None:
+        from desktop_app.paths import sample_notes
+
+        self.add_folder(sample_notes())
 
     def add_folder(self, folder: Path | None = None) -> None:
         if folder is None:
@@ -131,56 +192,163 @@ class MainWindow(QMainWindow):
             if not chosen:
                 return
             folder = Path(chosen)
-        if folder.resolve() not in self.folders:
-            self.folders.append(folder.resolve())
-            self.index_task.cancel()
-            self.index_task = self._start_indexing()
-
-    def remove_folder(self) -> None:
-        item = self.folder_list.currentItem()
-        if item is None:
+        folder = folder.resolve()
+        if folder in self.folders:
             return
-        folder = Path(item.data(Qt.ItemDataRole.UserRole))
-        from desktop_app.core.ingest.indexer import remove_folder
+        self.folders.append(folder)
+        self.ready = False
+        if self.live is None:
+            self.start_live_index()
+        else:
+            self.live.add_folder(folder)
+            self.refresh_status()
 
-        remove_folder(self.service.database, folder)
+    def remove_folder(self, folder: Path) -> None:
+        answer = QMessageBox.question(
+            self, "Remove folder",
+            f"Stop using {folder}?\nIts notes leave Quire's index; the files stay untouched.",
+        )  # fmt: skip
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.forget_folder(folder)
+
+    def forget_folder(self, folder: Path) -> None:
         self.folders = [f for f in self.folders if f != folder]
-        self._refresh_folders()
-
-    def _refresh_folders(self) -> None:
-        self.folder_list.clear()
-        files = self.service.status(check_integrity=False)["files"]
-        for folder in self.folders:
-            mine = [f for f in files if f["folder"] == str(folder)]
-            indexed = sum(f["status"] == "indexed" for f in mine)
-            pending = sum(f["status"] == "pending embedding" for f in mine)
-            problems = sum(f["status"] in ("skipped", "failed") for f in mine)
-            item = QListWidgetItem(
-                f"{folder.name}\n{indexed + pending} notes · {pending} pending · {problems} skipped"
+        live = self.live
+        if live is not None:
+            run_in_background(
+                lambda progress, cancel: live.remove_folder(folder),
+                on_done=lambda _: self.refresh_status(),
+                on_error=self._failed,
             )
-            item.setToolTip(str(folder))
-            item.setData(Qt.ItemDataRole.UserRole, str(folder))
-            self.folder_list.addItem(item)
 
-    def _progress(self, p: Progress) -> None:
-        label = {"index": "Indexing", "embed": "Embedding"}.get(p.phase, p.phase)
+    def set_paused(self, paused: bool) -> None:
+        if self.live is None:
+            return
+        if paused:
+            self.live.pause()
+            self.progress_bar.hide()
+            self.statusBar().showMessage("Indexing paused — search and answers still work")
+        else:
+            self.live.resume()
+
+    def _changed(self, change: Change) -> None:
+        if change.kind in ("failed", "notice", "warning"):
+            self.statusBar().showMessage(str(change), 8000)
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def _progress(self, progress: Progress) -> None:
+        self._latest_progress = progress  # shown by a timer: thousands of files, few repaints
+
+    def _show_progress(self) -> None:
+        p, self._latest_progress = self._latest_progress, None
+        if p is None or (self.live is not None and self.live.paused):
+            return
+        if p.done >= p.total:
+            self.progress_bar.hide()
+            return
+        self.ready = False
+        self.progress_bar.show()
         self.progress_bar.setMaximum(max(p.total, 1))
         self.progress_bar.setValue(p.done)
-        self.statusBar().showMessage(f"{label} {p.done}/{p.total} {p.detail}")
+        if p.phase == "embed":
+            text = f"Computing vectors {p.done}/{p.total} — keyword search already works"
+        else:
+            text = f"Reading notes {p.done}/{p.total}  {p.detail}"
+        self.statusBar().showMessage(text)
 
-    def _indexed(self, _reports: Any) -> None:
-        counts = self.service.status(check_integrity=False)["counts"]
+    def refresh_status(self) -> None:
+        """Read the index status off the GUI thread, then update folders, files and readiness."""
+        if self._status_task is not None:
+            self._status_task.cancel()
+        self._status_task = run_in_background(
+            lambda progress, cancel: self.service.status(check_integrity=False),
+            on_done=self._status_ready,
+            on_error=self._failed,
+        )
+
+    def _status_ready(self, status: dict[str, Any]) -> None:
+        self.last_status = status
+        self.folders_panel.show_folders(self.folders, status["files"])
+        self.files.show_status(status)
+        counts = status["counts"]
+        live = self.live
+        busy = live is None or not live.idle.is_set() or live.embedding.is_set()
+        if live is not None and live.paused:
+            return
+        if busy or counts["pending_embedding"]:
+            if not self._refresh_timer.isActive():
+                self._refresh_timer.start(1000)  # check again: the workers are still going
+            return
+        self.ready = True
         self.progress_bar.hide()
-        self._refresh_folders()
-        self.heading.setText("Ready. Ask a question or search your notes.")
+        problems = counts["skipped"] + counts["failed"]
+        extra = f" · {problems} skipped or failed (see Files)" if problems else ""
         self.statusBar().showMessage(
-            f"{counts['notes']} notes, {counts['chunks']} passages indexed", 10000
+            f"Ready — {counts['notes']} notes, {counts['chunks']} passages{extra}"
         )
 
     def _failed(self, message: str) -> None:
-        self.statusBar().showMessage(f"Problem: {message.splitlines()[0]}")
+        first, _, details = message.partition("\n\n")
+        show_error(self, f"Something went wrong: {first}", details)
+
+    # -- settings --------------------------------------------------------------------------------
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.service.settings, self)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, settings: Any) -> None:
+        changed = self.service.apply_settings(settings)
+        if not changed or self.live is None:
+            return
+        self.live.redo()
+        self.ready = False
+        if "embedding model" in changed:
+            self.statusBar().showMessage(
+                "Embedding model changed: every passage is embedded again in the background. "
+                "Keyword search works meanwhile."
+            )
+        else:
+            self.statusBar().showMessage("Passage size changed: reading every note again…")
+
+    # -- conversations -----------------------------------------------------------------------------
+    def _list_conversations(self) -> None:
+        self.conversations.clear()
+        for conversation in self.store.recent():
+            when = time.strftime("%d %b %H:%M", time.localtime(conversation.updated))
+            item = QListWidgetItem(f"{conversation.title}\n{when} · {len(conversation.turns)} "
+                                   "questions")  # fmt: skip
+            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
+            self.conversations.addItem(item)
+
+    def _open_conversation(self, item: QListWidgetItem) -> None:
+        try:
+            conversation = self.store.load(item.data(Qt.ItemDataRole.UserRole))
+        except (OSError, ValueError, TypeError) as exc:
+            show_error(self, "This conversation cannot be opened.", str(exc))
+            return
+        self.tabs.setCurrentWidget(self.chat)
+        self.chat.open_conversation(conversation)
+
+    def _delete_conversation(self) -> None:
+        item = self.conversations.currentItem()
+        if item is None:
+            return
+        conversation_id = item.data(Qt.ItemDataRole.UserRole)
+        self.store.delete(conversation_id)
+        if self.chat.conversation.id == conversation_id:
+            self.chat.new_chat()
+        self._list_conversations()
 
     # -- search ------------------------------------------------------------------------------------
+    def _focus_search(self) -> None:
+        self.tabs.setCurrentIndex(1)
+        self.query.setFocus()
+        self.query.selectAll()
+
     def search(self) -> None:
         text = self.query.text().strip()
         if not text:
@@ -198,74 +366,38 @@ class MainWindow(QMainWindow):
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
             snippet = " ".join(r.text.split())[:200]
-            item = QListWidgetItem(f"[{n}] {where}  ·  {r.score:.2f}\n{snippet}")
+            item = QListWidgetItem(f"[{n}] {where}  ·  {r.score:.3f}\n{snippet}")
             item.setData(Qt.ItemDataRole.UserRole, r)
-            item.setToolTip(r.path)
+            item.setToolTip(f"{r.path} · lines {r.line_start}–{r.line_end}")
             self.results.addItem(item)
         if results:
             self.results.setCurrentRow(0)
         else:
-            self.heading.setText("No matching passages in your notes.")
+            self.viewer.show_message("No matching passages in your notes.")
 
     def _show_result(self, item: QListWidgetItem | None, _: Any = None) -> None:
         if item is not None:
             r = item.data(Qt.ItemDataRole.UserRole)
             self.open_passage(Path(r.folder), r.path, r.start, r.end, r.line_start, r.line_end)
 
-    # -- sources -----------------------------------------------------------------------------------
-    def _show_sources(self, sources: list[dict], answerable: bool) -> None:
-        self._sources = sources
-        self.sources.clear()
-        if not answerable:
-            self.sources.addItem("Not in your notes — the closest passages:")
-        for s in sources:
-            where = " › ".join(s["heading_path"]) or s["title"]
-            snippet = " ".join(s["text"].split())[:160]
-            item = QListWidgetItem(f"[{s['n']}] {where}\n{snippet}")
-            item.setData(Qt.ItemDataRole.UserRole, s["n"])
-            item.setToolTip(f"{s['path']} · lines {s['lines'][0]}–{s['lines'][1]}")
-            self.sources.addItem(item)
+    # -- sources and the viewer ----------------------------------------------------------------
+    def _show_sources(self, sources: list[dict], answerable: bool, cited: Any) -> None:
+        self.sources.show_sources(sources, answerable, cited)
 
-    def _mark_cited(self, done: dict) -> None:
-        cited = set(done["citations"]["valid"])
-        for row in range(self.sources.count()):
-            item = self.sources.item(row)
-            n = item.data(Qt.ItemDataRole.UserRole)
-            if n is not None and cited and n not in cited:
-                item.setForeground(Qt.GlobalColor.gray)  # unused sources are dimmed
-
-    def open_source(self, number: int) -> None:
-        source = next((s for s in self._sources if s["n"] == number), None)
-        if source is not None:
-            self.open_passage(Path(source["folder"]), source["path"], source["start"],
-                              source["end"], *source["lines"])  # fmt: skip
+    def open_source(self, source: dict) -> None:
+        self.open_passage(Path(source["folder"]), source["path"], source["start"],
+                          source["end"], *source["lines"])  # fmt: skip
 
     def open_passage(
         self, folder: Path, path: str, start: int, end: int, line_start: int, line_end: int
     ) -> None:
-        from desktop_app.core.ingest.loaders import read_note
-
-        try:
-            decoded, _ = read_note(folder / path, 50_000_000)
-        except Exception as exc:
-            self.heading.setText(f"Cannot open {path}: {exc}")
-            return
-        self.heading.setText(f"{path}  ·  lines {line_start}–{line_end}")
-        self.viewer.setPlainText(decoded.text)  # plain text: nothing in a note is ever run
-        cursor = self.viewer.textCursor()
-        cursor.setPosition(_qt_offset(decoded.text, start))
-        cursor.setPosition(_qt_offset(decoded.text, end), QTextCursor.MoveMode.KeepAnchor)
-        self.viewer.setTextCursor(cursor)
-        self.viewer.centerCursor()
+        self.viewer.open_passage(folder, path, start, end, line_start, line_end)
 
     def closeEvent(self, event: Any) -> None:
-        self.index_task.cancel()
         self.chat.stop()
         if self._search_task:
             self._search_task.cancel()
+        if self.live is not None:
+            self.live.stop(timeout=5.0)
+            self.live = None
         super().closeEvent(event)
-
-
-def _qt_offset(text: str, offset: int) -> int:
-    """Python counts code points, Qt counts UTF-16 units: astral characters take two."""
-    return offset + sum(1 for ch in text[:offset] if ord(ch) > 0xFFFF)

@@ -77,3 +77,15 @@ def run_in_background(
             signal.connect(_unless_cancelled(cancel, callback))
     (pool or QThreadPool.globalInstance()).start(_Job(fn, signals, cancel))
     return Task(signals, cancel)
+
+
+class _Relay(QObject):
+    delivered = Signal(object)
+
+
+def on_gui_thread(callback: Callable[[Any], None], owner: QObject) -> Callable[[Any], None]:
+    """A function any thread may call; `callback` then runs on the GUI thread. Calls stop
+    when `owner` is destroyed (core callbacks, e.g. the live index's, outlive no window)."""
+    relay = _Relay(owner)
+    relay.delivered.connect(callback)
+    return relay.delivered.emit

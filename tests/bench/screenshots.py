@@ -23,7 +23,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.service import Quire
-    from desktop_app.ui.app import sample_notes
+    from desktop_app.paths import sample_notes
     from desktop_app.ui.main_window import MainWindow
 
     app = QApplication(sys.argv)

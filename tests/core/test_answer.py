@@ -17,7 +17,7 @@ from desktop_app.core.answer.llm import Generation, LocalModel, bundled_model_pa
 from desktop_app.core.answer.prompt import INSTRUCTIONS, Source, assemble
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.service import Quire
-from desktop_app.ui.app import sample_notes
+from desktop_app.paths import sample_notes
 
 
 @pytest.fixture(scope="module")

@@ -67,6 +67,7 @@ class LocalModel:
     ):
         self.path = (path or bundled_model_path()).resolve()
         self.info = inspect_model(self.path)
+        self.requested_ctx = n_ctx
         self.n_ctx = choose_context(self.info, n_ctx)
         self.threads = threads or max(1, (os.cpu_count() or 2))
         self.notices: list[str] = []

@@ -35,6 +35,7 @@ class Source:
     chunk_ids: list[int] = field(default_factory=list)
     note_id: int = 0
     seqs: set[int] = field(default_factory=set)
+    matched: list[str] = field(default_factory=list)  # query words found in the passage
 
     @property
     def label(self) -> str:
@@ -45,6 +46,7 @@ class Source:
             "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
             "heading_path": self.heading_path, "start": self.start, "end": self.end,
             "lines": [self.line_start, self.line_end], "score": self.score, "text": self.text,
+            "matched": self.matched,
         }  # fmt: skip
 
 
@@ -62,6 +64,7 @@ def build_sources(results: list[Any]) -> list[Source]:
             number=0, path=r.path, folder=r.folder, title=r.title, heading_path=r.heading_path,
             start=r.start, end=r.end, line_start=r.line_start, line_end=r.line_end, text=r.text,
             score=r.score, chunk_ids=[r.chunk_id], note_id=r.note_id, seqs={r.seq},
+            matched=list(r.matched_terms),
         )  # fmt: skip
         siblings.append(source)
         merged.append(source)
@@ -84,6 +87,7 @@ def _merge_into(source: Source, r: Any) -> None:
     source.chunk_ids.append(r.chunk_id)
     source.seqs.add(r.seq)
     source.score = max(source.score, r.score)
+    source.matched += [w for w in r.matched_terms if w not in source.matched]
 
 
 def fence(source: Source) -> str:

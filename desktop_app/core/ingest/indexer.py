@@ -48,6 +48,11 @@ class IndexOptions:
     embed_offsets: TokenOffsets = word_offsets
     embed_limit: int = 254
 
+    @property
+    def chunking(self) -> str:
+        """What decides the chunks: when it changes, every note is chunked again."""
+        return f"tokens={self.chunk_tokens};embed_limit={self.embed_limit}"
+
 
 @dataclass
 class _Pending:
@@ -79,6 +84,7 @@ def index_folder(
     if not folder.is_dir():
         raise FileNotFoundError(f"not a folder: {folder}")
     folder_id = ensure_folder(database, folder)
+    use_chunking(database, options.chunking)
     known = _known_notes(database, folder_id)
     # Small notes first: most of a big vault is searchable long before its largest files are done.
     unreadable: list[OSError] = []
@@ -380,6 +386,19 @@ def set_meta(db: sqlite_utils.Database, key: str, value: str) -> None:
         "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
         (key, value, value),
     )
+
+
+def use_chunking(database: Database, chunking: str) -> bool:
+    """Record the chunking settings; different ones than before mark every note for re-chunking
+    (vectors are kept by text hash, so unchanged passages are not embedded again)."""
+    current = read_meta(database.reader, "chunking")
+    if current == chunking:
+        return False
+    with database.write() as db:
+        if read_meta(db, "chunking") not in (None, chunking):
+            db.execute("UPDATE notes SET mtime_ns = -1, content_hash = ''")
+        set_meta(db, "chunking", chunking)
+    return current is not None
 
 
 def use_embedding_model(database: Database, model_id: str, dimension: int) -> bool:

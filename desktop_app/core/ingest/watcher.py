@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.cancel import Cancelled, CancelToken, ProgressCallback, no_progress
 from desktop_app.core.ingest import indexer, loaders
 
 DEBOUNCE_SECONDS = 0.25
@@ -30,7 +30,9 @@ _NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs"
 class Change:
     """One line of what happened, for `quire watch` and the window's status."""
 
-    kind: str  # "indexed", "removed", "moved", "skipped", "failed", "embedded", "notice"
+    # "indexed", "removed", "moved", "skipped", "failed", "warning", "embedded", "notice",
+    # and the quiet ones (QUIET_KINDS) the window uses to know when work is done
+    kind: str
     path: str = ""
     detail: str = ""
 
@@ -39,6 +41,7 @@ class Change:
 
 
 ChangeCallback = Callable[[Change], None]
+QUIET_KINDS = frozenset({"scanned", "caught-up"})
 
 
 class _Debouncer:
@@ -90,10 +93,12 @@ class LiveIndex:
         debounce: float = DEBOUNCE_SECONDS,
         reconcile_every: float = RECONCILE_SECONDS,
         force_polling: bool = False,
+        progress: ProgressCallback = no_progress,
     ) -> None:
         self.service = service
         self.folders = [f.resolve() for f in folders]
         self.on_change = on_change
+        self.progress = progress
         self.reconcile_every = reconcile_every
         self.force_polling = force_polling
         self.polling = False
@@ -103,9 +108,14 @@ class LiveIndex:
         self._rescan = threading.Event()
         self._embed_needed = threading.Event()
         self._stop = CancelToken()
+        self._work = CancelToken()  # cancelled by pause() or stop(); replaced on resume()
+        self._running = threading.Event()  # cleared while paused
+        self._running.set()
         self._threads: list[threading.Thread] = []
         self._observer: Any = None
+        self._watches: dict[Path, Any] = {}
         self.idle = threading.Event()  # set whenever no lexical work is queued
+        self.embedding = threading.Event()  # set while an embedding pass runs
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, reconcile: bool = True) -> None:
@@ -123,6 +133,8 @@ class LiveIndex:
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.cancel()
+        self._work.cancel()
+        self._running.set()
         self._debouncer.wake()
         self._embed_needed.set()
         if self._observer is not None:
@@ -136,6 +148,52 @@ class LiveIndex:
         self._rescan.set()
         self._debouncer.wake()
 
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def pause(self) -> None:
+        """Stop indexing and embedding soon; changes keep being collected for resume()."""
+        self._running.clear()
+        self._work.cancel()
+        self._notice("indexing paused")
+
+    def resume(self) -> None:
+        self._work = CancelToken()
+        self._running.set()
+        self._rescan.set()  # finish what the pause interrupted
+        self._embed_needed.set()
+        self._debouncer.wake()
+        self._notice("indexing resumed")
+
+    def redo(self) -> None:
+        """Settings changed: interrupt the current pass and compare everything again."""
+        old, self._work = self._work, CancelToken()
+        old.cancel()
+        self._rescan.set()
+        self._embed_needed.set()
+        self._debouncer.wake()
+
+    def add_folder(self, folder: Path) -> None:
+        folder = folder.resolve()
+        if folder in self.folders:
+            return
+        self.folders.append(folder)
+        if self._observer is not None:
+            self._schedule(self._observer, folder)
+        self.reconcile_now()
+
+    def remove_folder(self, folder: Path) -> None:
+        """Stop watching a folder and drop it from the index."""
+        folder = folder.resolve()
+        if folder in self.folders:
+            self.folders.remove(folder)
+        watch = self._watches.pop(folder, None)
+        if watch is not None and self._observer is not None:
+            self._observer.unschedule(watch)
+        indexer.remove_folder(self.service.database, folder)
+        self.on_change(Change("removed", str(folder), "folder"))
+
     # -- watchdog ------------------------------------------------------------------------
     def _start_observer(self) -> Any:
         from watchdog.observers import Observer
@@ -147,7 +205,7 @@ class LiveIndex:
             observer = Observer()
             try:
                 for folder in self.folders:
-                    observer.schedule(handler, str(folder), recursive=True)
+                    self._schedule(observer, folder, handler)
                 observer.start()
                 return observer
             except OSError as exc:
@@ -159,9 +217,13 @@ class LiveIndex:
         self.polling = True
         observer = PollingObserver(timeout=1.0)
         for folder in self.folders:
-            observer.schedule(handler, str(folder), recursive=True)
+            self._schedule(observer, folder, handler)
         observer.start()
         return observer
+
+    def _schedule(self, observer: Any, folder: Path, handler: Any = None) -> None:
+        handler = handler or _Handler(self)
+        self._watches[folder] = observer.schedule(handler, str(folder), recursive=True)
 
     def _notice(self, text: str) -> None:
         self.on_change(Change("notice", detail=text))
@@ -201,26 +263,39 @@ class LiveIndex:
     def _lexical_loop(self) -> None:
         last_reconcile = time.monotonic()
         while not self._stop.cancelled:
+            if not self._running.is_set():
+                self.idle.set()
+                self._running.wait()
+                continue
             if self._rescan.is_set() or time.monotonic() - last_reconcile > self.reconcile_every:
                 self._rescan.clear()
-                self._reconcile()
+                complete = self._reconcile()
                 last_reconcile = time.monotonic()
+                if complete:
+                    self.idle.set()
+                    self.on_change(Change("scanned", detail=f"{len(self.folders)} folder(s)"))
             self.idle.set()
             due = self._debouncer.take_due(timeout=0.5)
+            if due and not self._running.is_set():
+                for folder, rel in due:  # paused meanwhile: keep them for resume()
+                    self._debouncer.touch(folder, rel)
+                continue
             if due and not self._stop.cancelled:
                 self.idle.clear()
                 self._apply_moves()
                 self._reindex(due)
 
-    def _reconcile(self) -> None:
+    def _reconcile(self) -> bool:
+        """Compare every folder with the disk; False if a pause or stop cut it short."""
         self.idle.clear()
-        for folder in self.folders:
+        for folder in list(self.folders):
             try:
                 report = indexer.index_folder(
-                    self.service.database, folder, self.service.index_options(), cancel=self._stop
-                )
+                    self.service.database, folder, self.service.index_options(),
+                    self.progress, cancel=self._work,
+                )  # fmt: skip
             except Cancelled:
-                return
+                return False
             except OSError as exc:
                 self._notice(f"cannot read {folder}: {exc}")
                 continue
@@ -230,6 +305,7 @@ class LiveIndex:
                     "since last look"
                 )
                 self._embed_needed.set()
+        return True
 
     def _apply_moves(self) -> None:
         with self._moves_lock:
@@ -267,18 +343,23 @@ class LiveIndex:
     def _embed_loop(self) -> None:
         while not self._stop.cancelled:
             self._embed_needed.wait()
+            self._running.wait()
             self._embed_needed.clear()
             if self._stop.cancelled:
                 return
+            self.embedding.set()
             try:
-                count = self.service.embed(cancel=self._stop)
+                count = self.service.embed(self.progress, cancel=self._work)
             except Cancelled:
-                return
+                continue  # paused or stopped; resume() asks again
             except Exception as exc:
                 self._notice(f"embedding failed: {exc}")
                 continue
+            finally:
+                self.embedding.clear()
             if count:
                 self.on_change(Change("embedded", detail=f"{count} new passages"))
+            self.on_change(Change("caught-up"))
 
 
 class _Handler:

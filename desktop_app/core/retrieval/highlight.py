@@ -1,0 +1,32 @@
+"""Which words of a passage to highlight for the query words it matched."""
+
+from __future__ import annotations
+
+import re
+
+from desktop_app.core.retrieval import analyzer
+
+_WORD = re.compile(r"[^\W_]+")
+_SAME_PREFIX = 5  # "temperature" ~ "temperatures", "Brot" ~ "Brote", "chleba" ~ "chleb"
+
+
+def _related(word: str, query_word: str) -> bool:
+    short, long = sorted((word, query_word), key=len)
+    if len(short) < 4:
+        return word == query_word
+    if long.startswith(short):
+        return True
+    return len(short) >= _SAME_PREFIX - 1 and word[:_SAME_PREFIX] == query_word[:_SAME_PREFIX]
+
+
+def matching_spans(text: str, query_words: list[str]) -> list[tuple[int, int]]:
+    """[start, end) of every word in `text` related to one of `query_words` (folded compare)."""
+    wanted = [analyzer.fold(w.casefold()) for w in query_words if w]
+    if not wanted:
+        return []
+    spans = []
+    for match in _WORD.finditer(text):
+        folded = analyzer.fold(match.group().casefold())
+        if any(_related(folded, q) for q in wanted):
+            spans.append((match.start(), match.end()))
+    return spans

@@ -1,0 +1,197 @@
+"""Folders and their live status: counts per folder, and every file with its status and reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+PROBLEMS = ("skipped", "failed")
+
+
+def folder_summary(folder: Path, files: list[dict[str, Any]]) -> dict[str, int]:
+    mine = [f for f in files if f["folder"] == str(folder)]
+    return {
+        "notes": sum(f["status"] in ("indexed", "pending embedding") for f in mine),
+        "chunks": sum(f["chunks"] for f in mine),
+        "pending": sum(f["status"] == "pending embedding" for f in mine),
+        "problems": sum(f["status"] in PROBLEMS for f in mine),
+    }
+
+
+class FoldersPanel(QWidget):
+    """The folder list with Add / Remove / Pause; the window does the work."""
+
+    add_requested = Signal()
+    remove_requested = Signal(Path)
+    pause_toggled = Signal(bool)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.list = QListWidget()
+        self.list.setAccessibleName("Notes folders")
+        style = self.style()
+        self.add_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), "Add…"
+        )
+        self.add_button.setToolTip("Add a notes folder (Ctrl+O)")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Stop using this folder (your files are not touched)")
+        self.pause_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_MediaPause), "Pause"
+        )
+        self.pause_button.setCheckable(True)
+        self.pause_button.setToolTip("Pause or resume indexing")
+        for button in (self.add_button, self.remove_button, self.pause_button):
+            button.setAccessibleName(button.toolTip())
+        self.add_button.clicked.connect(self.add_requested.emit)
+        self.remove_button.clicked.connect(self._remove)
+        self.pause_button.toggled.connect(self._toggle_pause)
+        buttons = QHBoxLayout()
+        for button in (self.add_button, self.remove_button, self.pause_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("<b>Folders</b>"))
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+
+    def show_folders(self, folders: list[Path], files: list[dict[str, Any]]) -> None:
+        current = self.list.currentRow()
+        self.list.clear()
+        for folder in folders:
+            s = folder_summary(folder, files)
+            lines = [folder.name, f"{s['notes']} notes · {s['chunks']} passages"]
+            if s["pending"]:
+                lines.append(f"{s['pending']} waiting for vectors")
+            if s["problems"]:
+                lines.append(f"{s['problems']} skipped or failed")
+            item = QListWidgetItem("\n".join(lines))
+            item.setToolTip(str(folder))
+            item.setData(Qt.ItemDataRole.UserRole, str(folder))
+            self.list.addItem(item)
+        self.list.setCurrentRow(min(max(current, 0), self.list.count() - 1))
+
+    def _remove(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.remove_requested.emit(Path(item.data(Qt.ItemDataRole.UserRole)))
+
+    def _toggle_pause(self, paused: bool) -> None:
+        icon = QStyle.StandardPixmap.SP_MediaPlay if paused else QStyle.StandardPixmap.SP_MediaPause
+        self.pause_button.setIcon(self.style().standardIcon(icon))
+        self.pause_button.setText("Resume" if paused else "Pause")
+        self.pause_toggled.emit(paused)
+
+
+class FileStatusModel(QAbstractTableModel):
+    """Every file Quire looked at, with its status and the reason when it was not indexed."""
+
+    COLUMNS = ("File", "Status", "Passages", "Language", "Details")
+    _COLORS: ClassVar[dict[str, str]] = {
+        "failed": "#d93025",
+        "skipped": "#b06000",
+        "pending embedding": "#1a73e8",
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+        self.filter = "all"
+
+    def set_files(self, files: list[dict[str, Any]], filter_: str | None = None) -> None:
+        self.filter = filter_ or self.filter
+        wanted = {
+            "all": lambda f: True,
+            "problems": lambda f: f["status"] in PROBLEMS or bool(f["reason"]),
+            "pending": lambda f: f["status"] == "pending embedding",
+        }[self.filter]
+        self.beginResetModel()
+        self.rows = [f for f in files if wanted(f)]
+        self.endResetModel()
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = 0) -> Any:
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (
+                f"{Path(row['folder']).name}/{row['path']}",
+                row["status"],
+                row["chunks"],
+                row["language"],
+                row["reason"],
+            )[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{row['folder']}/{row['path']}\n{row['reason']}".strip()
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1:
+            color = self._COLORS.get(row["status"])
+            return QColor(color) if color else None
+        return None
+
+
+class FilesView(QWidget):
+    """The per-file list, filterable to problems or to notes still waiting for vectors."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = FileStatusModel()
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Files and their status")
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.filter = QComboBox()
+        self.filter.setAccessibleName("Show files")
+        for label, key in (("All files", "all"), ("Problems", "problems"),
+                           ("Waiting for vectors", "pending")):  # fmt: skip
+            self.filter.addItem(label, key)
+        self.filter.currentIndexChanged.connect(
+            lambda _: self.model.set_files(self._files, self.filter.currentData())
+        )
+        self.summary = QLabel()
+        self._files: list[dict[str, Any]] = []
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.filter)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.table)
+
+    def show_status(self, status: dict[str, Any]) -> None:
+        self._files = status["files"]
+        c = status["counts"]
+        self.summary.setText(
+            f"{c['notes']} notes · {c['chunks']} passages · {c['pending_embedding']} waiting "
+            f"for vectors · {c['skipped']} skipped · {c['failed']} failed"
+        )
+        self.model.set_files(self._files)

@@ -1,0 +1,146 @@
+"""Settings: models, chunking, context budget, temperature and retrieval depth, validated."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop_app.settings import Settings
+
+
+def check_chat_model(path: str) -> str:
+    """'' if the GGUF file looks loadable, else the reason (the same checks as before loading)."""
+    if not path:
+        return ""
+    from desktop_app.core.answer.gguf import ModelFileError, inspect_model
+
+    try:
+        inspect_model(Path(path))
+    except ModelFileError as exc:
+        return str(exc)
+    return ""
+
+
+def check_embedding_model(path: str) -> str:
+    """'' if the folder looks like a local sentence-transformers model."""
+    if not path:
+        return ""
+    folder = Path(path)
+    if not folder.is_dir():
+        return f"not a folder: {folder}"
+    if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
+        return f"{folder} has no modules.json or config.json: not a sentence-transformers model"
+    return ""
+
+
+def _with_browse(edit: QLineEdit, browse: QPushButton) -> QWidget:
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(edit, 1)
+    layout.addWidget(browse)
+    return row
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Quire settings")
+        self.original = settings
+        self.chat_model = QLineEdit(settings.chat_model, placeholderText="Bundled SmolLM2-135M")
+        chat_browse = QPushButton("Choose…")
+        chat_browse.clicked.connect(self._choose_chat_model)
+        self.embedding_model = QLineEdit(
+            settings.embedding_model, placeholderText="Bundled all-MiniLM-L6-v2"
+        )
+        embed_browse = QPushButton("Choose…")
+        embed_browse.clicked.connect(self._choose_embedding_model)
+        self.chunk_tokens = QSpinBox(minimum=50, maximum=1000, singleStep=25)
+        self.chunk_tokens.setValue(settings.chunk_tokens)
+        self.chunk_tokens.setSuffix(" tokens")
+        self.context_tokens = QSpinBox(minimum=0, maximum=131072, singleStep=512)
+        self.context_tokens.setSpecialValueText("From the model (capped by memory)")
+        self.context_tokens.setValue(settings.context_tokens)
+        self.temperature = QDoubleSpinBox(minimum=0.0, maximum=1.5, singleStep=0.05, decimals=2)
+        self.temperature.setValue(settings.temperature)
+        self.candidates = QSpinBox(minimum=5, maximum=500)
+        self.candidates.setValue(settings.candidates)
+        self.top_k = QSpinBox(minimum=1, maximum=50)
+        self.top_k.setValue(settings.top_k)
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #d93025")
+        form = QFormLayout(self)
+        rows = (
+            ("Chat model (GGUF file)", _with_browse(self.chat_model, chat_browse)),
+            ("Embedding model (folder)", _with_browse(self.embedding_model, embed_browse)),
+            ("Passage size", self.chunk_tokens),
+            ("Context budget", self.context_tokens),
+            ("Temperature", self.temperature),
+            ("Candidates per retriever", self.candidates),
+            ("Passages shown", self.top_k),
+        )
+        for label, widget in rows:
+            widget.setAccessibleName(label)
+            form.addRow(label, widget)
+        note = QLabel(
+            "A different embedding model embeds every passage again, and a different passage "
+            "size re-reads every note; both run in the background with progress at the bottom "
+            "of the window."
+        )
+        note.setWordWrap(True)
+        note.setEnabled(False)
+        form.addRow(note)
+        form.addRow(self.problem)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        form.addRow(self.buttons)
+
+    def _choose_chat_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF (*.gguf)")
+        if path:
+            self.chat_model.setText(path)
+
+    def _choose_embedding_model(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Choose a sentence-transformers folder")
+        if path:
+            self.embedding_model.setText(path)
+
+    def chosen(self) -> Settings:
+        return replace(
+            self.original,
+            chat_model=self.chat_model.text().strip(),
+            embedding_model=self.embedding_model.text().strip(),
+            chunk_tokens=self.chunk_tokens.value(),
+            context_tokens=self.context_tokens.value(),
+            temperature=round(self.temperature.value(), 2),
+            candidates=self.candidates.value(),
+            top_k=self.top_k.value(),
+        )
+
+    def accept(self) -> None:
+        settings = self.chosen()
+        problem = check_chat_model(settings.chat_model) or check_embedding_model(
+            settings.embedding_model
+        )
+        if problem:
+            self.problem.setText(problem)  # stay open: nothing is lost, the user can fix it
+            return
+        super().accept()

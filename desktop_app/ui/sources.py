@@ -1,0 +1,88 @@
+"""The sources panel: the passages behind an answer (or a search), cited ones first, unused ones
+dimmed, each with its note, heading path, scores and the matching words highlighted."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+
+from desktop_app.core.retrieval.highlight import matching_spans
+from desktop_app.ui.chat import InertBrowser
+from desktop_app.ui.theme import dim_color, mark_color
+
+SNIPPET_CHARS = 260
+
+
+def snippet_html(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> str:
+    """A window of the passage around its first matching word, matches marked, all escaped."""
+    flat = " ".join(text.split())
+    spans = matching_spans(flat, words)
+    start = max(0, spans[0][0] - limit // 3) if spans else 0
+    end = min(len(flat), start + limit)
+    out, pos = [], start
+    for a, b in spans:
+        if a < start or b > end:
+            continue
+        out.append(html.escape(flat[pos:a]))
+        out.append(f'<span style="background:{mark_color()}">{html.escape(flat[a:b])}</span>')
+        pos = b
+    out.append(html.escape(flat[pos:end]))
+    return ("…" if start else "") + "".join(out) + ("…" if end < len(flat) else "")
+
+
+class SourcesPanel(InertBrowser):
+    source_clicked = Signal(dict)
+
+    def __init__(self) -> None:
+        super().__init__(openLinks=False)
+        self.setAccessibleName("Sources")
+        self.sources: list[dict[str, Any]] = []
+        self.answerable = True
+        self.cited: set[int] | None = None
+        self.anchorClicked.connect(self._clicked)
+
+    def show_sources(
+        self, sources: list[dict[str, Any]], answerable: bool = True, cited: set[int] | None = None
+    ) -> None:
+        self.sources, self.answerable, self.cited = sources, answerable, cited
+        self._render()
+
+    def mark_cited(self, cited: set[int]) -> None:
+        self.cited = cited
+        self._render()
+
+    def _ordered(self) -> list[dict[str, Any]]:
+        if not self.cited:
+            return self.sources
+        return sorted(self.sources, key=lambda s: s["n"] not in self.cited)  # stable: cited first
+
+    def _render(self) -> None:
+        dim = dim_color()
+        parts = []
+        if not self.answerable:
+            parts.append("<p><b>Not in your notes</b> — the closest passages:</p>")
+        for s in self._ordered():
+            where = " › ".join(s["heading_path"]) or s["title"] or s["path"]
+            unused = bool(self.cited) and s["n"] not in self.cited
+            style = f' style="color:{dim}"' if unused else ""
+            scores = f"score {s['score']:.3f} · {s['path']} · lines {s['lines'][0]}–{s['lines'][1]}"
+            parts.append(
+                f"<p{style}><a href='quire:source/{s['n']}'><b>[{s['n']}]</b> "
+                f"{html.escape(where)}</a>{' (not cited)' if unused else ''}<br>"
+                f"<small style='color:{dim}'>{html.escape(scores)}</small><br>"
+                f"{snippet_html(s['text'], s.get('matched', []))}</p>"
+            )
+        if not self.sources:
+            parts.append(f"<p style='color:{dim}'>Passages behind an answer appear here.</p>")
+        self.setHtml("".join(parts))
+
+    def source(self, number: int) -> dict[str, Any] | None:
+        return next((s for s in self.sources if s["n"] == number), None)
+
+    def _clicked(self, url: QUrl) -> None:
+        if url.scheme() == "quire" and url.path().startswith("source/"):
+            found = self.source(int(url.path().split("/")[1]))
+            if found is not None:
+                self.source_clicked.emit(found)

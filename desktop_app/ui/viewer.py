@@ -1,0 +1,148 @@
+"""The passage viewer: the note as plain text with exactly the passage's span selected, buttons to
+open or reveal the note, and the note's local images. Remote images are never fetched."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QProcess, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QFont, QPixmap, QTextCursor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.ingest.loaders import read_note
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
+THUMB_HEIGHT = 120
+VIEW_LIMIT_BYTES = 50_000_000
+
+
+def image_refs(text: str) -> list[str]:
+    return [m.group(1) or m.group(2) for m in _IMAGE.finditer(text)]
+
+
+def local_image(note: Path, ref: str) -> Path | None:
+    """The file a reference points to, if it is a local file; None for anything remote."""
+    url = QUrl(ref)
+    if url.scheme() and not url.isLocalFile() and len(url.scheme()) > 1:  # "C:" is a drive
+        return None
+    path = (
+        Path(url.toLocalFile())
+        if url.isLocalFile()
+        else note.parent / QUrl.fromPercentEncoding(ref.encode())
+    )
+    return path if path.is_file() else None
+
+
+def _qt_offset(text: str, offset: int) -> int:
+    """Python counts code points, Qt counts UTF-16 units: astral characters take two."""
+    return offset + sum(1 for ch in text[:offset] if ord(ch) > 0xFFFF)
+
+
+class PassageViewer(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        self.note: Path | None = None
+        self.heading = QLabel("Click a source or a search result to see it in its note.")
+        self.heading.setWordWrap(True)
+        self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.open_button = QPushButton("Open note")
+        self.open_button.setToolTip("Open the note in its default app")
+        self.reveal_button = QPushButton("Show in folder")
+        self.reveal_button.setToolTip("Show the note in the file manager")
+        for button in (self.open_button, self.reveal_button):
+            button.setAccessibleName(button.toolTip())
+            button.setEnabled(False)
+        self.open_button.clicked.connect(self.open_externally)
+        self.reveal_button.clicked.connect(self.reveal)
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setAccessibleName("Note viewer")
+        self.text.setFont(QFont("DejaVu Sans", 10))
+        self.images = QWidget()
+        self.images_layout = QHBoxLayout(self.images)
+        self.images_layout.setContentsMargins(0, 0, 0, 0)
+        self.images_area = QScrollArea()
+        self.images_area.setWidget(self.images)
+        self.images_area.setWidgetResizable(True)
+        self.images_area.setMaximumHeight(THUMB_HEIGHT + 30)
+        self.images_area.hide()
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.open_button)
+        top.addWidget(self.reveal_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.images_area)
+
+    def show_message(self, text: str) -> None:
+        self.heading.setText(text)
+
+    def open_passage(
+        self, folder: Path, path: str, start: int, end: int, line_start: int, line_end: int
+    ) -> bool:
+        note = folder / path
+        try:
+            decoded, _ = read_note(note, VIEW_LIMIT_BYTES)
+        except Exception as exc:  # moved, deleted or unreadable since it was indexed
+            self.heading.setText(f"Cannot open {path}: {exc}")
+            return False
+        self.note = note
+        for button in (self.open_button, self.reveal_button):
+            button.setEnabled(True)
+        self.heading.setText(f"<b>{path}</b> · lines {line_start}–{line_end}")
+        self.text.setPlainText(decoded.text)  # plain text: nothing in a note is ever run
+        cursor = self.text.textCursor()
+        cursor.setPosition(_qt_offset(decoded.text, start))
+        cursor.setPosition(_qt_offset(decoded.text, end), QTextCursor.MoveMode.KeepAnchor)
+        self.text.setTextCursor(cursor)
+        self.text.centerCursor()
+        self._show_images(note, decoded.text[start:end])
+        return True
+
+    def _show_images(self, note: Path, passage: str) -> None:
+        while self.images_layout.count():
+            item = self.images_layout.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        refs = image_refs(passage)
+        for ref in refs:
+            label = QLabel()
+            local = local_image(note, ref)
+            pixmap = QPixmap(str(local)) if local else QPixmap()
+            if not pixmap.isNull():
+                smooth = Qt.TransformationMode.SmoothTransformation
+                label.setPixmap(pixmap.scaledToHeight(THUMB_HEIGHT, smooth))
+                label.setToolTip(str(local))
+            else:
+                why = "remote images are never loaded" if local is None else "unreadable"
+                label.setText(f"Image not shown ({why}):\n{ref}")
+                label.setEnabled(False)
+            label.setAccessibleName(f"Image {ref}")
+            self.images_layout.addWidget(label)
+        self.images_layout.addStretch(1)
+        self.images_area.setVisible(bool(refs))
+
+    def open_externally(self) -> None:
+        if self.note is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.note)))
+
+    def reveal(self) -> None:
+        if self.note is None:
+            return
+        if sys.platform == "win32":
+            QProcess.startDetached("explorer", [f"/select,{self.note}"])
+        elif sys.platform == "darwin":
+            QProcess.startDetached("open", ["-R", str(self.note)])
+        else:  # no portable "select this file" on Linux desktops: open its folder
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.note.parent)))
