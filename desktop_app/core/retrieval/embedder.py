@@ -151,9 +151,11 @@ def _load_sentence_transformer(path: str) -> Any:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from sentence_transformers import SentenceTransformer
+    from desktop_app.core.heavy import collector_paused, import_heavy
 
+    SentenceTransformer = import_heavy("sentence_transformers").SentenceTransformer
     try:
-        return SentenceTransformer(path, device="cpu", local_files_only=True)
+        with collector_paused():
+            return SentenceTransformer(path, device="cpu", local_files_only=True)
     except Exception as exc:  # any load failure becomes one clear message
         raise EmbedderError(f"cannot load embedding model {path}: {exc}") from exc

@@ -1,0 +1,79 @@
+"""Saved conversations, crash reports, passage highlights and settings that change the index."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from desktop_app import crash
+from desktop_app.core.conversations import Conversation, ConversationStore, SavedTurn
+from desktop_app.core.ingest import indexer
+from desktop_app.core.retrieval.highlight import matching_spans
+from desktop_app.core.store.db import Database
+
+
+def test_conversations_round_trip_newest_first(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "conversations")
+    older, newer = Conversation(), Conversation()
+    older.add(SavedTurn("How do I bake bread?", "At 250 °C [1].", [{"n": 1, "path": "b.md"}]))
+    store.save(older)
+    newer.add(SavedTurn("Kolik stál řetěz? " * 10, "600 Kč [1]."))
+    newer.updated = older.updated + 10
+    store.save(newer)
+    (store.folder / "damaged.json").write_text("{not json", "utf-8")
+    found = store.recent()
+    assert [c.id for c in found] == [newer.id, older.id]  # the damaged file is skipped
+    assert found[1].turns[0].sources == [{"n": 1, "path": "b.md"}]
+    assert found[0].title.endswith("…") and len(found[0].title) <= 60
+    store.delete(older.id)
+    assert [c.id for c in store.recent()] == [newer.id]
+
+
+def test_a_clean_exit_leaves_no_report(tmp_path: Path) -> None:
+    crash.start_run(tmp_path)
+    crash.clean_exit(tmp_path)
+    assert crash.previous_crash(tmp_path) is None
+
+
+def test_a_run_that_dies_leaves_a_report_for_the_next_start(tmp_path: Path) -> None:
+    code = (
+        "import sys, os; from pathlib import Path; from desktop_app import crash\n"
+        "home = Path(sys.argv[1]); crash.start_run(home)\n"
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n"
+        "    crash.record_exception(home, type(e), e, e.__traceback__)\n"
+        "os.abort()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True)
+    assert done.returncode != 0
+    report = crash.previous_crash(tmp_path)
+    assert report is not None and report.exists()
+    text = report.read_text()
+    assert "ZeroDivisionError" in text and "Fatal Python error: Aborted" in text
+    assert crash.previous_crash(tmp_path) is None  # offered once
+
+
+def test_matching_words_are_found_across_inflections_and_diacritics() -> None:
+    text = "Pečeme chléb při 250 °C; the Temperatures vary and the bread rises."
+    found = [text[a:b] for a, b in matching_spans(text, ["chleba", "temperature", "bread", "is"])]
+    assert found == ["chléb", "Temperatures", "bread"]
+    assert matching_spans(text, []) == []
+
+
+def test_a_new_passage_size_rechunks_every_note_but_keeps_vectors(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    body = "\n\n".join(f"Paragraph {i} is about topic {i} at some length." * 3 for i in range(12))
+    (notes / "long.md").write_text(f"# Long\n\n{body}\n", "utf-8")
+    database = Database(tmp_path / "q.sqlite")
+    indexer.index_folder(database, notes, indexer.IndexOptions(chunk_tokens=200))
+    count = lambda: database.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]  # noqa: E731
+    before = count()
+    again = indexer.index_folder(database, notes, indexer.IndexOptions(chunk_tokens=200))
+    assert again.unchanged == 1 and count() == before
+    smaller = indexer.index_folder(database, notes, indexer.IndexOptions(chunk_tokens=60))
+    assert smaller.indexed == 1 and count() > before
+    meta = database.reader.execute("SELECT value FROM meta WHERE key = 'chunking'").fetchone()
+    assert json.dumps(meta[0]).startswith('"tokens=60')
+    database.close()

@@ -1,0 +1,39 @@
+"""Error dialogs keep their details copyable; a crash report is offered after a crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop_app.ui.dialogs import offer_crash_report, show_error
+
+pytestmark = pytest.mark.gui
+
+
+def _button(box: QMessageBox, text: str):  # type: ignore[no-untyped-def]
+    return next(b for b in box.buttons() if b.text() == text)
+
+
+def test_error_details_can_be_copied(qtbot) -> None:  # type: ignore[no-untyped-def]
+    box = show_error(None, "Cannot open the model.", "Traceback: line 1\nModelFileError: x")
+    qtbot.addWidget(box)
+    assert box.isVisible()
+    _button(box, "Copy details").click()
+    assert box.isVisible()  # copying does not close the dialog
+    copied = QApplication.clipboard().text()
+    assert "Cannot open the model." in copied and "ModelFileError: x" in copied
+
+
+def test_crash_report_is_offered_with_its_text(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    report = tmp_path / "crash-20261130-120000.txt"
+    report.write_text("Fatal Python error: Segmentation fault", "utf-8")
+    box = offer_crash_report(None, report)
+    qtbot.addWidget(box)
+    assert str(report) in box.text()
+    assert box.detailedText() == "Fatal Python error: Segmentation fault"
+    assert any(b.text() == "Open reports folder" for b in box.buttons())
