@@ -25,6 +25,8 @@ class Settings:
     # Context budget in tokens; 0 means what the model was trained for, capped by free memory.
     context_tokens: int = 0
     temperature: float = 0.2
+    # Window colours: "system" follows the OS light/dark scheme.
+    theme: str = "system"
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:

@@ -21,8 +21,8 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("Quire")
     app.setDesktopFileName("quire")
-    apply_theme(app)
     service = Quire()
+    apply_theme(app, service.settings.theme)
     report = crash.previous_crash(service.home)
     crash.start_run(service.home)
     chosen = [f for f in (folders or []) if f.is_dir()]

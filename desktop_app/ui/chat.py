@@ -60,11 +60,31 @@ class ShownTurn:
     sources: list[dict] = field(default_factory=list)
     answerable: bool = True
     cited: set[int] = field(default_factory=set)
+    citations: dict = field(default_factory=dict)
 
     def markdown(self, index: int) -> str:
         count = len(self.sources)
         answer = linkify(self.answer, lambda n: 1 <= n <= count, index)
-        return f"**You:** {html.escape(self.question)}\n\n{answer}\n\n---\n"
+        notice = check_notice(self.citations) if self.answerable else ""
+        notice = f"\n\n*⚠ {notice}*" if notice else ""
+        return f"**You:** {html.escape(self.question)}\n\n{answer}{notice}\n\n---\n"
+
+
+def check_notice(citations: dict) -> str:
+    """What the reader should know about an answer's grounding, from the citation report."""
+    if not citations:
+        return ""
+    notes = []
+    if not citations.get("valid"):
+        notes.append("This answer cites none of the sources: check it against the passages.")
+    weak = sum(1 for s in citations.get("sentences", []) if s.get("weak"))
+    if weak:
+        notes.append(f"{weak} cited sentence{'s' if weak != 1 else ''} weakly supported "
+                     "by the cited passage.")  # fmt: skip
+    invalid = citations.get("invalid", [])
+    if invalid:
+        notes.append(f"Ignored citations of sources that do not exist: {invalid}.")
+    return " ".join(notes)
 
 
 class ChatPane(QWidget):
@@ -188,6 +208,7 @@ class ChatPane(QWidget):
             return
         turn.answer = last["answer"] if last["answerable"] else turn.answer
         turn.cited = set(last["citations"]["valid"])
+        turn.citations = last["citations"]
         self._render()
         self.history.append(Turn(turn.question, last["answer"]))
         self._save(turn, last)
@@ -231,7 +252,7 @@ class ChatPane(QWidget):
         self.conversation = conversation
         self.turns = [
             ShownTurn(t.question, t.answer, t.sources, t.answerable,
-                      set(t.citations.get("valid", [])))
+                      set(t.citations.get("valid", [])), t.citations)
             for t in conversation.turns
         ]  # fmt: skip
         self.history = [Turn(t.question, t.answer) for t in conversation.turns]

@@ -76,6 +76,8 @@ class MainWindow(QMainWindow):
         self.folders_panel.pause_toggled.connect(self.set_paused)
         self.conversations = QListWidget()
         self.conversations.setAccessibleName("Earlier conversations")
+        self.conversations.setWordWrap(True)
+        self.conversations.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.conversations.itemActivated.connect(self._open_conversation)
         self.conversations.itemClicked.connect(self._open_conversation)
         delete = QPushButton("Delete")
@@ -301,7 +303,13 @@ class MainWindow(QMainWindow):
         return dialog
 
     def apply_settings(self, settings: Any) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        from desktop_app.ui.theme import apply_theme
+
         changed = self.service.apply_settings(settings)
+        apply_theme(QApplication.instance(), settings.theme)  # type: ignore[arg-type]
+        self.sources.refresh()  # its highlight colours follow the theme
         if not changed or self.live is None:
             return
         self.live.redo()
@@ -319,8 +327,11 @@ class MainWindow(QMainWindow):
         self.conversations.clear()
         for conversation in self.store.recent():
             when = time.strftime("%d %b %H:%M", time.localtime(conversation.updated))
-            item = QListWidgetItem(f"{conversation.title}\n{when} · {len(conversation.turns)} "
-                                   "questions")  # fmt: skip
+            count = len(conversation.turns)
+            item = QListWidgetItem(
+                f"{conversation.title}\n{when} · {count} question{'s' if count != 1 else ''}"
+            )
+            item.setToolTip(conversation.title)
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
             self.conversations.addItem(item)
 

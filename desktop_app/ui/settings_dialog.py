@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -81,6 +82,10 @@ class SettingsDialog(QDialog):
         self.candidates.setValue(settings.candidates)
         self.top_k = QSpinBox(minimum=1, maximum=50)
         self.top_k.setValue(settings.top_k)
+        self.theme = QComboBox()
+        for label, key in (("Follow the system", "system"), ("Light", "light"), ("Dark", "dark")):
+            self.theme.addItem(label, key)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #d93025")
@@ -93,6 +98,7 @@ class SettingsDialog(QDialog):
             ("Temperature", self.temperature),
             ("Candidates per retriever", self.candidates),
             ("Passages shown", self.top_k),
+            ("Colours", self.theme),
         )
         for label, widget in rows:
             widget.setAccessibleName(label)
@@ -133,6 +139,7 @@ class SettingsDialog(QDialog):
             temperature=round(self.temperature.value(), 2),
             candidates=self.candidates.value(),
             top_k=self.top_k.value(),
+            theme=self.theme.currentData(),
         )
 
     def accept(self) -> None:

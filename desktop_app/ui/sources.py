@@ -49,6 +49,9 @@ class SourcesPanel(InertBrowser):
         self.sources, self.answerable, self.cited = sources, answerable, cited
         self._render()
 
+    def refresh(self) -> None:
+        self._render()
+
     def mark_cited(self, cited: set[int]) -> None:
         self.cited = cited
         self._render()

@@ -13,7 +13,12 @@ def app_icon() -> QIcon:
     return QIcon(str(paths.resources_dir() / "icons" / "quire.svg"))  # SVG: sharp at any DPI
 
 
+_choice = {"theme": "system"}
+
+
 def is_dark() -> bool:
+    if _choice["theme"] in ("light", "dark"):
+        return _choice["theme"] == "dark"
     return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
 
 
@@ -35,7 +40,14 @@ def _dark_palette() -> QPalette:
     return p
 
 
-def apply_theme(app: QApplication) -> None:
+def apply_theme(app: QApplication, theme: str = "system") -> None:
+    """Fusion everywhere; colours follow the OS scheme (and its changes) unless the user chose
+    "light" or "dark" in the settings."""
+    _choice["theme"] = theme
+    if app.property("quire_themed"):
+        _apply_palette(app)
+        return
+    app.setProperty("quire_themed", True)
     app.setStyle("Fusion")  # the same widgets everywhere, and it honours the palette below
     app.setWindowIcon(app_icon())
     _apply_palette(app)

@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,16 +26,20 @@ def main() -> int:
     from desktop_app.core.service import Quire
     from desktop_app.paths import sample_notes
     from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.theme import apply_theme
 
     app = QApplication(sys.argv)
+    apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "notes"
     shutil.copytree(sample_notes(), notes)
+    (notes / "scan.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary" * 50)
     service = Quire(tmp / "home")
-    window = MainWindow(service, [notes])
+    window = MainWindow(service, [])
+    window.resize(1360, 860)
     window.show()
 
-    def wait_until(condition, timeout_ms: int = 120_000) -> None:  # type: ignore[no-untyped-def]
+    def wait_until(condition: Callable[[], bool], timeout_ms: int = 120_000) -> None:
         loop = QEventLoop()
         timer = QTimer(interval=50)
         timer.timeout.connect(lambda: condition() and loop.quit())
@@ -43,26 +48,42 @@ def main() -> int:
         loop.exec()
         timer.stop()
 
-    wait_until(lambda: window.heading.text().startswith("Ready"))
-    window.grab().save(str(out / "1-ready.png"))
+    def shot(name: str, widget=None) -> None:  # type: ignore[no-untyped-def]
+        wait_until(lambda: False, 400)
+        (widget or window).grab().save(str(out / name))
+
+    shot("0-welcome.png")
+    window.add_folder(notes)
+    wait_until(lambda: window.ready)
+    window.tabs.setCurrentWidget(window.files)
+    window.files.filter.setCurrentIndex(1)
+    shot("1-files-status.png")
+    window.tabs.setCurrentWidget(window.chat)
     finished: list[dict] = []
     window.chat.finished.connect(finished.append)
     window.chat.ask("At what temperature do I bake the sourdough bread, and for how long?")
     wait_until(lambda: bool(finished))
-    window.open_source(1)
-    wait_until(lambda: False, 300)
-    window.grab().save(str(out / "2-answer-with-passage.png"))
+    window.open_source(window.sources.sources[0])
+    shot("2-answer-with-passage.png")
     window.chat.ask("Who won the 1998 football world cup final?")
     wait_until(lambda: len(finished) > 1)
-    wait_until(lambda: False, 300)
-    window.grab().save(str(out / "3-not-in-notes.png"))
+    shot("3-not-in-notes.png")
     window.tabs.setCurrentIndex(1)
-    window.query.setText("řetěz kolo svíčková Berlin")
     window.query.setText("Museumsinsel Eintritt")
     window.search()
     wait_until(lambda: window.results.count() > 0)
-    wait_until(lambda: False, 300)
-    window.grab().save(str(out / "4-search.png"))
+    shot("4-search.png")
+    dialog = window.open_settings()
+    shot("5-settings.png", dialog)
+    dialog.reject()
+    apply_theme(app, "dark")
+    window.sources.refresh()
+    window.tabs.setCurrentWidget(window.chat)
+    window.chat.new_chat()
+    window.chat.ask("Wie lange dauert die Zugfahrt von Prag nach Berlin?")
+    wait_until(lambda: len(finished) > 2)
+    window.open_source(window.sources.sources[0])
+    shot("6-dark.png")
     window.close()
     service.close()
     app.quit()
