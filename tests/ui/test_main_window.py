@@ -45,7 +45,8 @@ def notes(tmp_path: Path) -> Path:
 @pytest.fixture
 def window(qtbot, notes: Path, quire_home: Path):  # type: ignore[no-untyped-def]
     service = Quire(quire_home)
-    win = _open(qtbot, service, [notes])
+    win = _open(qtbot, service, [])
+    win.add_folder(notes)  # what the native folder dialog hands over
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     yield win
     _close(win)
@@ -134,6 +135,20 @@ def test_stop_mid_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-
     qtbot.wait(800)  # late tokens of the cancelled answer must not reach the view
     assert window.chat.view.toPlainText() == shown
     assert window.chat.history == []
+
+
+def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+    service = Quire(quire_home)
+    win = _open(qtbot, service, [notes])
+    qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
+    win.chat.ask("Describe the starter, the dough and the baking of sourdough bread in detail.")
+    qtbot.waitUntil(lambda: win.chat._live is not None and win.chat._live.answer != "",
+                    timeout=60_000)  # fmt: skip
+    win.close()  # mid-stream
+    assert win.live is None and not win.chat.answering
+    QThreadPool.globalInstance().waitForDone(10_000)
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+    service.close()
 
 
 def test_not_in_your_notes(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
