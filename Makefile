@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/sigkill_crash.py
 	$(BIN)/python tests/bench/bench_gate.py
 	$(BIN)/python tests/bench/bench_generation.py
+	$(BIN)/python tests/bench/bench_window.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

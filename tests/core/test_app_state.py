@@ -92,3 +92,17 @@ def test_heavy_imports_map_shared_objects_and_restore_the_collector() -> None:
         assert not gc.isenabled()
     assert gc.isenabled()
     assert heavy.import_heavy("llama_cpp").Llama is not None
+
+
+def test_keyword_search_works_before_any_vector_exists(tmp_path: Path) -> None:
+    from desktop_app.core.service import Quire
+    from desktop_app.paths import sample_notes
+
+    quire = Quire(tmp_path / "home")
+    quire.index([sample_notes()], embed=False)
+    status = quire.status(check_integrity=False)
+    assert status["counts"]["pending_embedding"] == status["counts"]["chunks"] > 0
+    results = quire.search("Museumsinsel Eintritt")
+    assert results and results[0].path == "travel/berlin.md"
+    assert results[0].cosine is None  # found by the lexical side alone
+    quire.close()
