@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, QUrl
-from PySide6.QtGui import QDesktopServices, QFont, QPixmap, QTextCursor
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QPixmap, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -66,7 +66,7 @@ class PassageViewer(QWidget):
         self.reveal_button.clicked.connect(self.reveal)
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setAccessibleName("Note viewer")
-        self.text.setFont(QFont("DejaVu Sans", 10))
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont))
         self.images = QWidget()
         self.images_layout = QHBoxLayout(self.images)
         self.images_layout.setContentsMargins(0, 0, 0, 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.theme import app_icon
@@ -15,7 +15,7 @@ class WelcomePage(QWidget):
     def __init__(self) -> None:
         super().__init__()
         icon = QLabel()
-        icon.setPixmap(app_icon().pixmap(96, 96))
+        icon.setPixmap(app_icon().pixmap(QSize(96, 96), self.devicePixelRatioF()))  # sharp on HiDPI
         icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         title = QLabel("<h1>Welcome to Quire</h1>")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
