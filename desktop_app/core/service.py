@@ -129,6 +129,7 @@ class Quire:
         model_path: Path | None = None,
         cancel: CancelToken | None = None,
         max_tokens: int = 384,
+        override_gate: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Stream answer events. A new question cancels the one still running (last one wins)."""
         from desktop_app.core.answer.ask import answer_events
@@ -145,8 +146,9 @@ class Quire:
             yield {"type": "error", "message": str(exc)}
             return
         yield from answer_events(
-            self, question, history or [], model, cancel, max_tokens, self.settings.temperature
-        )
+            self, question, history or [], model, cancel, max_tokens, self.settings.temperature,
+            override_gate=override_gate,
+        )  # fmt: skip
 
     def apply_settings(self, new: Settings) -> list[str]:
         """Use new settings from now on and save them; returns what changed that costs work

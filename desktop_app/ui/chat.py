@@ -67,6 +67,8 @@ class ShownTurn:
         answer = linkify(self.answer, lambda n: 1 <= n <= count, index)
         notice = check_notice(self.citations) if self.answerable else ""
         notice = f"\n\n*⚠ {notice}*" if notice else ""
+        if not self.answerable and self.sources and self.citations:
+            notice = f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
         return f"**You:** {html.escape(self.question)}\n\n{answer}{notice}\n\n---\n"
 
 
@@ -140,7 +142,7 @@ class ChatPane(QWidget):
         self._render()
 
     # -- asking --------------------------------------------------------------------------------
-    def ask(self, question: str | None = None) -> None:
+    def ask(self, question: str | None = None, override_gate: bool = False) -> None:
         question = (question or self.input.toPlainText()).strip()
         if not question:
             return
@@ -149,8 +151,12 @@ class ChatPane(QWidget):
         self._live = ShownTurn(question, "")
         self._pending = ""
         history = list(self.history)
+        if override_gate and history and history[-1].question == question:
+            history.pop()  # the "not in your notes" reply must not steer the forced answer
         self._task = run_in_background(
-            lambda progress, cancel: self._consume(question, history, progress, cancel),
+            lambda progress, cancel: self._consume(
+                question, history, progress, cancel, override_gate
+            ),
             on_done=self._done,
             on_error=self._error,
             on_progress=self._event,
@@ -163,9 +169,12 @@ class ChatPane(QWidget):
     def answering(self) -> bool:
         return self._live is not None
 
-    def _consume(self, question: str, history: list[Any], progress: Any, cancel: Any) -> dict:
+    def _consume(
+        self, question: str, history: list[Any], progress: Any, cancel: Any, override: bool
+    ) -> dict:
         last: dict = {}
-        for event in self.service.ask(question, history=history, cancel=cancel):
+        events = self.service.ask(question, history=history, cancel=cancel, override_gate=override)
+        for event in events:
             progress(event)
             last = event
         return last
@@ -283,6 +292,11 @@ class ChatPane(QWidget):
 
     def _anchor(self, url: QUrl) -> None:
         parts = url.path().split("/")
+        if url.scheme() == "quire" and parts[0] == "anyway" and len(parts) == 2:
+            index = int(parts[1])
+            if 0 <= index < len(self.turns):
+                self.ask(self.turns[index].question, override_gate=True)
+            return
         if url.scheme() != "quire" or len(parts) != 3 or parts[0] != "source":
             return
         index, number = int(parts[1]), int(parts[2])

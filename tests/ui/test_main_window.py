@@ -158,6 +158,12 @@ def test_not_in_your_notes(qtbot, window: MainWindow) -> None:  # type: ignore[n
     assert "don't seem to cover" in window.chat.view.toPlainText()
     assert window.sources.toPlainText().startswith("Not in your notes")
     assert window.sources.sources  # the closest passages are still shown
+    with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as forced:
+        click_link(qtbot, window.chat.view, "quire:anyway/0")  # "answer … anyway"
+    assert forced.args[0]["answerable"]  # the model answered from the closest passages
+    assert (
+        len(window.chat.turns) == 2 and window.chat.history[-1].answer == forced.args[0]["answer"]
+    )
 
 
 def test_edit_on_disk_while_the_window_is_open(qtbot, window: MainWindow, notes: Path) -> None:  # type: ignore[no-untyped-def]
