@@ -230,3 +230,12 @@ def test_cli_ask_json_and_bad_model(quire: Quire, capsys: pytest.CaptureFixture[
     fake.write_bytes(b"<html>404 not found</html>")
     code = cli.main(["ask", "anything about bread?", "--model", str(fake)])
     assert code == 1 and "web page" in capsys.readouterr().err
+
+
+def test_streaming_stops_where_the_model_starts_inventing_a_new_prompt() -> None:
+    from desktop_app.core.answer.ask import until_markers
+
+    pieces = ["The bread", " bakes at 250 °C [1].", "\nQue", "stion: how long", "?"]
+    assert "".join(until_markers(iter(pieces))) == "The bread bakes at 250 °C [1]."
+    assert list(until_markers(iter(["A ", "Q", "uick answer."]))) == ["A ", "Quick answer."]
+    assert "".join(until_markers(iter(["See <sou", "rce id=2>"]))) == "See "

@@ -37,6 +37,29 @@ _FOLLOW_UP_OPENERS = {
 _SHORT_QUESTION_WORDS = 6
 
 
+# A model that starts writing these has left its answer and is inventing the next prompt.
+STOP_MARKERS = ("\nQuestion:", "Question: ", "<source", "Sources from my notes")
+
+
+def until_markers(pieces: Iterator[str], markers: tuple[str, ...] = STOP_MARKERS) -> Iterator[str]:
+    """Stream pieces up to the first marker; text that may start a marker is held back."""
+    held = ""
+    for piece in pieces:
+        held += piece
+        cut = min((i for m in markers if (i := held.find(m)) >= 0), default=-1)
+        if cut >= 0:
+            if held[:cut]:
+                yield held[:cut]
+            return
+        keep = max((k for m in markers for k in range(1, len(m)) if held.endswith(m[:k])),
+                   default=0)  # fmt: skip
+        if len(held) > keep:
+            yield held[: len(held) - keep]
+            held = held[len(held) - keep :]
+    if held:
+        yield held
+
+
 @dataclass
 class Turn:
     question: str
@@ -106,11 +129,14 @@ def answer_events(
            "notices": list(model.notices)}  # fmt: skip
     stats = Generation()
     stream = citations.CitationStream(len(prompt.sources))
+    pieces = model.stream(model.render(prompt.messages), max_tokens, cancel, temperature, stats)
     try:
-        for piece in model.stream(model.render(prompt.messages), max_tokens, cancel, temperature,
-                                  stats):  # fmt: skip
+        for piece in until_markers(pieces):
             stream.feed(piece)
             yield {"type": "token", "text": piece}
+        if stats.stopped == "length" and stats.completion_tokens < max_tokens:
+            stats.stopped = "marker"
+        pieces.close()  # ends generation now and releases the model for the next question
     except Cancelled:
         stats.stopped = "cancelled"
     language = service.searcher.query_language(question)

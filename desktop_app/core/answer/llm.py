@@ -155,6 +155,15 @@ class LocalModel:
         for i in range(0, len(tokens), PROMPT_STEP):
             cancel.raise_if_cancelled()
             llm.eval(tokens[i : i + PROMPT_STEP])
+        try:
+            yield from self._generate(llm, tokens, max_tokens, cancel, temperature, stats, started)
+        finally:  # also when the consumer stops early (closing the generator)
+            stats.seconds = time.perf_counter() - started
+
+    def _generate(
+        self, llm: Any, tokens: list[int], max_tokens: int, cancel: CancelToken,
+        temperature: float, stats: Generation, started: float,
+    ) -> Iterator[str]:  # fmt: skip
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         from llama_cpp import StoppingCriteriaList
 
@@ -179,7 +188,6 @@ class LocalModel:
                 break
         if stop.hit:
             stats.stopped = "cancelled"
-        stats.seconds = time.perf_counter() - started
 
 
 def _is_end_of_generation(llm: Any, token: int) -> bool:
