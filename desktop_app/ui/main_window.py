@@ -264,20 +264,23 @@ class MainWindow(QMainWindow):
         """Read the index status off the GUI thread, then update folders, files and readiness."""
         if self._status_task is not None:
             self._status_task.cancel()
+        live = self.live
+
+        def query(progress: Any, cancel: Any) -> tuple[bool, dict[str, Any]]:
+            busy = live is None or live.busy  # read first: the query below is then never older
+            return busy, self.service.status(check_integrity=False)
+
         self._status_task = run_in_background(
-            lambda progress, cancel: self.service.status(check_integrity=False),
-            on_done=self._status_ready,
-            on_error=self._failed,
+            query, on_done=self._status_ready, on_error=self._failed
         )
 
-    def _status_ready(self, status: dict[str, Any]) -> None:
+    def _status_ready(self, result: tuple[bool, dict[str, Any]]) -> None:
+        busy, status = result
         self.last_status = status
         self.folders_panel.show_folders(self.folders, status["files"])
         self.files.show_status(status)
         counts = status["counts"]
-        live = self.live
-        busy = live is None or not live.idle.is_set() or live.embedding.is_set()
-        if live is not None and live.paused:
+        if self.live is not None and self.live.paused:
             return
         if busy or counts["pending_embedding"]:
             if not self._refresh_timer.isActive():

@@ -149,6 +149,12 @@ class LiveIndex:
         self._debouncer.wake()
 
     @property
+    def busy(self) -> bool:
+        """Whether indexing or embedding work is running or asked for (read it *before* a
+        status query: then a query showing nothing pending means everything is done)."""
+        return not self.idle.is_set() or self.embedding.is_set() or self._embed_needed.is_set()
+
+    @property
     def paused(self) -> bool:
         return not self._running.is_set()
 
@@ -344,10 +350,10 @@ class LiveIndex:
         while not self._stop.cancelled:
             self._embed_needed.wait()
             self._running.wait()
-            self._embed_needed.clear()
             if self._stop.cancelled:
                 return
-            self.embedding.set()
+            self.embedding.set()  # before the request is cleared: `busy` never blinks false
+            self._embed_needed.clear()
             try:
                 count = self.service.embed(self.progress, cancel=self._work)
             except Cancelled:
