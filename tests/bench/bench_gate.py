@@ -53,7 +53,7 @@ def signals(quire: Quire, question: str) -> tuple[float, float | None, bool]:
     if not results:
         return 0.0, None, False
     cosines = [r.cosine for r in results if r.cosine is not None]
-    return (max(r.coverage for r in results), max(cosines) if cosines else None,
+    return (max(r.evidence for r in results), max(cosines) if cosines else None,
             any(r.trusted_dense for r in results))  # fmt: skip
 
 

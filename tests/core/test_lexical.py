@@ -57,3 +57,16 @@ def test_very_common_terms_are_pruned_when_rarer_terms_exist() -> None:
     assert lexical._prune_common(("the", "rare", "mid"), df, 1000) == ("rare", "mid")
     assert lexical._prune_common(("the",), df, 1000) == ("the",)
     assert lexical._prune_common(("absent",), df, 1000) == ()
+
+
+def test_evidence_ignores_function_words_and_accepts_inflected_forms(db: Database) -> None:
+    # "Selective sync lets you choose which folders are copied to the laptop."
+    query = lexical.analyze_query("How do I choose which folders are copied?", "en")
+    hit = lexical.search_lexical(db.reader, query, 5)[0]
+    assert paths(db, [hit]) == ["sync/settings.md"]
+    assert hit.evidence == pytest.approx(1.0)  # every content word is there
+    assert hit.coverage < hit.evidence  # "how", "do", "I" are absent and weigh in coverage
+    # Czech: "řetězu" (another case of "řetěz") still counts as found, by prefix.
+    czech = lexical.analyze_query("Kolik stál nový řetězu?", "cs")
+    best = max(lexical.search_lexical(db.reader, czech, 5), key=lambda h: h.evidence)
+    assert paths(db, [best]) == ["kolo.md"] and best.evidence > 0.5

@@ -2,7 +2,8 @@
 
 If not, Quire says the notes don't cover it and shows the closest passages instead of asking
 the model to improvise. Two signals, each from its own retriever:
-- lexical: the share of the question's IDF mass found in one passage (rare words matter most);
+- lexical: the share of the question's IDF mass found in one passage (rare words matter most;
+  function words such as "how", "die", "jak" do not count; inflected forms match by prefix);
 - dense: cosine similarity of the best passage, only when the embedder knows the language.
 """
 
@@ -31,7 +32,7 @@ class GateDecision:
 def decide(results: list[Any]) -> GateDecision:
     if not results:
         return GateDecision(False, "nothing in your notes matches", 0.0, None)
-    coverage = max(r.coverage for r in results)
+    coverage = max(r.evidence for r in results)
     cosines = [r.cosine for r in results if r.cosine is not None]
     cosine = max(cosines) if cosines else None
     trusted = any(r.trusted_dense for r in results)

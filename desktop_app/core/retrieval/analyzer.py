@@ -88,3 +88,24 @@ def _identifier(candidates: tuple[str, ...]) -> Any:
         if known:
             identifier.set_languages(known)
     return identifier
+
+
+# Function words of the languages Quire's users write most (folded, lower case). They say
+# nothing about whether a passage answers a question, and in a small or other-language folder
+# their absence would weigh like a rare word's. Used for the evidence gate, not for ranking.
+_FUNCTION_WORDS_BY_LANGUAGE = {
+    "en": "a an and are as at be but by can could did do does for from had has have how i if in "
+    "into is it its me my no not of on or our should so than that the their them then there "
+    "these they this to was we were what when where which who why will with would you your",
+    "de": "aber als am an auch auf aus bei bin bis das dass dem den der des die dies doch du ein "
+    "eine einem einen einer er es fur hat ich ihr im in ist ja kann man mit muss nach nicht "
+    "noch nur oder sich sie sind so um und uns von vor war was wer wie wir wo zu zum zur",
+    "cs": "a aby ale ani asi by byl co do i jak jaka jake jaky je jeho jejich ji jsem jsou k kde "
+    "kdo kdy kolik ktera ktere ktery mi na nebo od po pri pro proc s se si ta tak te to u v "
+    "ve z za ze",
+}
+FUNCTION_WORDS = frozenset(w for ws in _FUNCTION_WORDS_BY_LANGUAGE.values() for w in ws.split())
+
+
+def is_function_word(word: str) -> bool:
+    return fold(word.casefold()) in FUNCTION_WORDS

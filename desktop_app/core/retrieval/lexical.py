@@ -37,6 +37,7 @@ class LexicalHit:
     score: float  # positive, larger is better
     matched: tuple[str, ...]  # query words found in the chunk (by stem or by prefix)
     coverage: float  # share of the query's IDF mass that the chunk contains
+    evidence: float = 0.0  # the same for content words, by stem or prefix (the gate's signal)
 
 
 def analyze_query(query: str, language: str) -> QueryTerms:
@@ -105,6 +106,8 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
     ).fetchall()
     weights = {t: idf(df.get(t, 0), total) for t in terms.stems}
     mass = sum(weights.values()) or 1.0
+    content = _content_words(terms)
+    content_mass = sum(weights[stem] for _, stem, _ in content) or 1.0
     hits = []
     for rowid, score, body, body_prefixes, context in rows:
         present = set(body.split()) | set(context.split())
@@ -114,5 +117,13 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
             word for word, stem, prefix in terms.words
             if stem in present or prefix in present_prefixes
         )  # fmt: skip
-        hits.append(LexicalHit(int(rowid), float(score), matched, coverage))
+        found = sum(weights[stem] for _, stem, prefix in content
+                    if stem in present or prefix in present_prefixes)  # fmt: skip
+        hits.append(LexicalHit(int(rowid), float(score), matched, coverage, found / content_mass))
     return hits
+
+
+def _content_words(terms: QueryTerms) -> list[tuple[str, str, str]]:
+    """The query's words without function words, one per stem (all of them if none is left)."""
+    by_stem = {stem: (w, stem, p) for w, stem, p in terms.words if not analyzer.is_function_word(w)}
+    return list(by_stem.values()) or list({s: (w, s, p) for w, s, p in terms.words}.values())

@@ -38,6 +38,7 @@ class SearchResult:
     lexical_rank: int | None
     dense_rank: int | None
     coverage: float = 0.0  # share of the query's IDF mass this passage contains (lexical)
+    evidence: float = 0.0  # the same over content words, by stem or prefix (the gate's signal)
     cosine: float | None = None  # dense similarity, when the passage has a vector
     trusted_dense: bool = True  # whether the embedder knows the query's language
     seq: int = 0
@@ -82,6 +83,7 @@ class Searcher:
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
             coverage={h.chunk_id: h.coverage for h in lex_hits},
+            evidence={h.chunk_id: h.evidence for h in lex_hits},
             cosine={h.chunk_id: h.score for h in dense_hits},
             trusted_dense=weights.dense >= 0.5,
         )
@@ -134,6 +136,7 @@ class Searcher:
 class _Signals:
     matched: dict[int, tuple[str, ...]]
     coverage: dict[int, float]
+    evidence: dict[int, float]
     cosine: dict[int, float]
     trusted_dense: bool
 
@@ -157,6 +160,7 @@ def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> Searc
         lexical_rank=item.lexical_rank,
         dense_rank=item.dense_rank,
         coverage=round(signals.coverage.get(chunk_id, 0.0), 4),
+        evidence=round(signals.evidence.get(chunk_id, 0.0), 4),
         cosine=signals.cosine.get(chunk_id),
         trusted_dense=signals.trusted_dense,
         seq=row["seq"],
