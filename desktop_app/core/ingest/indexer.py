@@ -54,12 +54,31 @@ class IndexOptions:
         return f"tokens={self.chunk_tokens};embed_limit={self.embed_limit}"
 
 
+@dataclass(frozen=True)
+class _NoteRows:
+    """An analyzed note waiting to be written; `replaces` is set when it had chunks before."""
+
+    note: dict
+    analyzed: AnalyzedNote
+    replaces: bool
+
+
+Write = Callable[[sqlite_utils.Database], None] | _NoteRows
+
+
 @dataclass
 class _Pending:
     """Notes analyzed but not yet committed (written together in one transaction)."""
 
     rows: list[Callable[[sqlite_utils.Database], None]] = field(default_factory=list)
+    notes: list[_NoteRows] = field(default_factory=list)
     since: float = field(default_factory=time.monotonic)
+
+    def add(self, write: Write) -> None:
+        if isinstance(write, _NoteRows):
+            self.notes.append(write)
+        else:
+            self.rows.append(write)
 
 
 def ensure_folder(database: Database, folder: Path) -> int:
@@ -122,7 +141,7 @@ def _index_files(
             progress(Progress("index", done, len(files), rel))
             write = _index_file(folder_id, rel, path, known.get(rel), options, report)
             if write is not None:
-                pending.rows.append(write)
+                pending.add(write)
             if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
                 report.write_seconds += _flush(database, pending)
                 pending = _Pending()
@@ -201,12 +220,13 @@ def _known_notes(database: Database, folder_id: int) -> dict[str, tuple]:
 
 def _flush(database: Database, pending: _Pending) -> float:
     """Commit the pending notes in one transaction; returns the seconds it took."""
-    if not pending.rows:
+    if not pending.rows and not pending.notes:
         return 0.0
     started = time.perf_counter()
     with database.write() as db:
         for write in pending.rows:
             write(db)
+        write_notes(db, pending.notes)
         bump_data_version(db)
     return time.perf_counter() - started
 
@@ -218,7 +238,7 @@ def _index_file(
     known: tuple | None,
     options: IndexOptions,
     report: IndexReport,
-) -> Callable[[sqlite_utils.Database], None] | None:
+) -> Write | None:
     try:
         stat = path.stat()
     except OSError as exc:
@@ -262,7 +282,7 @@ def _index_file(
         "reason": decoded.warning,
         "indexed_at": time.time(),
     }
-    return lambda db: write_note(db, note, analyzed)
+    return _NoteRows(note, analyzed, replaces=known is not None)
 
 
 def _upsert_note(db: sqlite_utils.Database, note: dict) -> int:
@@ -277,22 +297,32 @@ def _upsert_note(db: sqlite_utils.Database, note: dict) -> int:
     return int(row[0])
 
 
-def write_note(db: sqlite_utils.Database, note: dict, analyzed: AnalyzedNote) -> None:
-    """Replace a note's chunks, FTS rows and parts (call inside a write transaction)."""
-    note_id = _upsert_note(db, note)
+def write_notes(db: sqlite_utils.Database, notes: list[_NoteRows]) -> None:
+    """Replace these notes' chunks, FTS rows and parts (inside a write transaction), with one
+    batched insert per table for all of them."""
+    if not notes:
+        return
     conn = db.conn
-    conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+    note_ids = [_upsert_note(db, n.note) for n in notes]
+    replaced = [(i,) for i, n in zip(note_ids, notes, strict=True) if n.replaces]
+    conn.executemany("DELETE FROM chunks WHERE note_id = ?", replaced)
     # The one writer holds the transaction, so ids can be assigned here and rows batch-inserted.
-    first_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
     chunk_rows, fts_rows, part_rows = [], [], []
-    for seq, item in enumerate(analyzed.chunks):
-        c, chunk_id = item.chunk, first_id + seq
-        heading = json.dumps(list(c.heading_path), ensure_ascii=False)
-        chunk_rows.append(
-            (chunk_id, note_id, seq, c.start, c.end, c.line_start, c.line_end, heading, c.text)
-        )
-        fts_rows.append((chunk_id, item.body_terms, item.prefix_terms, item.context_terms))
-        part_rows.extend((chunk_id, p.number, p.count, p.start, p.end, h) for p, h in item.parts)
+    for note_id, item in zip(note_ids, notes, strict=True):
+        for seq, analyzed in enumerate(item.analyzed.chunks):
+            c, chunk_id = analyzed.chunk, next_id
+            next_id += 1
+            heading = json.dumps(list(c.heading_path), ensure_ascii=False)
+            chunk_rows.append(
+                (chunk_id, note_id, seq, c.start, c.end, c.line_start, c.line_end, heading, c.text)
+            )
+            fts_rows.append(
+                (chunk_id, analyzed.body_terms, analyzed.prefix_terms, analyzed.context_terms)
+            )
+            part_rows.extend(
+                (chunk_id, p.number, p.count, p.start, p.end, h) for p, h in analyzed.parts
+            )
     conn.executemany(
         "INSERT INTO chunks (id, note_id, seq, start, end, line_start, line_end, heading_path,"
         " text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
