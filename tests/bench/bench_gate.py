@@ -68,18 +68,26 @@ def rates(rows: list[tuple], min_coverage: float, min_cosine: float) -> tuple[fl
     return flagged, passed
 
 
-def run_set(set_dir: Path, per_side: int, work: Path) -> list[tuple]:
-    rng = random.Random(11)
+def indexed_without_gold(
+    set_dir: Path, per_side: int, work: Path
+) -> tuple[Quire, list[dict], list[dict]]:
+    """A copy of the set's notes with the unanswerable questions' gold notes removed, indexed;
+    returns the service and the (unanswerable, answerable) questions."""
     questions = [
         json.loads(x) for x in (set_dir / "questions.jsonl").read_text("utf-8").splitlines() if x
     ]
-    removed, unanswerable, answerable = split(questions, per_side, rng)
+    removed, unanswerable, answerable = split(questions, per_side, random.Random(11))
     notes = work / set_dir.name / "notes"
     shutil.copytree(set_dir / "notes", notes, ignore=shutil.ignore_patterns(".*"))
     for rel in removed:
         (notes / rel).unlink()
     quire = Quire(work / set_dir.name / "home")
     quire.index([notes])
+    return quire, unanswerable, answerable
+
+
+def run_set(set_dir: Path, per_side: int, work: Path) -> list[tuple]:
+    quire, unanswerable, answerable = indexed_without_gold(set_dir, per_side, work)
     rows = [(False, *signals(quire, q["question"])) for q in unanswerable]
     rows += [(True, *signals(quire, q["question"])) for q in answerable]
     quire.close()

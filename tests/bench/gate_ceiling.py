@@ -10,12 +10,9 @@ sentence-level coverage. This is an upper bound for those signals, not a tuned g
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import random
 import re
-import shutil
 import sys
 import tempfile
 from collections import Counter
@@ -27,10 +24,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench_gate import EVAL, split  # noqa: E402
+from bench_gate import EVAL, indexed_without_gold  # noqa: E402
 
 from desktop_app.core.retrieval import analyzer  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 _WORD = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
@@ -42,16 +38,7 @@ def words(text: str) -> list[str]:
 
 
 def collect(set_dir: Path, work: Path) -> tuple[list[Row], Counter, int]:
-    questions = [
-        json.loads(x) for x in (set_dir / "questions.jsonl").read_text("utf-8").splitlines() if x
-    ]
-    removed, unanswerable, answerable = split(questions, 100, random.Random(11))
-    notes = work / set_dir.name / "notes"
-    shutil.copytree(set_dir / "notes", notes, ignore=shutil.ignore_patterns(".*"))
-    for rel in removed:
-        (notes / rel).unlink()
-    quire = Quire(work / set_dir.name / "home")
-    quire.index([notes])
+    quire, unanswerable, answerable = indexed_without_gold(set_dir, 100, work)
     texts = [r[0] for r in quire.database.reader.execute("SELECT text FROM chunks")]
     df = Counter(p for t in texts for p in {w[:5] for w in words(t)})
     rows = []
