@@ -156,7 +156,10 @@ class FileStatusModel(QAbstractTableModel):
 
 
 class FilesView(QWidget):
-    """The per-file list, filterable to problems or to notes still waiting for vectors."""
+    """The per-file list, filterable to problems or to notes still waiting for vectors.
+    Activating a row (double-click, Enter) asks to open that note."""
+
+    open_requested = Signal(Path, str)  # folder, path relative to it
 
     def __init__(self) -> None:
         super().__init__()
@@ -167,6 +170,7 @@ class FilesView(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        self.table.activated.connect(self._activated)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
@@ -186,6 +190,10 @@ class FilesView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.table)
+
+    def _activated(self, index: QModelIndex) -> None:
+        row = self.model.rows[index.row()]
+        self.open_requested.emit(Path(row["folder"]), row["path"])
 
     def show_status(self, status: dict[str, Any]) -> None:
         self._files = status["files"]

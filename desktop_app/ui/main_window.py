@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.sources.source_clicked.connect(self.open_source)
         self.sources.show_sources([])
         self.viewer = PassageViewer()
+        self.files.open_requested.connect(self.viewer.open_note)
         right = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -160,11 +161,14 @@ class MainWindow(QMainWindow):
             ("&New chat", "Ctrl+N", self.chat.new_chat),
             ("&Search notes", "Ctrl+L", self._focus_search),
             ("Se&ttings…", "Ctrl+,", self.open_settings),
+            ("Show Quire's &data folder", "", self.show_data_folder),
             ("&Quit", "Ctrl+Q", self.close),
         )
         menu = self.menuBar().addMenu("&Quire")
         for text, keys, slot in actions:
-            action = QAction(text, self, shortcut=QKeySequence(keys))
+            action = QAction(text, self)
+            if keys:
+                action.setShortcut(QKeySequence(keys))
             action.triggered.connect(lambda _=False, s=slot: s())
             menu.addAction(action)
             self.addAction(action)  # shortcuts work even while the menu bar is hidden
@@ -297,6 +301,13 @@ class MainWindow(QMainWindow):
     def _failed(self, message: str) -> None:
         first, _, details = message.partition("\n\n")
         show_error(self, f"Something went wrong: {first}", details)
+
+    def show_data_folder(self) -> None:
+        """Database, settings, logs, crash reports and conversations all live here."""
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.service.home)))
 
     # -- settings --------------------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:

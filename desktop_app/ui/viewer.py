@@ -110,6 +110,14 @@ class PassageViewer(QWidget):
         self._show_images(note, decoded.text[start:end])
         return True
 
+    def open_note(self, folder: Path, path: str) -> bool:
+        """The whole note, from its top, nothing selected (e.g. from the Files list)."""
+        if not self.open_passage(folder, path, 0, 0, 1, 1):
+            return False
+        self.heading.setText(f"<b>{path}</b>")
+        self.text.moveCursor(QTextCursor.MoveOperation.Start)
+        return True
+
     def _show_images(self, note: Path, passage: str) -> None:
         while self.images_layout.count():
             item = self.images_layout.takeAt(0)

@@ -183,6 +183,12 @@ def test_edit_on_disk_while_the_window_is_open(qtbot, window: MainWindow, notes:
     assert files().get("broken.md") in ("skipped", "failed")
     rows = window.files.model.rows
     assert any(r["path"] == "broken.md" and r["reason"] for r in rows)
+    zebra = window.files.model.index(
+        next(i for i, r in enumerate(rows) if r["path"] == "zebra.md"), 0
+    )
+    window.files.table.activated.emit(zebra)  # Enter / double-click on the row
+    assert window.viewer.note == notes / "zebra.md"
+    assert "marmalade" in window.viewer.text.toPlainText()
     assert "1 skipped or failed" in window.folders_panel.list.item(0).text()
     window.query.setText("zebra enclosure code")
     window.search()
