@@ -220,13 +220,9 @@ class MainWindow(QMainWindow):
 
     def forget_folder(self, folder: Path) -> None:
         self.folders = [f for f in self.folders if f != folder]
-        live = self.live
-        if live is not None:
-            run_in_background(
-                lambda progress, cancel: live.remove_folder(folder),
-                on_done=lambda _: self.refresh_status(),
-                on_error=self._failed,
-            )
+        if self.live is not None:
+            self.live.remove_folder(folder)  # its indexing thread drops it, then reports back
+        self.refresh_status()
 
     def set_paused(self, paused: bool) -> None:
         if self.live is None:

@@ -338,3 +338,18 @@ def test_a_new_embedding_model_reembeds_everything(
     window.query.setText("Museumsinsel Eintritt")
     window.search()
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=30_000)
+
+
+def test_removing_a_folder_drops_its_notes_but_not_its_files(
+    qtbot, window: MainWindow, notes: Path
+) -> None:  # type: ignore[no-untyped-def]
+    window.forget_folder(notes.resolve())
+    qtbot.waitUntil(
+        lambda: window.last_status is not None and window.last_status["files"] == [],
+        timeout=30_000,
+    )
+    assert window.folders_panel.list.count() == 0
+    assert (notes / "recipes" / "bread.md").exists()
+    (notes / "after.md").write_text("# After\n\nWritten after the folder was removed.\n", "utf-8")
+    qtbot.wait(1500)  # past the debounce: a watcher still on the folder would index it
+    assert window.service.status(False)["files"] == []

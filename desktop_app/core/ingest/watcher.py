@@ -104,6 +104,7 @@ class LiveIndex:
         self.polling = False
         self._debouncer = _Debouncer(debounce)
         self._moves: list[tuple[Path, str, str]] = []
+        self._removals: list[Path] = []
         self._moves_lock = threading.Lock()
         self._rescan = threading.Event()
         self._embed_needed = threading.Event()
@@ -190,15 +191,24 @@ class LiveIndex:
         self.reconcile_now()
 
     def remove_folder(self, folder: Path) -> None:
-        """Stop watching a folder and drop it from the index."""
+        """Stop watching a folder; the indexing thread then drops it from the index (there, so
+        that a pass still writing its notes cannot bring them back)."""
         folder = folder.resolve()
         if folder in self.folders:
             self.folders.remove(folder)
         watch = self._watches.pop(folder, None)
         if watch is not None and self._observer is not None:
             self._observer.unschedule(watch)
-        indexer.remove_folder(self.service.database, folder)
-        self.on_change(Change("removed", str(folder), "folder"))
+        with self._moves_lock:
+            self._removals.append(folder)
+        self.redo()  # interrupt a pass that may be indexing it
+
+    def _apply_removals(self) -> None:
+        with self._moves_lock:
+            removals, self._removals = self._removals, []
+        for folder in removals:
+            indexer.remove_folder(self.service.database, folder)
+            self.on_change(Change("removed", str(folder), "folder"))
 
     # -- watchdog ------------------------------------------------------------------------
     def _start_observer(self) -> Any:
@@ -269,9 +279,10 @@ class LiveIndex:
     def _lexical_loop(self) -> None:
         last_reconcile = time.monotonic()
         while not self._stop.cancelled:
+            self._apply_removals()
             if not self._running.is_set():
                 self.idle.set()
-                self._running.wait()
+                self._running.wait(0.5)  # wake now and then: removals are applied while paused
                 continue
             if self._rescan.is_set() or time.monotonic() - last_reconcile > self.reconcile_every:
                 self._rescan.clear()
@@ -325,7 +336,8 @@ class LiveIndex:
     def _reindex(self, due: list[tuple[Path, str]]) -> None:
         by_folder: dict[Path, list[str]] = {}
         for folder, rel in due:
-            by_folder.setdefault(folder, []).append(rel)
+            if folder in self.folders:  # not a folder removed meanwhile
+                by_folder.setdefault(folder, []).append(rel)
         for folder, rels in by_folder.items():
             try:
                 report = indexer.index_paths(
