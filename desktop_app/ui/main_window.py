@@ -43,6 +43,7 @@ from desktop_app.ui.workers import Task, on_gui_thread, run_in_background
 __all__ = ["MainWindow", "_qt_offset"]
 REFRESH_MS = 300  # status refreshes are coalesced: a burst of changes costs one query
 PROGRESS_MS = 100
+BUSY_REFRESH_MS = 1000  # while indexing or embedding runs, counts are re-read this often
 
 
 class MainWindow(QMainWindow):
@@ -238,7 +239,7 @@ class MainWindow(QMainWindow):
         if change.kind in ("failed", "notice", "warning"):
             self.statusBar().showMessage(str(change), 8000)
         if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+            self._refresh_timer.start(REFRESH_MS)
 
     def _progress(self, progress: Progress) -> None:
         self._latest_progress = progress  # shown by a timer: thousands of files, few repaints
@@ -284,7 +285,7 @@ class MainWindow(QMainWindow):
             return
         if busy or counts["pending_embedding"]:
             if not self._refresh_timer.isActive():
-                self._refresh_timer.start(1000)  # check again: the workers are still going
+                self._refresh_timer.start(BUSY_REFRESH_MS)  # the workers are still going
             return
         self.ready = True
         self.progress_bar.hide()
