@@ -59,8 +59,11 @@ class ShownTurn:
     answer: str
     sources: list[dict] = field(default_factory=list)
     answerable: bool = True
-    cited: set[int] = field(default_factory=set)
-    citations: dict = field(default_factory=dict)
+    citations: dict = field(default_factory=dict)  # the `done` event's citation report
+
+    @property
+    def cited(self) -> set[int]:
+        return set(self.citations.get("valid", []))
 
     def markdown(self, index: int) -> str:
         count = len(self.sources)
@@ -216,7 +219,6 @@ class ChatPane(QWidget):
         if turn is None or last.get("type") != "done":
             return
         turn.answer = last["answer"] if last["answerable"] else turn.answer
-        turn.cited = set(last["citations"]["valid"])
         turn.citations = last["citations"]
         self._render()
         self.history.append(Turn(turn.question, last["answer"]))
@@ -260,10 +262,9 @@ class ChatPane(QWidget):
         self.stop()
         self.conversation = conversation
         self.turns = [
-            ShownTurn(t.question, t.answer, t.sources, t.answerable,
-                      set(t.citations.get("valid", [])), t.citations)
+            ShownTurn(t.question, t.answer, t.sources, t.answerable, t.citations)
             for t in conversation.turns
-        ]  # fmt: skip
+        ]
         self.history = [Turn(t.question, t.answer) for t in conversation.turns]
         self._render()
         if self.turns:
