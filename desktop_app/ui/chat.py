@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,11 +19,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.answer.ask import Turn
+from desktop_app.core.answer.citations import replace_citations
 from desktop_app.core.conversations import Conversation, ConversationStore, SavedTurn
 from desktop_app.ui.workers import Task, run_in_background
 
 FLUSH_MS = 30  # tokens reach the view in small batches, so the event loop stays free
-_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
 class InertBrowser(QTextBrowser):
@@ -42,13 +41,12 @@ class InertBrowser(QTextBrowser):
 def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
     """Markdown for an answer: valid `[n]` become links to that turn's source, others plain."""
 
-    def repl(match: re.Match[str]) -> str:
-        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
-        parts = [f"[[{n}]](quire:source/{turn}/{n})" if valid(n) else f"\\[{n}\\]" for n in numbers]
-        return "".join(parts)
+    def render(numbers: list[int]) -> str:
+        return "".join(
+            f"[[{n}]](quire:source/{turn}/{n})" if valid(n) else f"\\[{n}\\]" for n in numbers
+        )
 
-    escaped = answer.replace("<", "&lt;")
-    return _CITATION.sub(repl, escaped)
+    return replace_citations(answer.replace("<", "&lt;"), render)
 
 
 @dataclass

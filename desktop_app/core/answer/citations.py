@@ -4,6 +4,7 @@ sentence checked cheaply for support (shared content words with the cited passag
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop_app.core.retrieval import analyzer
@@ -26,6 +27,11 @@ def numbers_in(text: str) -> list[int]:
     for match in _GROUP.finditer(text):
         out.extend(int(n) for n in re.findall(r"\d+", match.group(1)))
     return out
+
+
+def replace_citations(text: str, render: Callable[[list[int]], str]) -> str:
+    """`text` with every citation group replaced by `render(its numbers)` (same forms as above)."""
+    return _GROUP.sub(lambda m: render([int(n) for n in re.findall(r"\d+", m.group(1))]), text)
 
 
 class CitationStream:
