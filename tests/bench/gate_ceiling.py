@@ -28,13 +28,12 @@ from bench_gate import EVAL, indexed_without_gold  # noqa: E402
 
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 
-_WORD = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 Row = dict
 
 
 def words(text: str) -> list[str]:
-    return [analyzer.fold(w.casefold()) for w in _WORD.findall(text)]
+    return [analyzer.fold(w) for w in analyzer.words(text)]
 
 
 def collect(set_dir: Path, work: Path) -> tuple[list[Row], Counter, int]:

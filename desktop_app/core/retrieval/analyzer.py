@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -31,6 +31,11 @@ SNOWBALL = {
 
 def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
+
+
+def word_spans(text: str) -> Iterator[tuple[int, int]]:
+    """[start, end) of every word, as `words` splits them."""
+    return (m.span() for m in _WORD.finditer(text))
 
 
 @lru_cache(maxsize=65536)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from desktop_app.core.retrieval import analyzer
 
-_WORD = re.compile(r"[^\W_]+")
 _SAME_PREFIX = 5  # "temperature" ~ "temperatures", "Brot" ~ "Brote", "chleba" ~ "chleb"
 
 
@@ -26,8 +23,8 @@ def matching_spans(text: str, query_words: list[str]) -> list[tuple[int, int]]:
     if not wanted:
         return []
     spans = []
-    for match in _WORD.finditer(text):
-        folded = analyzer.fold(match.group().casefold())
+    for start, end in analyzer.word_spans(text):
+        folded = analyzer.fold(text[start:end].casefold())
         if any(_related(folded, q) for q in wanted):
-            spans.append((match.start(), match.end()))
+            spans.append((start, end))
     return spans
