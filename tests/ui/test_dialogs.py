@@ -47,3 +47,11 @@ def test_answer_links_use_the_same_citation_forms_as_the_validator() -> None:
     assert markdown.count("(quire:source/4/2)") == 2  # "[ 2 ]" too, as numbers_in reads it
     assert "\\[3\\]" in markdown and "quire:source/4/3" not in markdown  # not a source: plain
     assert "<b>" not in markdown  # raw HTML from the model is escaped
+
+
+def test_the_tracker_server_sees_a_real_fetch(tracker) -> None:  # type: ignore[no-untyped-def]
+    import urllib.request
+
+    remote, hits = tracker  # so its "never asked" in the rendering tests is an observation
+    urllib.request.urlopen(f"{remote}/probe.png", timeout=5).read()
+    assert hits == ["/probe.png"]
