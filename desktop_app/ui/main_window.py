@@ -36,11 +36,10 @@ from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.folders import FilesView, FoldersPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.sources import SourcesPanel
-from desktop_app.ui.viewer import PassageViewer, _qt_offset
+from desktop_app.ui.viewer import PassageViewer
 from desktop_app.ui.welcome import WelcomePage
 from desktop_app.ui.workers import Task, on_gui_thread, run_in_background
 
-__all__ = ["MainWindow", "_qt_offset"]
 REFRESH_MS = 300  # status refreshes are coalesced: a burst of changes costs one query
 PROGRESS_MS = 100
 BUSY_REFRESH_MS = 1000  # while indexing or embedding runs, counts are re-read this often
@@ -92,11 +91,10 @@ class MainWindow(QMainWindow):
         ll.addWidget(delete)
 
         self.chat = ChatPane(self.service, self.store)
-        self.chat.sources_ready.connect(self._show_sources)
         self.chat.source_clicked.connect(self.open_source)
         self.chat.finished.connect(lambda done: self.sources.mark_cited(
             set(done["citations"]["valid"])))  # fmt: skip
-        self.chat.conversation_saved.connect(lambda _: self._list_conversations())
+        self.chat.conversation_saved.connect(lambda _: self._conversation_saved())
         self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
         self.query.setAccessibleName("Search query")
         self.query.setClearButtonEnabled(True)
@@ -117,6 +115,7 @@ class MainWindow(QMainWindow):
 
         self.sources = SourcesPanel()
         self.sources.source_clicked.connect(self.open_source)
+        self.chat.sources_ready.connect(self.sources.show_sources)
         self.sources.show_sources([])
         self.viewer = PassageViewer()
         self.files.open_requested.connect(self.viewer.open_note)
@@ -335,16 +334,19 @@ class MainWindow(QMainWindow):
 
     # -- conversations -----------------------------------------------------------------------------
     def _list_conversations(self) -> None:
+        """Read every saved conversation once, at start; later saves update single rows."""
         self.conversations.clear()
         for conversation in self.store.recent():
-            when = time.strftime("%d %b %H:%M", time.localtime(conversation.updated))
-            count = len(conversation.turns)
-            item = QListWidgetItem(
-                f"{conversation.title}\n{when} · {count} question{'s' if count != 1 else ''}"
-            )
-            item.setToolTip(conversation.title)
-            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-            self.conversations.addItem(item)
+            self.conversations.addItem(_conversation_item(conversation))
+
+    def _conversation_saved(self) -> None:
+        """The current conversation was saved: move its row to the top, with its new count."""
+        saved = self.chat.conversation
+        for row in range(self.conversations.count()):
+            if self.conversations.item(row).data(Qt.ItemDataRole.UserRole) == saved.id:
+                self.conversations.takeItem(row)
+                break
+        self.conversations.insertItem(0, _conversation_item(saved))
 
     def _open_conversation(self, item: QListWidgetItem) -> None:
         try:
@@ -363,7 +365,7 @@ class MainWindow(QMainWindow):
         self.store.delete(conversation_id)
         if self.chat.conversation.id == conversation_id:
             self.chat.new_chat()
-        self._list_conversations()
+        self.conversations.takeItem(self.conversations.row(item))
 
     # -- search ------------------------------------------------------------------------------------
     def _focus_search(self) -> None:
@@ -403,9 +405,6 @@ class MainWindow(QMainWindow):
             self.open_passage(Path(r.folder), r.path, r.start, r.end, r.line_start, r.line_end)
 
     # -- sources and the viewer ----------------------------------------------------------------
-    def _show_sources(self, sources: list[dict], answerable: bool, cited: Any) -> None:
-        self.sources.show_sources(sources, answerable, cited)
-
     def open_source(self, source: dict) -> None:
         self.open_passage(Path(source["folder"]), source["path"], source["start"],
                           source["end"], *source["lines"])  # fmt: skip
@@ -423,3 +422,14 @@ class MainWindow(QMainWindow):
             self.live.stop(timeout=5.0)
             self.live = None
         super().closeEvent(event)
+
+
+def _conversation_item(conversation: Any) -> QListWidgetItem:
+    when = time.strftime("%d %b %H:%M", time.localtime(conversation.updated))
+    count = len(conversation.turns)
+    item = QListWidgetItem(
+        f"{conversation.title}\n{when} · {count} question{'s' if count != 1 else ''}"
+    )
+    item.setToolTip(conversation.title)
+    item.setData(Qt.ItemDataRole.UserRole, conversation.id)
+    return item

@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt, QThreadPool, QUrl
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
-from desktop_app.ui.main_window import MainWindow, _qt_offset
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.viewer import _qt_offset
 from tests.ui.helpers import click_link, link_hrefs
 
 pytestmark = pytest.mark.gui
@@ -218,6 +219,8 @@ def test_conversations_persist_and_reopen(qtbot, notes: Path, quire_home: Path) 
         win.chat.ask("How long does the bread bake with the lid on?")
     with qtbot.waitSignal(win.chat.finished, timeout=INDEXED):
         win.chat.ask("and without it?")  # a follow-up continues the same conversation
+    assert win.conversations.count() == 1  # one row, updated in place
+    assert "2 questions" in win.conversations.item(0).text()
     _close(win)
     service.close()
 

@@ -105,7 +105,7 @@ class LiveIndex:
         self._debouncer = _Debouncer(debounce)
         self._moves: list[tuple[Path, str, str]] = []
         self._removals: list[Path] = []
-        self._moves_lock = threading.Lock()
+        self._queue_lock = threading.Lock()
         self._rescan = threading.Event()
         self._embed_needed = threading.Event()
         self._stop = CancelToken()
@@ -199,12 +199,12 @@ class LiveIndex:
         watch = self._watches.pop(folder, None)
         if watch is not None and self._observer is not None:
             self._observer.unschedule(watch)
-        with self._moves_lock:
+        with self._queue_lock:
             self._removals.append(folder)
         self.redo()  # interrupt a pass that may be indexing it
 
     def _apply_removals(self) -> None:
-        with self._moves_lock:
+        with self._queue_lock:
             removals, self._removals = self._removals, []
         for folder in removals:
             indexer.remove_folder(self.service.database, folder)
@@ -259,7 +259,7 @@ class LiveIndex:
             and loaders.is_note_path(src_loc[1])
             and loaders.is_note_path(dest_loc[1])
         ):
-            with self._moves_lock:
+            with self._queue_lock:
                 self._moves.append((src_loc[0], src_loc[1], dest_loc[1]))
         for loc in (src_loc, dest_loc):
             if loc:
@@ -325,7 +325,7 @@ class LiveIndex:
         return True
 
     def _apply_moves(self) -> None:
-        with self._moves_lock:
+        with self._queue_lock:
             moves, self._moves = self._moves, []
         for folder, src, dest in moves:
             if (folder / src).exists():
