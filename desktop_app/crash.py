@@ -16,13 +16,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from desktop_app.paths import logs_dir
+
 _fault_file: IO[str] | None = None
-
-
-def _logs(home: Path) -> Path:
-    folder = home / "logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def reports_dir(home: Path) -> Path:
@@ -36,7 +32,7 @@ def previous_crash(home: Path) -> Path | None:
     marker = home / "running"
     if not marker.exists():
         return None
-    logs = _logs(home)
+    logs = logs_dir(home)
     parts = [f"Quire did not close normally (run started {marker.read_text().strip()})."]
     for name in ("fault.log", "errors.log"):
         path = logs / name
@@ -51,7 +47,7 @@ def previous_crash(home: Path) -> Path | None:
 
 def start_run(home: Path) -> None:
     global _fault_file
-    logs = _logs(home)
+    logs = logs_dir(home)
     (logs / "errors.log").write_text("", encoding="utf-8")
     _fault_file = open(logs / "fault.log", "w", encoding="utf-8")  # noqa: SIM115 (kept open)
     faulthandler.enable(_fault_file)
@@ -66,7 +62,7 @@ def record_exception(
 ) -> str:
     """Append an unhandled exception to the error log; returns its text."""
     text = "".join(traceback.format_exception(kind, exc, tb))
-    with open(_logs(home) / "errors.log", "a", encoding="utf-8") as log:
+    with open(logs_dir(home) / "errors.log", "a", encoding="utf-8") as log:
         log.write(f"{time.strftime('%H:%M:%S')}\n{text}\n")
     return text
 

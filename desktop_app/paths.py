@@ -21,16 +21,12 @@ def quire_home() -> Path:
     return home
 
 
-def database_path() -> Path:
-    return quire_home() / "quire.sqlite"
-
-
 def settings_path() -> Path:
     return quire_home() / "settings.json"
 
 
-def logs_dir() -> Path:
-    path = quire_home() / "logs"
+def logs_dir(home: Path | None = None) -> Path:
+    path = (home or quire_home()) / "logs"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
