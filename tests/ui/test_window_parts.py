@@ -1,4 +1,4 @@
-"""Error dialogs keep their details copyable; a crash report is offered after a crash."""
+"""Small pieces of the window: error and crash dialogs, answer links, the test tracker server."""
 
 from __future__ import annotations
 
