@@ -308,3 +308,45 @@ def test_remote_images_and_html_are_never_loaded(qtbot, tracker) -> None:  # typ
     assert f"{remote}/pixel.png" in blocked
     assert hits == []  # the server that hosts them was never asked
     assert "alert(1)" not in browser.toPlainText()  # raw HTML from a note is neither run nor shown
+
+
+def test_a_new_embedding_model_reembeds_everything(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from desktop_app.core.retrieval.embedder import bundled_model_path
+
+    copy = tmp_path / "my-minilm"  # another folder: another model id, same weights
+    shutil.copytree(bundled_model_path(), copy)
+    db = window.service.database
+
+    def meta(key: str) -> str:
+        return db.reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
+
+    before = meta("embed_model")
+    vectors = db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    dialog = window.open_settings()
+    dialog.embedding_model.setText(str(copy))
+    dialog.accept()
+    assert "embedded again" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: meta("embed_model").startswith("my-minilm@"), timeout=INDEXED)
+    qtbot.waitUntil(lambda: window.ready, timeout=INDEXED)
+    assert meta("embed_model") != before
+    assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
+    window.query.setText("Museumsinsel Eintritt")
+    window.search()
+    qtbot.waitUntil(lambda: window.results.count() > 0, timeout=30_000)
+
+
+def test_removing_a_folder_drops_its_notes_but_not_its_files(
+    qtbot, window: MainWindow, notes: Path
+) -> None:  # type: ignore[no-untyped-def]
+    window.forget_folder(notes.resolve())
+    qtbot.waitUntil(
+        lambda: window.last_status is not None and window.last_status["files"] == [],
+        timeout=30_000,
+    )
+    assert window.folders_panel.list.count() == 0
+    assert (notes / "recipes" / "bread.md").exists()
+    (notes / "after.md").write_text("# After\n\nWritten after the folder was removed.\n", "utf-8")
+    qtbot.wait(1500)  # past the debounce: a watcher still on the folder would index it
+    assert window.service.status(False)["files"] == []
