@@ -12,6 +12,7 @@ from typing import Any
 from desktop_app import paths
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.retrieval.embedder import Embedder
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
 from desktop_app.core.store.db import Database
@@ -50,8 +51,6 @@ class Quire:
         return indexer.IndexOptions(
             chunk_tokens=self.settings.chunk_tokens,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
-            embed_offsets=self.embedder.token_offsets,
-            embed_limit=self.embedder.max_tokens,
         )
 
     def index(
@@ -80,7 +79,8 @@ class Quire:
     ) -> int:
         indexer.use_embedding_model(self.database, self.embedder.model_id, self.embedder.dimension)
         progress(Progress("embed", 0, 0))
-        return indexer.embed_pending(self.database, self.embedder.encode, progress, cancel)
+        planner = PartPlanner(self.embedder.token_offsets, self.embedder.max_tokens)
+        return indexer.embed_pending(self.database, self.embedder.encode, planner, progress, cancel)
 
     def folder_id(self, folder: Path) -> int | None:
         row = self.database.reader.execute(

@@ -29,6 +29,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from desktop_app.core.store.status import WAITS_FOR_VECTORS  # noqa: E402
+
 
 def build_vault(folder: Path, count: int) -> list[Path]:
     sources = sorted(p for p in TIL.rglob("*.md") if p.name != "README.md")
@@ -78,10 +80,7 @@ def scalar(db: Path, sql: str) -> int:
         conn.close()
 
 
-PENDING = (
-    "SELECT count(*) FROM chunk_parts p WHERE NOT EXISTS"
-    " (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)"
-)
+PENDING = f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
 
 
 def part_hashes(db: Path, rel: str) -> set[str]:

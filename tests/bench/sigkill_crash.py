@@ -64,7 +64,9 @@ class Vault:
             self.write(f"new/note-{step}.md", f"# Note {step}\n\nFresh note number {step}.\n")
 
 
-def check(db_path: Path, vault: Vault) -> list[str]:
+def check(db_path: Path, vault: Vault, every_chunk_has_parts: bool = False) -> list[str]:
+    """Problems in the database; embedding parts are planned by the embedding pass, so they are
+    only required after a finished run (but must lie inside their chunk whenever present)."""
     problems = []
     conn = sqlite3.connect(db_path)
     try:
@@ -88,17 +90,33 @@ def check(db_path: Path, vault: Vault) -> list[str]:
                 continue
             rows = conn.execute(
                 "SELECT start, end, text, (SELECT count(*) FROM chunk_parts p"
-                " WHERE p.chunk_id = c.id) FROM chunks c WHERE note_id = ? ORDER BY seq",
+                " WHERE p.chunk_id = c.id), (SELECT count(*) FROM chunk_parts p"
+                " WHERE p.chunk_id = c.id AND (p.start < c.start OR p.end > c.end))"
+                " FROM chunks c WHERE note_id = ? ORDER BY seq",
                 (note_id,),
             ).fetchall()  # fmt: skip
-            if not rows or any(text[a:b] != t or parts < 1 for a, b, t, parts in rows):
+            if not rows or any(text[a:b] != t for a, b, t, _, _ in rows):
                 problems.append(f"{rel}: chunks are not exact spans of one version")
+            if any(outside for *_, outside in rows):
+                problems.append(f"{rel}: embedding parts outside their chunk")
+            if every_chunk_has_parts and any(parts < 1 for _, _, _, parts, _ in rows):
+                problems.append(f"{rel}: chunks without embedding parts")
     finally:
         conn.close()
     return problems
 
 
 def pending_parts(db_path: Path) -> int:
+    """Distinct part texts without a vector, once every chunk has its parts planned (with the
+    embedder's real tokenizer, as the embedding pass does)."""
+    from desktop_app.core.ingest import indexer
+    from desktop_app.core.ingest.notes import PartPlanner
+    from desktop_app.core.service import Quire
+
+    service = Quire(db_path.parent)
+    embedder = service.embedder
+    indexer.plan_parts(service.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
+    service.close()
     conn = sqlite3.connect(db_path)
     try:
         return conn.execute(
@@ -154,7 +172,7 @@ def main() -> int:
             for part in line.split(", ")
             if part.endswith(" embedded")
         )
-        problems = check(db_path, vault)
+        problems = check(db_path, vault, every_chunk_has_parts=True)
         conn = sqlite3.connect(db_path)
         stale = [
             rel

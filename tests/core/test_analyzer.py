@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import sys
+import threading
+
+import pytest
+
 from desktop_app.core.retrieval import analyzer
 
 
@@ -37,3 +42,38 @@ def test_language_detection_for_notes_and_queries() -> None:
     # short queries are only classified among the index's languages
     assert analyzer.detect_language("Tomaten Wasser", ["de", "cs"]) == "de"
     assert analyzer.detect_language("...", None) == analyzer.FALLBACK_LANGUAGE
+
+
+def test_cached_terms_stay_right_across_threads_and_cache_resets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stems are cached per language; a full cache is replaced while other threads read it."""
+    import Stemmer
+
+    czech = Stemmer.Stemmer("czech")
+    texts = [f"vítězové {i} řetězům kolech slovo{i % 50} Straße{i % 7}" for i in range(400)]
+    expected = {t: [analyzer.fold(s) for s in czech.stemWords(analyzer.words(t))] for t in texts}
+    monkeypatch.setattr(analyzer, "_CACHE_LIMIT", 40)  # forces many resets
+    monkeypatch.setattr(analyzer, "_caches", {})
+    wrong: list[str] = []
+
+    def work(offset: int) -> None:
+        for t in texts[offset:] + texts[:offset]:
+            try:
+                if terms(t, "cs") != expected[t]:
+                    wrong.append(t)
+            except Exception as exc:  # e.g. a KeyError from a cache cleared under a reader
+                wrong.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(k * 97,)) for k in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
+    assert len(analyzer._caches["stem:cs"]) <= 40

@@ -12,7 +12,7 @@ from desktop_app.core.store.db import Database
 @pytest.fixture
 def db(notes_dir: Path, tmp_path: Path) -> Database:
     database = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_limit=200)
+    options = indexer.IndexOptions()
     indexer.index_folder(database, notes_dir, options)
     return database
 

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest.chunker import word_offsets
+from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.store.db import Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
@@ -40,7 +42,7 @@ def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
 
 def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_path: Path) -> None:
     db = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_limit=200)
+    options = indexer.IndexOptions()
     indexer.index_folder(db, notes_dir, options)
     assert integrity(db)["ok"]
     chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
@@ -56,7 +58,7 @@ def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_
 
 def test_unchanged_notes_are_not_rewritten(notes_dir: Path, tmp_path: Path) -> None:
     db = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_limit=200)
+    options = indexer.IndexOptions()
     first = indexer.index_folder(db, notes_dir, options)
     assert first.indexed == 3 and first.skipped == 0
     ids = db.reader.execute("SELECT id FROM chunks ORDER BY id").fetchall()
@@ -69,17 +71,76 @@ def test_changing_the_embedding_model_drops_vectors(notes_dir: Path, tmp_path: P
     import numpy as np
 
     db = Database(tmp_path / "q.sqlite")
-    options = indexer.IndexOptions(embed_limit=200)
+    options = indexer.IndexOptions()
     indexer.index_folder(db, notes_dir, options)
     indexer.use_embedding_model(db, "fake-a", 4)
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.ones((len(texts), 4), dtype=np.float32) / 2
 
-    first = indexer.embed_pending(db, encode)
+    planner = PartPlanner(word_offsets, 200)
+    first = indexer.embed_pending(db, encode, planner)
     assert first > 0
-    assert indexer.embed_pending(db, encode) == 0  # nothing new to embed
+    assert indexer.embed_pending(db, encode, planner) == 0  # nothing new to embed
     assert not indexer.use_embedding_model(db, "fake-a", 4)
     assert indexer.use_embedding_model(db, "fake-b", 4)
     assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 0
-    assert indexer.embed_pending(db, encode) == first
+    assert indexer.embed_pending(db, encode, planner) == first
+
+
+def parts_of(db: Database) -> list[tuple[int, int, int, str, int, int]]:
+    return db.reader.execute(
+        "SELECT p.chunk_id, p.start, p.end, c.text, c.start, c.end FROM chunk_parts p"
+        " JOIN chunks c ON c.id = p.chunk_id ORDER BY p.chunk_id, p.part"
+    ).fetchall()
+
+
+def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    db = Database(tmp_path / "q.sqlite")
+    (notes_dir / "long.md").write_text(" ".join(f"slovo{i}" for i in range(400)), "utf-8")
+    indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=2000))
+    assert parts_of(db) == []
+    planned = indexer.plan_parts(db, PartPlanner(word_offsets, 100))
+    chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert planned == chunks
+    parts = parts_of(db)
+    assert {p[0] for p in parts} == {
+        r[0] for r in db.reader.execute("SELECT id FROM chunks").fetchall()
+    }
+    assert len(parts) > chunks  # the long note was cut into several parts
+    assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
+    assert indexer.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
+
+
+def test_parts_planned_for_a_replaced_chunk_are_not_written(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    """The embedding pass reads chunks, then the watcher re-indexes the note before the parts
+    are written (chunk ids are reused): parts of the old text must not land on the new chunk."""
+    db = Database(tmp_path / "q.sqlite")
+    options = indexer.IndexOptions(chunk_tokens=2000)
+    long_note = notes_dir / "long.md"
+    long_note.write_text(" ".join(f"slovo{i}" for i in range(400)), "utf-8")
+    indexer.index_folder(db, notes_dir, options)
+    edited = []
+
+    def offsets_while_the_note_changes(text: str) -> list[tuple[int, int]]:
+        if not edited and len(text) > 1000:
+            edited.append(True)
+            long_note.write_text("short now " + " ".join(f"jine{i}" for i in range(300)), "utf-8")
+            indexer.index_folder(db, notes_dir, options)
+        return word_offsets(text)
+
+    indexer.plan_parts(db, PartPlanner(offsets_while_the_note_changes, 100))
+    assert edited
+    indexer.plan_parts(db, PartPlanner(word_offsets, 100))  # the next pass plans the new chunk
+    parts = parts_of(db)
+    long_id = db.reader.execute(
+        "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = 'long.md'"
+    ).fetchone()[0]
+    long_parts = [p for p in parts if p[0] == long_id]
+    assert long_parts and all(p[3].startswith("short now") for p in long_parts)
+    assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
+    assert long_parts[-1][2] == long_parts[-1][5]  # the parts reach the end of the new text

@@ -18,8 +18,7 @@ import sqlite_utils
 
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import loaders
-from desktop_app.core.ingest.chunker import TokenOffsets, word_offsets
-from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note, embedding_input
+from desktop_app.core.ingest.notes import AnalyzedNote, PartPlanner, analyze_note, embedding_input
 from desktop_app.core.store.db import Database
 
 COMMIT_EVERY_SECONDS = 0.5
@@ -45,13 +44,11 @@ class IndexReport:
 class IndexOptions:
     chunk_tokens: int = 200
     max_file_bytes: int = 20_000_000
-    embed_offsets: TokenOffsets = word_offsets
-    embed_limit: int = 254
 
     @property
     def chunking(self) -> str:
         """What decides the chunks: when it changes, every note is chunked again."""
-        return f"tokens={self.chunk_tokens};embed_limit={self.embed_limit}"
+        return f"tokens={self.chunk_tokens}"
 
 
 @dataclass(frozen=True)
@@ -261,9 +258,7 @@ def _index_file(
     if known and known[3] == content_hash and known[4] == "indexed":
         report.unchanged += 1
         return _touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
-    analyzed = analyze_note(
-        rel, decoded.text, options.chunk_tokens, options.embed_offsets, options.embed_limit
-    )
+    analyzed = analyze_note(rel, decoded.text, options.chunk_tokens)
     report.indexed += 1
     report.changed_paths.append(rel)
     if decoded.warning:
@@ -298,8 +293,8 @@ def _upsert_note(db: sqlite_utils.Database, note: dict) -> int:
 
 
 def write_notes(db: sqlite_utils.Database, notes: list[_NoteRows]) -> None:
-    """Replace these notes' chunks, FTS rows and parts (inside a write transaction), with one
-    batched insert per table for all of them."""
+    """Replace these notes' chunks and FTS rows (inside a write transaction), with one batched
+    insert per table for all of them. Embedding parts are planned later, by `embed_pending`."""
     if not notes:
         return
     conn = db.conn
@@ -308,7 +303,7 @@ def write_notes(db: sqlite_utils.Database, notes: list[_NoteRows]) -> None:
     conn.executemany("DELETE FROM chunks WHERE note_id = ?", replaced)
     # The one writer holds the transaction, so ids can be assigned here and rows batch-inserted.
     next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
-    chunk_rows, fts_rows, part_rows = [], [], []
+    chunk_rows, fts_rows = [], []
     for note_id, item in zip(note_ids, notes, strict=True):
         for seq, analyzed in enumerate(item.analyzed.chunks):
             c, chunk_id = analyzed.chunk, next_id
@@ -320,9 +315,6 @@ def write_notes(db: sqlite_utils.Database, notes: list[_NoteRows]) -> None:
             fts_rows.append(
                 (chunk_id, analyzed.body_terms, analyzed.prefix_terms, analyzed.context_terms)
             )
-            part_rows.extend(
-                (chunk_id, p.number, p.count, p.start, p.end, h) for p, h in analyzed.parts
-            )
     conn.executemany(
         "INSERT INTO chunks (id, note_id, seq, start, end, line_start, line_end, heading_path,"
         " text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -330,11 +322,6 @@ def write_notes(db: sqlite_utils.Database, notes: list[_NoteRows]) -> None:
     )
     conn.executemany(
         "INSERT INTO chunks_fts (rowid, body, prefixes, context) VALUES (?, ?, ?, ?)", fts_rows
-    )
-    conn.executemany(
-        "INSERT INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        part_rows,
     )
 
 
@@ -432,12 +419,14 @@ def use_chunking(database: Database, chunking: str) -> bool:
 
 
 def use_embedding_model(database: Database, model_id: str, dimension: int) -> bool:
-    """Record the model; a different model than before drops all vectors. True if it changed."""
+    """Record the model; a different model than before drops all vectors and parts (they follow
+    its tokenizer and limit). True if it changed."""
     with database.write() as db:
         current = read_meta(db, "embed_model")
         if current == model_id:
             return False
         db.execute("DELETE FROM embeddings")
+        db.execute("DELETE FROM chunk_parts")
         set_meta(db, "embed_model", model_id)
         set_meta(db, "embed_dim", str(dimension))
         bump_data_version(db)
@@ -461,15 +450,56 @@ def pending_embeddings(database: Database) -> list[tuple[str, str]]:
     return list(out.items())
 
 
+def plan_parts(
+    database: Database,
+    planner: PartPlanner,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+    batch: int = 512,
+) -> int:
+    """Give every chunk without embedding parts its parts; returns how many chunks got them."""
+    cancel = cancel or CancelToken()
+    rows = database.reader.execute(
+        "SELECT c.id, n.title, c.heading_path, c.start, c.text FROM chunks c"
+        " JOIN notes n ON n.id = c.note_id"
+        " WHERE NOT EXISTS (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id)"
+        " ORDER BY n.indexed_at DESC, c.note_id, c.seq"
+    ).fetchall()
+    for i in range(0, len(rows), batch):
+        cancel.raise_if_cancelled()
+        part_rows = []
+        for chunk_id, title, heading_json, start, text in rows[i : i + batch]:
+            heading = tuple(json.loads(heading_json or "[]"))
+            for p, hash_ in planner.parts(title or "", heading, start, text):
+                part_rows.append(
+                    (chunk_id, p.number, p.count, p.start, p.end, hash_, chunk_id, text)
+                )
+        with database.write() as db:
+            # The chunk may have been replaced since it was read (ids are reused): its text decides.
+            db.conn.executemany(
+                "INSERT OR IGNORE INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash)"
+                " SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
+                " (SELECT 1 FROM chunks WHERE id = ? AND text = ?)",
+                part_rows,
+            )
+        progress(
+            Progress("embed", 0, 0, f"splitting passages {min(i + batch, len(rows))}/{len(rows)}")
+        )
+    return len(rows)
+
+
 def embed_pending(
     database: Database,
     encode: Callable[[list[str]], np.ndarray],
+    planner: PartPlanner,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     batch: int = EMBED_BATCH,
 ) -> int:
-    """Encode every chunk text that has no vector yet; each batch commits on its own."""
+    """Plan parts for new chunks, then encode every part text that has no vector yet; each
+    batch commits on its own."""
     cancel = cancel or CancelToken()
+    plan_parts(database, planner, progress, cancel)
     todo = _length_sorted_windows(pending_embeddings(database))
     done = 0
     for i in range(0, len(todo), batch):

@@ -21,7 +21,6 @@ class AnalyzedChunk:
     body_terms: str
     prefix_terms: str
     context_terms: str
-    parts: list[tuple[Part, str]]  # embedder-sized parts with the hash of their embedding input
 
 
 @dataclass(frozen=True)
@@ -81,53 +80,68 @@ def embed_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def analyze_note(
-    rel_path: str,
-    text: str,
-    chunk_tokens: int,
-    embed_offsets: TokenOffsets,
-    embed_limit: int,
-) -> AnalyzedNote:
+def analyze_note(rel_path: str, text: str, chunk_tokens: int) -> AnalyzedNote:
+    """Chunks, title, language and lexical terms of a note (embedding parts come later, from
+    `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
     chunks, metadata = chunk_note(text, count_tokens, chunk_tokens, markdown=is_markdown(rel_path))
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(" ".join(c.text[:500] for c in chunks[:4]) or title)
-
     extra = " ".join(_metadata_terms(metadata))
 
     @cache
-    def context_tokens(heading_path: tuple[str, ...]) -> int:
-        return len(embed_offsets(context_line(title, heading_path) + "\n"))
+    def context_terms(heading_path: tuple[str, ...]) -> str:
+        words = analyzer.words(f"{context_line(title, heading_path)} {extra}")
+        return " ".join(analyzer.stems(words, language))
 
     analyzed = []
     for chunk in chunks:
-        room = embed_limit - context_tokens(chunk.heading_path) - 8  # 8: a "part n/N" label
-        if len(chunk.text) <= room:  # a word piece spans at least one character
-            parts = [Part(chunk.start, chunk.end, 1, 1)]
-        else:
-            parts = embedding_parts(chunk, embed_offsets, room)
-        analyzed.append(_analyze_chunk(text, chunk, parts, title, extra, language))
+        words = analyzer.words(chunk.text)
+        analyzed.append(
+            AnalyzedChunk(
+                chunk=chunk,
+                body_terms=" ".join(analyzer.stems(words, language)),
+                prefix_terms=" ".join(analyzer.prefixes(words)),
+                context_terms=context_terms(chunk.heading_path),
+            )
+        )
     return AnalyzedNote(title, language, metadata, analyzed)
 
 
-def _analyze_chunk(
-    text: str, chunk: Chunk, parts: list[Part], title: str, extra: str, language: str
-) -> AnalyzedChunk:
-    words = analyzer.words(chunk.text)
-    context_words = analyzer.words(f"{context_line(title, chunk.heading_path)} {extra}")
-    return AnalyzedChunk(
-        chunk=chunk,
-        body_terms=" ".join(analyzer.stems(words, language)),
-        prefix_terms=" ".join(analyzer.prefixes(words)),
-        context_terms=" ".join(analyzer.stems(context_words, language)),
-        parts=[
+class PartPlanner:
+    """Cuts chunks the embedder would truncate into labelled parts, each with the hash of its
+    embedding input (vectors are stored by that hash, so unchanged texts are never re-embedded)."""
+
+    def __init__(self, token_offsets: TokenOffsets, limit: int) -> None:
+        self.token_offsets = token_offsets
+        self.limit = limit
+        self._context_tokens: dict[str, int] = {}
+
+    def _room(self, context: str) -> int:
+        if context not in self._context_tokens:
+            self._context_tokens[context] = len(self.token_offsets(context + "\n"))
+        return self.limit - self._context_tokens[context] - 8  # 8: a "part n/N" label
+
+    def parts(
+        self, title: str, heading_path: tuple[str, ...], start: int, text: str
+    ) -> list[tuple[Part, str]]:
+        room = self._room(context_line(title, heading_path))
+        chunk = Chunk(start, start + len(text), 0, 0, heading_path, text)
+        if len(text) <= room:  # a word piece spans at least one character
+            parts = [Part(chunk.start, chunk.end, 1, 1)]
+        else:
+            parts = embedding_parts(chunk, self.token_offsets, room)
+        return [
             (
                 p,
                 embed_hash(
                     embedding_input(
-                        title, chunk.heading_path, text[p.start : p.end], p.number, p.count
+                        title,
+                        heading_path,
+                        text[p.start - start : p.end - start],
+                        p.number,
+                        p.count,
                     )
                 ),
             )
             for p in parts
-        ],
-    )
+        ]

@@ -8,8 +8,9 @@ and folded to ASCII-like letters so that diacritics never decide a match.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -30,7 +31,7 @@ SNOWBALL = {
 
 
 def words(text: str) -> list[str]:
-    return [w.casefold() for w in _WORD.findall(text)]
+    return _WORD.findall(text.casefold())
 
 
 def word_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -61,16 +62,38 @@ def has_stemmer(language: str) -> bool:
     return _stemmer(language) is not None
 
 
+# Stems and prefixes of words seen before: a vault repeats its vocabulary, so most words of a
+# new chunk are looked up instead of stemmed and folded again.
+_CACHE_LIMIT = 200_000
+_caches: dict[str, dict[str, str]] = {}
+_cache_lock = threading.Lock()  # also guards the stemmers, which are not thread-safe
+
+
 def stems(tokens: Sequence[str], language: str) -> list[str]:
     """Stemmed, folded terms; languages without a stemmer get five-letter prefixes."""
     stemmer = _stemmer(language)
     if stemmer is None:
         return prefixes(tokens)
-    return [fold(s) for s in stemmer.stemWords(tokens)]
+    return _cached_terms(f"stem:{language}", tokens, lambda ws: map(fold, stemmer.stemWords(ws)))
 
 
 def prefixes(tokens: Sequence[str]) -> list[str]:
-    return [fold(t)[:PREFIX_LEN] for t in tokens]
+    return _cached_terms("prefix", tokens, lambda ws: (fold(w)[:PREFIX_LEN] for w in ws))
+
+
+def _cached_terms(
+    key: str, tokens: Sequence[str], compute: Callable[[list[str]], Iterable[str]]
+) -> list[str]:
+    cache = _caches.get(key, {})
+    if set(tokens).difference(cache):
+        with _cache_lock:
+            cache = _caches.get(key, {})
+            missing = list(set(tokens).difference(cache))
+            if len(cache) + len(missing) > _CACHE_LIMIT:
+                cache, missing = {}, list(set(tokens))
+            cache.update(zip(missing, compute(missing), strict=True))
+            _caches[key] = cache  # a replaced dict is never written again: readers keep theirs
+    return list(map(cache.__getitem__, tokens))
 
 
 def detect_language(text: str, candidates: Sequence[str] | None = None) -> str:

@@ -7,6 +7,13 @@ from typing import Any
 
 from desktop_app.core.store.db import Database
 
+# A chunk waits for vectors until it has parts (planned by the embedding pass) that all have one.
+WAITS_FOR_VECTORS = (
+    "(NOT EXISTS (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id) OR EXISTS"
+    " (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id AND NOT EXISTS"
+    " (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)))"
+)
+
 
 def integrity(database: Database) -> dict[str, Any]:
     db = database.reader
@@ -40,8 +47,7 @@ def collect_status(database: Database, check_integrity: bool = True) -> dict[str
         "failed": db.execute("SELECT count(*) FROM notes WHERE status = 'failed'").fetchone()[0],
         "chunks": db.execute("SELECT count(*) FROM chunks").fetchone()[0],
         "pending_embedding": db.execute(
-            "SELECT count(DISTINCT p.chunk_id) FROM chunk_parts p WHERE NOT EXISTS"
-            " (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)"
+            f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
         ).fetchone()[0],
     }
     model = db.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
@@ -49,9 +55,7 @@ def collect_status(database: Database, check_integrity: bool = True) -> dict[str
     for folder, path, status, reason, language, chunks, pending in db.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
-        " (SELECT count(*) FROM chunks c JOIN chunk_parts p ON p.chunk_id = c.id"
-        "  WHERE c.note_id = n.id AND NOT EXISTS"
-        "   (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash))"
+        f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {WAITS_FOR_VECTORS})"
         " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
     ).fetchall():
         shown = "pending embedding" if status == "indexed" and pending else status
