@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -46,7 +47,18 @@ def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> 
     return stem.replace("_", " ").replace("-", " ").strip() or stem
 
 
-def _metadata_terms(metadata: dict[str, Any]) -> list[str]:
+# Language identification reads bytes one by one in Python: a short sample of prose words
+# (code, numbers and markup left out) is both cheaper and a cleaner signal than raw text.
+_PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
+LANGUAGE_SAMPLE_CHARS = 600
+
+
+def language_sample(chunks: list[Chunk]) -> str:
+    text = " ".join(c.text[: 2 * LANGUAGE_SAMPLE_CHARS] for c in chunks[:4])
+    return " ".join(_PROSE_WORD.findall(text))[:LANGUAGE_SAMPLE_CHARS]
+
+
+def metadata_terms(metadata: dict[str, Any]) -> list[str]:
     values: list[str] = []
     for key in ("tags", "aliases", "keywords"):
         value = metadata.get(key)
@@ -85,8 +97,17 @@ def analyze_note(rel_path: str, text: str, chunk_tokens: int) -> AnalyzedNote:
     `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
     chunks, metadata = chunk_note(text, count_tokens, chunk_tokens, markdown=is_markdown(rel_path))
     title = note_title(rel_path, metadata, chunks)
-    language = analyzer.detect_language(" ".join(c.text[:500] for c in chunks[:4]) or title)
-    extra = " ".join(_metadata_terms(metadata))
+    language = analyzer.detect_language(language_sample(chunks) or title)
+    analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata))
+    return AnalyzedNote(title, language, metadata, analyzed)
+
+
+def chunk_terms(
+    chunks: list[Chunk], title: str, language: str, tags: list[str]
+) -> list[AnalyzedChunk]:
+    """The lexical stage: each chunk's stems, prefixes, and the stems of where it sits (title,
+    heading path, tags and aliases)."""
+    extra = " ".join(tags)
 
     @cache
     def context_terms(heading_path: tuple[str, ...]) -> str:
@@ -104,7 +125,7 @@ def analyze_note(rel_path: str, text: str, chunk_tokens: int) -> AnalyzedNote:
                 context_terms=context_terms(chunk.heading_path),
             )
         )
-    return AnalyzedNote(title, language, metadata, analyzed)
+    return analyzed
 
 
 class PartPlanner:
