@@ -8,7 +8,7 @@ from typing import TextIO
 
 from desktop_app.core.cancel import Progress
 
-_LABELS = {"index": "Indexing", "embed": "Embedding"}
+_LABELS = {"index": "Indexing", "parts": "Preparing passages", "embed": "Embedding"}
 
 
 class ProgressBar:

@@ -29,7 +29,7 @@ class CancelToken:
 
 @dataclass(frozen=True)
 class Progress:
-    phase: str  # "index" or "embed"
+    phase: str  # "index", "parts" (sizing passages for the embedder) or "embed"
     done: int
     total: int
     detail: str = ""

@@ -256,6 +256,8 @@ class MainWindow(QMainWindow):
         self.progress_bar.setValue(p.done)
         if p.phase == "embed":
             text = f"Computing vectors {p.done}/{p.total} — keyword search already works"
+        elif p.phase == "parts":
+            text = f"Preparing passages {p.done}/{p.total} — keyword search already works"
         else:
             text = f"Reading notes {p.done}/{p.total}  {p.detail}"
         self.statusBar().showMessage(text)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.core.cancel import Progress
 from desktop_app.core.ingest import indexer
 from desktop_app.core.ingest.chunker import word_offsets
 from desktop_app.core.ingest.notes import PartPlanner
@@ -102,9 +103,11 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     (notes_dir / "long.md").write_text(" ".join(f"slovo{i}" for i in range(400)), "utf-8")
     indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=2000))
     assert parts_of(db) == []
-    planned = indexer.plan_parts(db, PartPlanner(word_offsets, 100))
+    seen: list[Progress] = []
+    planned = indexer.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
     chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert planned == chunks
+    assert seen[-1] == Progress("parts", chunks, chunks)
     parts = parts_of(db)
     assert {p[0] for p in parts} == {
         r[0] for r in db.reader.execute("SELECT id FROM chunks").fetchall()

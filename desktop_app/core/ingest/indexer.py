@@ -482,9 +482,7 @@ def plan_parts(
                 " (SELECT 1 FROM chunks WHERE id = ? AND text = ?)",
                 part_rows,
             )
-        progress(
-            Progress("embed", 0, 0, f"splitting passages {min(i + batch, len(rows))}/{len(rows)}")
-        )
+        progress(Progress("parts", min(i + batch, len(rows)), len(rows)))
     return len(rows)
 
 
