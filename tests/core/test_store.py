@@ -147,3 +147,35 @@ def test_parts_planned_for_a_replaced_chunk_are_not_written(
     assert long_parts and all(p[3].startswith("short now") for p in long_parts)
     assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
     assert long_parts[-1][2] == long_parts[-1][5]  # the parts reach the end of the new text
+
+
+def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    """An embedding pass that ends while a note was just re-indexed (its chunks have no parts
+    yet) must not drop the vectors of the paragraphs that did not change."""
+    import numpy as np
+
+    db = Database(tmp_path / "q.sqlite")
+    options = indexer.IndexOptions(chunk_tokens=20)
+    note = notes_dir / "long.md"
+    paragraphs = [f"Paragraph {i} talks about topic{i} at some length here." for i in range(6)]
+    note.write_text("\n\n".join(paragraphs), "utf-8")
+    indexer.index_folder(db, notes_dir, options)
+    indexer.use_embedding_model(db, "fake", 4)
+    encoded: list[str] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        encoded.extend(texts)
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+    planner = PartPlanner(word_offsets, 200)
+    indexer.embed_pending(db, encode, planner)
+    vectors = db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    note.write_text("\n\n".join([*paragraphs, "A new closing paragraph."]), "utf-8")
+    indexer.index_folder(db, notes_dir, options)
+    indexer._drop_orphan_embeddings(db)  # the end of a pass that planned before the edit
+    assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
+    encoded.clear()
+    indexer.embed_pending(db, encode, planner)
+    assert encoded and all("closing" in text for text in encoded)

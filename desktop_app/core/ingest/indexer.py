@@ -528,5 +528,11 @@ def _length_sorted_windows(
 
 
 def _drop_orphan_embeddings(database: Database) -> None:
+    """Drop vectors no part uses, but only while every chunk has its parts: a chunk re-indexed
+    since the parts were planned may need an old vector again (its text did not change)."""
     with database.write() as db:
-        db.execute("DELETE FROM embeddings WHERE hash NOT IN (SELECT embed_hash FROM chunk_parts)")
+        db.execute(
+            "DELETE FROM embeddings WHERE hash NOT IN (SELECT embed_hash FROM chunk_parts)"
+            " AND NOT EXISTS (SELECT 1 FROM chunks c"
+            " WHERE NOT EXISTS (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id))"
+        )
