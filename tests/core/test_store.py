@@ -179,3 +179,17 @@ def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
     encoded.clear()
     indexer.embed_pending(db, encode, planner)
     assert encoded and all("closing" in text for text in encoded)
+
+
+def test_a_database_from_before_parts_were_planned_late_is_not_re_chunked(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    db = Database(tmp_path / "q.sqlite")
+    indexer.index_folder(db, notes_dir, indexer.IndexOptions())
+    with db.write() as w:  # what the previous version recorded
+        indexer.set_meta(w, "chunking", "tokens=200;embed_limit=254")
+    again = indexer.index_folder(db, notes_dir, indexer.IndexOptions())
+    assert (again.indexed, again.unchanged) == (0, 3)
+    assert indexer.read_meta(db.reader, "chunking") == "tokens=200"
+    resized = indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=100))
+    assert resized.indexed == 3

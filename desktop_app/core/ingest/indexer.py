@@ -412,10 +412,18 @@ def use_chunking(database: Database, chunking: str) -> bool:
     if current == chunking:
         return False
     with database.write() as db:
-        if read_meta(db, "chunking") not in (None, chunking):
+        recorded = read_meta(db, "chunking")
+        changed = recorded is not None and _chunk_size(recorded) != _chunk_size(chunking)
+        if changed:
             db.execute("UPDATE notes SET mtime_ns = -1, content_hash = ''")
         set_meta(db, "chunking", chunking)
-    return current is not None
+    return changed
+
+
+def _chunk_size(chunking: str) -> str:
+    """Earlier versions also recorded the embedder's limit, which no longer shapes chunks
+    (parts are planned by the embedding pass): only the chunk size decides."""
+    return chunking.split(";")[0]
 
 
 def use_embedding_model(database: Database, model_id: str, dimension: int) -> bool:
