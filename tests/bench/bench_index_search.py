@@ -169,6 +169,12 @@ def bench_embedding(work: Path, limit: int) -> None:
     with quire.database.write() as db:  # embed exactly these texts in both runs
         db.execute("CREATE TEMP TABLE keep (hash TEXT PRIMARY KEY)")
         db.conn.executemany("INSERT INTO keep VALUES (?)", [(h,) for h in keep])
+        # Chunks with no kept part go (or the embedding pass would plan and embed them again);
+        # a kept chunk's other parts go too (it still has parts, so it is not planned again).
+        db.execute(
+            "DELETE FROM chunks WHERE id NOT IN"
+            " (SELECT chunk_id FROM chunk_parts WHERE embed_hash IN (SELECT hash FROM keep))"
+        )
         db.execute("DELETE FROM chunk_parts WHERE embed_hash NOT IN (SELECT hash FROM keep)")
     texts = [t for _, t in todo]
     model = quire.embedder.model
@@ -188,6 +194,7 @@ def bench_embedding(work: Path, limit: int) -> None:
         f"{raw_time / (quire_time + share):.2f}×"
     )
     quire.close()
+    assert embedded == len(texts), "Quire must embed exactly the texts the raw run encoded"
 
 
 def replicate_til(target: Path, copies: int) -> None:
