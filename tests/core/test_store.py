@@ -193,3 +193,26 @@ def test_a_database_from_before_parts_were_planned_late_is_not_re_chunked(
     assert indexer.read_meta(db.reader, "chunking") == "tokens=200"
     resized = indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=100))
     assert resized.indexed == 3
+
+
+def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    """The window's status line follows these: after 'parts' it must not keep showing an
+    unfinished parts count while the first batch is encoded."""
+    import numpy as np
+
+    db = Database(tmp_path / "q.sqlite")
+    indexer.index_folder(db, notes_dir, indexer.IndexOptions())
+    indexer.use_embedding_model(db, "fake", 4)
+    seen: list[Progress] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    done = indexer.embed_pending(db, encode, PartPlanner(word_offsets, 200), seen.append)
+    phases = [p.phase for p in seen]
+    assert phases.index("embed") > phases.index("parts")
+    first_embed = seen[phases.index("embed")]
+    assert (first_embed.done, first_embed.total) == (0, done)
+    assert seen[-1] == Progress("embed", done, done)

@@ -507,6 +507,8 @@ def embed_pending(
     cancel = cancel or CancelToken()
     plan_parts(database, planner, progress, cancel)
     todo = _length_sorted_windows(pending_embeddings(database))
+    if todo:
+        progress(Progress("embed", 0, len(todo)))
     done = 0
     for i in range(0, len(todo), batch):
         cancel.raise_if_cancelled()
