@@ -79,7 +79,7 @@ class FoldersPanel(QWidget):
             s = folder_summary(folder, files)
             lines = [folder.name, f"{s['notes']} notes · {s['chunks']} passages"]
             if s["pending"]:
-                lines.append(f"{s['pending']} waiting for vectors")
+                lines.append(f"{s['pending']} notes waiting for vectors")
             if s["problems"]:
                 lines.append(f"{s['problems']} skipped or failed")
             item = QListWidgetItem("\n".join(lines))
