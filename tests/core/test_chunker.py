@@ -82,7 +82,7 @@ def test_embedding_parts_cover_the_chunk_with_overlap() -> None:
     text = " ".join(f"word{i}" for i in range(600))
     chunks, _ = chunk_note(text, count_tokens, 2000)
     assert len(chunks) == 1
-    parts = embedding_parts(chunks[0], word_offsets, 100, overlap_tokens=10)
+    parts = embedding_parts(chunks[0].start, chunks[0].text, word_offsets, 100, overlap_tokens=10)
     assert len(parts) > 3
     assert parts[0].start == 0 and parts[-1].end == len(text)
     assert [p.number for p in parts] == list(range(1, len(parts) + 1))
@@ -94,7 +94,7 @@ def test_embedding_parts_cover_the_chunk_with_overlap() -> None:
 
 def test_short_chunk_is_one_part() -> None:
     chunks, _ = chunk_note("Just a line.", count_tokens, 200)
-    parts = embedding_parts(chunks[0], word_offsets, 100)
+    parts = embedding_parts(chunks[0].start, chunks[0].text, word_offsets, 100)
     assert [(p.start, p.end, p.count) for p in parts] == [(0, 12, 1)]
 
 
@@ -104,7 +104,9 @@ def test_embedding_parts_never_exceed_the_real_model_limit() -> None:
     embedder = Embedder()
     text = (EVAL_DIR / "ctkfacts-cs" / "notes" / "ctk-1119.md").read_text("utf-8") * 3
     chunks, _ = chunk_note(text, count_tokens, 2000)
-    parts = embedding_parts(chunks[0], embedder.token_offsets, embedder.max_tokens - 20)
+    parts = embedding_parts(
+        chunks[0].start, chunks[0].text, embedder.token_offsets, embedder.max_tokens - 20
+    )
     assert len(parts) >= 3
     for part in parts:
         assert embedder.count_tokens(text[part.start : part.end]) <= embedder.max_tokens - 20

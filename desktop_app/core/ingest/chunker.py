@@ -254,16 +254,16 @@ def word_offsets(text: str) -> list[tuple[int, int]]:
 
 
 def embedding_parts(
-    chunk: Chunk, token_offsets: TokenOffsets, limit: int, overlap_tokens: int = 16
+    start: int, text: str, token_offsets: TokenOffsets, limit: int, overlap_tokens: int = 16
 ) -> list[Part]:
-    """Second pass: cut a chunk the embedder would truncate into labelled, overlapping parts.
+    """Second pass: cut a chunk (`text`, starting at `start` in its note) the embedder would
+    truncate into labelled, overlapping parts.
 
     Cuts fall on word starts, so each part re-tokenizes to the same word pieces.
     """
-    offsets = token_offsets(chunk.text)
+    offsets = token_offsets(text)
     if len(offsets) <= limit:
-        return [Part(chunk.start, chunk.end, 1, 1)]
-    text = chunk.text
+        return [Part(start, start + len(text), 1, 1)]
     limit = max(limit, 2 * overlap_tokens + 2)
     pieces: list[tuple[int, int]] = []
     i = 0
@@ -275,10 +275,7 @@ def embedding_parts(
         if j >= len(offsets):
             break
         i = _word_start_at_or_before(text, offsets, max(j - overlap_tokens, i + 1), floor=i + 1)
-    return [
-        Part(chunk.start + a, chunk.start + b, n, len(pieces))
-        for n, (a, b) in enumerate(pieces, start=1)
-    ]
+    return [Part(start + a, start + b, n, len(pieces)) for n, (a, b) in enumerate(pieces, start=1)]
 
 
 def _word_start_at_or_before(text: str, offsets: list[tuple[int, int]], k: int, floor: int) -> int:

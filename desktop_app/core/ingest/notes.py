@@ -146,23 +146,15 @@ class PartPlanner:
         self, title: str, heading_path: tuple[str, ...], start: int, text: str
     ) -> list[tuple[Part, str]]:
         room = self._room(context_line(title, heading_path))
-        chunk = Chunk(start, start + len(text), 0, 0, heading_path, text)
         if len(text) <= room:  # a word piece spans at least one character
-            parts = [Part(chunk.start, chunk.end, 1, 1)]
+            parts = [Part(start, start + len(text), 1, 1)]
         else:
-            parts = embedding_parts(chunk, self.token_offsets, room)
+            parts = embedding_parts(start, text, self.token_offsets, room)
+
+        def piece(part: Part) -> str:
+            return text[part.start - start : part.end - start]
+
         return [
-            (
-                p,
-                embed_hash(
-                    embedding_input(
-                        title,
-                        heading_path,
-                        text[p.start - start : p.end - start],
-                        p.number,
-                        p.count,
-                    )
-                ),
-            )
+            (p, embed_hash(embedding_input(title, heading_path, piece(p), p.number, p.count)))
             for p in parts
         ]
