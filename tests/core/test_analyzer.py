@@ -62,7 +62,7 @@ def test_cached_terms_stay_right_across_threads_and_cache_resets(
             try:
                 if terms(t, "cs") != expected[t]:
                     wrong.append(t)
-            except Exception as exc:  # e.g. a KeyError from a cache cleared under a reader
+            except Exception as exc:  # e.g. a KeyError: a reset that dropped words in use
                 wrong.append(repr(exc))
 
     threads = [threading.Thread(target=work, args=(k * 97,)) for k in range(4)]
