@@ -58,15 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
     if args.self_test:
         from desktop_app.selftest import run_self_test
 
         return run_self_test()
     if args.command is None:
-        from desktop_app.ui.app import run_app
-
-        return run_app(args.notes)
+        return open_window(argv, args.notes)
     from desktop_app.core.service import Quire
 
     quire = Quire()
@@ -80,6 +79,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         quire.close()
+
+
+def open_window(argv: list[str], notes: list[Path]) -> int:
+    """The window runs in a supervised child, so a native crash still leaves a report."""
+    from desktop_app import supervisor
+
+    if os.environ.get(supervisor.SUPERVISED_ENV):
+        from desktop_app.ui.app import run_app
+
+        return run_app(notes)
+    from desktop_app.paths import quire_home
+
+    return supervisor.run_supervised(supervisor.window_command(argv), quire_home())
 
 
 def cmd_index(quire: Any, args: argparse.Namespace) -> int:

@@ -19,6 +19,10 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
     from desktop_app.ui.theme import apply_theme
 
     app = QApplication.instance() or QApplication(argv or sys.argv)
+    defect = binding_defect()
+    if defect:
+        print(f"quire: {defect}", file=sys.stderr)
+        return 1
     app.setApplicationName("Quire")
     app.setDesktopFileName("quire")
     service = Quire()
@@ -33,6 +37,7 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
         show_error(window, f"Something went wrong: {exc}", details)  # the window keeps working
 
     sys.excepthook = unhandled
+    _quit_on_sigterm(app)
     window.show()
     if report is not None:
         QTimer.singleShot(0, lambda: offer_crash_report(window, report))
@@ -44,6 +49,41 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
     return int(code)
 
 
+def _quit_on_sigterm(app: object) -> None:
+    """A session logout or `kill` closes the window cleanly (Python only sees the signal when it
+    runs, so a short timer gives it the chance)."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    signal.signal(signal.SIGTERM, lambda *_: app.quit())  # type: ignore[attr-defined]
+    timer = QTimer(app)  # type: ignore[arg-type]
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
+
+
+def binding_defect() -> str | None:
+    """Why this Qt binding would crash the window, if it would. PySide6 6.12.0 on Python 3.11
+    drops a reference to `True` on every `Signal.emit()` from Python, until the interpreter
+    aborts in `bool_dealloc` (a large vault's indexing reaches it in seconds)."""
+    import PySide6
+    from PySide6.QtCore import QObject, Signal
+
+    class Probe(QObject):
+        ping = Signal()
+
+    probe = Probe()
+    before = sys.getrefcount(True)
+    for _ in range(20):
+        probe.ping.emit()
+    if sys.getrefcount(True) < before - 10:
+        return (
+            f"PySide6 {PySide6.__version__} loses a reference to True on every signal and would "
+            "crash Quire's window; install the pinned one: pip install PySide6-Essentials==6.11.3"
+        )
+    return None
+
+
 def offscreen_check() -> dict[str, object]:
     """Create and paint a widget with the offscreen platform (used by --self-test)."""
     import os
@@ -52,6 +92,9 @@ def offscreen_check() -> dict[str, object]:
     from PySide6.QtWidgets import QApplication, QLabel
 
     app = QApplication.instance() or QApplication([])
+    defect = binding_defect()
+    if defect:
+        raise RuntimeError(defect)
     label = QLabel("Quire")
     label.resize(120, 40)
     image = label.grab().toImage()

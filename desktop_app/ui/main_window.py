@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
             self.service,
             self.folders,
             on_change=on_gui_thread(self._changed, self),
-            progress=on_gui_thread(self._progress, self),
+            progress=on_gui_thread(self._progress, self, latest_only=True),
         )
         self.live.start()
         self._progress_timer.start()

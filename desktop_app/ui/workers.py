@@ -1,62 +1,125 @@
 """The one way the window runs work off the GUI thread.
 
 `run_in_background(fn, ...)` calls `fn(progress=..., cancel=...)` on a pool thread and
-delivers progress, the result or the error back on the GUI thread through Qt signals.
+delivers progress, the result or the error back on the GUI thread, in order.
+
+Values cross threads through `GuiQueue`: producers append to a deque, and at most one queued
+wake-up signal (carrying no Python object) is in flight however fast they produce. A signal per
+value by the ten thousand floods the event loop, and with PySide6 6.12 on Python 3.11 it
+corrupted the reference count of `True` until the interpreter aborted.
 """
 
 from __future__ import annotations
 
+import threading
 import traceback
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from desktop_app.core.cancel import Cancelled, CancelToken
 
 
-class _Signals(QObject):
-    progress = Signal(object)
-    done = Signal(object)
-    failed = Signal(str)
+class _Wake(QObject):
+    """Lives on the GUI thread, so a wake-up emitted by any other thread is queued to it."""
+
+    wake = Signal()
+
+    def __init__(self, drain: Callable[[], None], parent: QObject | None) -> None:
+        super().__init__(parent)
+        self._drain = drain
+        self.wake.connect(self.drain)
+
+    @Slot()
+    def drain(self) -> None:
+        self._drain()
+
+
+class GuiQueue:
+    """Any thread calls `put(value)`; `callback(value)` then runs on the GUI thread, in order,
+    drained in batches. With `latest_only`, values not yet delivered are replaced by the newest
+    (progress: only the current count matters). Calls after `owner` is destroyed are dropped."""
+
+    def __init__(
+        self,
+        callback: Callable[[Any], None],
+        owner: QObject | None = None,
+        latest_only: bool = False,
+    ) -> None:
+        self._callback = callback
+        self._latest_only = latest_only
+        self._items: deque[Any] = deque()
+        self._lock = threading.Lock()
+        self._wake_pending = False
+        self._closed = False
+        self._waker = _Wake(self._drain, owner)
+        self._waker.destroyed.connect(self._close)
+
+    def put(self, value: Any) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._latest_only:
+                self._items.clear()
+            self._items.append(value)
+            if self._wake_pending:
+                return
+            self._wake_pending = True
+        try:
+            self._waker.wake.emit()
+        except RuntimeError:  # the owner (and its waker) is gone: nobody is listening any more
+            self._close()
+
+    def _close(self, *_: object) -> None:
+        with self._lock:
+            self._closed = True
+            self._items.clear()
+
+    def _drain(self) -> None:
+        with self._lock:
+            items = list(self._items)
+            self._items.clear()
+            self._wake_pending = False
+        for value in items:
+            self._callback(value)
+
+
+_running: set[GuiQueue] = set()
 
 
 class _Job(QRunnable):
-    def __init__(self, fn: Callable[..., Any], signals: _Signals, cancel: CancelToken) -> None:
+    def __init__(self, fn: Callable[..., Any], events: GuiQueue, cancel: CancelToken) -> None:
         super().__init__()
-        self.fn, self.signals, self.cancel = fn, signals, cancel
+        self.fn, self.events, self.cancel = fn, events, cancel
 
     def run(self) -> None:
+        def progress(value: Any) -> None:
+            self.events.put(("progress", value))
+
         try:
-            result = self.fn(progress=self.signals.progress.emit, cancel=self.cancel)
+            result = self.fn(progress=progress, cancel=self.cancel)
         except Cancelled:
-            return
+            pass
         except Exception as exc:
             detail = "".join(traceback.format_exception(exc))
-            self.signals.failed.emit(f"{exc}\n\n{detail}")
-            return
-        if not self.cancel.cancelled:
-            self.signals.done.emit(result)
+            self.events.put(("failed", f"{exc}\n\n{detail}"))
+        else:
+            if not self.cancel.cancelled:
+                self.events.put(("done", result))
+        finally:
+            self.events.put(("end", None))
 
 
 class Task:
     """A running background job: cancel it, and its late results are dropped."""
 
-    def __init__(self, signals: _Signals, cancel: CancelToken) -> None:
-        self.signals, self.token = signals, cancel
+    def __init__(self, events: GuiQueue, cancel: CancelToken) -> None:
+        self.events, self.token = events, cancel
 
     def cancel(self) -> None:
         self.token.cancel()
-
-
-def _unless_cancelled(
-    cancel: CancelToken, callback: Callable[[Any], None]
-) -> Callable[[Any], None]:
-    def deliver(value: Any) -> None:
-        if not cancel.cancelled:  # a cancelled task's queued signals never reach the view
-            callback(value)
-
-    return deliver
 
 
 def run_in_background(
@@ -66,26 +129,27 @@ def run_in_background(
     on_progress: Callable[[Any], None] | None = None,
     pool: QThreadPool | None = None,
 ) -> Task:
-    signals = _Signals()
     cancel = CancelToken()
-    for signal, callback in (
-        (signals.done, on_done),
-        (signals.failed, on_error),
-        (signals.progress, on_progress),
-    ):
-        if callback is not None:
-            signal.connect(_unless_cancelled(cancel, callback))
-    (pool or QThreadPool.globalInstance()).start(_Job(fn, signals, cancel))
-    return Task(signals, cancel)
+    handlers = {"done": on_done, "failed": on_error, "progress": on_progress}
+
+    def deliver(event: tuple[str, Any]) -> None:
+        kind, value = event
+        if kind == "end":
+            _running.discard(events)
+            return
+        handler = handlers[kind]
+        if handler is not None and not cancel.cancelled:  # a cancelled task's events never arrive
+            handler(value)
+
+    events = GuiQueue(deliver)
+    _running.add(events)  # kept alive until its last event is delivered, even if the Task is not
+    (pool or QThreadPool.globalInstance()).start(_Job(fn, events, cancel))
+    return Task(events, cancel)
 
 
-class _Relay(QObject):
-    delivered = Signal(object)
-
-
-def on_gui_thread(callback: Callable[[Any], None], owner: QObject) -> Callable[[Any], None]:
+def on_gui_thread(
+    callback: Callable[[Any], None], owner: QObject, latest_only: bool = False
+) -> Callable[[Any], None]:
     """A function any thread may call; `callback` then runs on the GUI thread. Calls stop
     when `owner` is destroyed (core callbacks, e.g. the live index's, outlive no window)."""
-    relay = _Relay(owner)
-    relay.delivered.connect(callback)
-    return relay.delivered.emit
+    return GuiQueue(callback, owner, latest_only).put

@@ -54,6 +54,49 @@ def test_a_run_that_dies_leaves_a_report_for_the_next_start(tmp_path: Path) -> N
     assert crash.previous_crash(tmp_path) is None  # offered once
 
 
+FATAL_CHILD = (
+    "import ctypes, sys; from pathlib import Path; from desktop_app import crash\n"
+    "crash.start_run(Path(sys.argv[1]))\n"
+    "print('window is up', file=sys.stderr, flush=True)\n"
+    "ctypes.pythonapi.Py_FatalError(b'bool_dealloc: deallocating True or False')\n"
+)
+
+
+def test_a_fatal_error_in_the_supervised_window_leaves_a_report(tmp_path: Path) -> None:
+    # CPython turns faulthandler off before a fatal error aborts, so its last words reach only
+    # stderr: without the supervisor the report had nothing but "did not close normally".
+    from desktop_app.supervisor import run_supervised
+
+    code = run_supervised([sys.executable, "-c", FATAL_CHILD, str(tmp_path)], tmp_path)
+    assert code == 128 + 6  # SIGABRT
+    report = crash.previous_crash(tmp_path)
+    assert report is not None
+    text = report.read_text()
+    assert "Fatal Python error" in text and "bool_dealloc" in text
+    assert "signal 6 (SIGABRT)" in text and "window is up" in text
+
+
+def test_a_clean_supervised_run_adds_nothing(tmp_path: Path) -> None:
+    from desktop_app.supervisor import run_supervised
+
+    child = (
+        "import sys; from pathlib import Path; from desktop_app import crash\n"
+        "home = Path(sys.argv[1]); crash.start_run(home); crash.clean_exit(home)\n"
+    )
+    assert run_supervised([sys.executable, "-c", child, str(tmp_path)], tmp_path) == 0
+    assert crash.previous_crash(tmp_path) is None
+
+
+def test_quire_without_a_command_opens_the_window_supervised(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from desktop_app import cli, supervisor
+
+    calls: list[list[str]] = []
+    monkeypatch.delenv(supervisor.SUPERVISED_ENV, raising=False)
+    monkeypatch.setattr(supervisor, "run_supervised", lambda cmd, home: calls.append(cmd) or 0)
+    assert cli.main(["--notes", "x"]) == 0
+    assert calls == [[sys.executable, "-m", "desktop_app", "--notes", "x"]]
+
+
 def test_matching_words_are_found_across_inflections_and_diacritics() -> None:
     text = "Pečeme chléb při 250 °C; the Temperatures vary and the bread rises."
     found = [

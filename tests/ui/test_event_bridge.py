@@ -1,0 +1,124 @@
+"""The bridge from worker threads to the GUI thread under load (issue: a vault of thousands of
+notes sent one queued signal per note and aborted the interpreter)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QObject, QThreadPool
+
+from desktop_app.core.service import Quire
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.workers import GuiQueue, on_gui_thread, run_in_background
+
+pytestmark = pytest.mark.gui
+EVENTS = 50_000
+
+
+def test_fifty_thousand_progress_events_arrive_in_order(qtbot) -> None:  # type: ignore[no-untyped-def]
+    seen: list[int] = []
+    result: list[str] = []
+
+    def work(progress, cancel) -> str:  # type: ignore[no-untyped-def]
+        for i in range(EVENTS):
+            progress(i)
+        return "finished"
+
+    run_in_background(work, on_done=result.append, on_progress=seen.append)
+    qtbot.waitUntil(lambda: bool(result), timeout=120_000)
+    assert result == ["finished"]
+    assert seen == list(range(EVENTS))  # every event, in order, all before "done"
+
+
+def test_four_threads_fifty_thousand_events_through_one_queue(qtbot) -> None:  # type: ignore[no-untyped-def]
+    owner = QObject()
+    seen: list[tuple[int, int]] = []
+    batches: list[int] = []
+    threads_seen: set[threading.Thread] = set()
+    queue = GuiQueue(seen.append, owner)
+    original = queue._drain
+
+    def counting_drain() -> None:
+        threads_seen.add(threading.current_thread())
+        batches.append(len(queue._items))
+        original()
+
+    queue._waker._drain = counting_drain
+    per_thread = EVENTS // 4
+
+    def produce(thread: int) -> None:
+        for i in range(per_thread):
+            queue.put((thread, i))
+
+    threads = [threading.Thread(target=produce, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    qtbot.waitUntil(lambda: len(seen) == EVENTS, timeout=120_000)
+    for thread in range(4):  # each producer's values stay in its own order
+        assert [i for t, i in seen if t == thread] == list(range(per_thread))
+    assert sum(batches) == EVENTS
+    assert threads_seen == {threading.main_thread()}  # delivered on the GUI thread only
+    assert len(batches) < EVENTS  # delivered in batches, not one queued signal per value
+
+
+def test_latest_only_delivers_the_newest_value(qtbot) -> None:  # type: ignore[no-untyped-def]
+    owner = QObject()
+    seen: list[int] = []
+    put = on_gui_thread(seen.append, owner, latest_only=True)
+    producer = threading.Thread(target=lambda: [put(i) for i in range(EVENTS)])
+    producer.start()
+    producer.join()
+    qtbot.waitUntil(lambda: bool(seen) and seen[-1] == EVENTS - 1, timeout=60_000)
+    assert len(seen) < EVENTS
+    assert seen == sorted(seen)
+
+
+def test_calls_after_the_owner_is_gone_are_dropped(qtbot) -> None:  # type: ignore[no-untyped-def]
+    owner = QObject()
+    seen: list[int] = []
+    put = on_gui_thread(seen.append, owner)
+    owner.deleteLater()
+    qtbot.waitUntil(lambda: put.__self__._closed, timeout=5_000)  # type: ignore[attr-defined]
+    put(1)  # from a worker this would have raised on a deleted object
+    qtbot.wait(50)
+    assert seen == []
+
+
+@pytest.mark.slow
+def test_window_stays_up_on_twenty_thousand_notes(qtbot, tmp_path: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+    vault = tmp_path / "vault"
+    for i in range(20_000):
+        folder = vault / f"d{i // 500:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"note{i:05d}.md").write_text(
+            f"# Note {i}\n\nA short note about topic{i % 97} with the marker zq{i:05d}x.\n",
+            "utf-8",
+        )
+    service = Quire(quire_home)
+    win = MainWindow(service, [vault])
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(
+        lambda: win.last_status is not None and win.last_status["counts"]["notes"] == 20_000,
+        timeout=600_000,
+    )
+    assert win.isVisible()
+    hits = service.search("zq19999x", top_k=5)
+    assert any(h.path.endswith("note19999.md") for h in hits)
+    win.close()
+    QThreadPool.globalInstance().waitForDone(30_000)
+    service.close()
+
+
+def test_the_pinned_qt_binding_keeps_its_references() -> None:
+    from desktop_app.ui.app import binding_defect
+
+    assert binding_defect() is None
+
