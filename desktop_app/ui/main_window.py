@@ -235,7 +235,9 @@ class MainWindow(QMainWindow):
             self.live.resume()
 
     def _changed(self, change: Change) -> None:
-        if change.kind in ("failed", "notice", "warning"):
+        if change.kind == "error":  # logged in errors.log; stays until the next message
+            self.statusBar().showMessage(str(change))
+        elif change.kind in ("failed", "notice", "warning"):
             self.statusBar().showMessage(str(change), 8000)
         if not self._refresh_timer.isActive():
             self._refresh_timer.start(REFRESH_MS)

@@ -1,0 +1,74 @@
+"""The window on a folder holding a file whose name is not valid UTF-8 (offscreen, real watcher,
+real models): the good notes become searchable, the bad file shows as failed in the Files tab,
+and live indexing keeps working."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt, QThreadPool
+
+from desktop_app.core.service import Quire
+from desktop_app.ui.main_window import MainWindow
+from tests.core.hostile import word
+
+pytestmark = pytest.mark.gui
+INDEXED = 120_000
+
+
+def _rows(win: MainWindow) -> dict[str, tuple[str, str]]:
+    """What the Files tab shows: file -> (status, details)."""
+    model = win.files.model
+    shown = {}
+    for row in range(model.rowCount()):
+        cells = [model.index(row, col).data(Qt.ItemDataRole.DisplayRole) for col in (0, 1, 4)]
+        shown[cells[0]] = (cells[1], cells[2])
+    return shown
+
+
+def _search(qtbot, win: MainWindow, text: str) -> list[str]:  # type: ignore[no-untyped-def]
+    win.results.clear()
+    win.query.setText(text)
+    win.search()
+    qtbot.waitUntil(lambda: win.results.count() > 0, timeout=30_000)
+    results = [
+        win.results.item(i).data(Qt.ItemDataRole.UserRole) for i in range(win.results.count())
+    ]
+    return [r.path for r in results]
+
+
+def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
+    qtbot, tmp_path: Path, quire_home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    for n in range(4):
+        (folder / f"good{n}.md").write_text(f"# Good {n}\n\nIt mentions {word(n)}.\n", "utf-8")
+    fd = os.open(os.fsencode(folder) + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"# Cafe\n\nLatin-1 name.\n")
+    os.close(fd)
+    service = Quire(quire_home)
+    win = MainWindow(service, [folder])
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
+        rows = _rows(win)
+        assert rows["vault/caf\\xe9.md"][0] == "failed"
+        assert "not valid UTF-8" in rows["vault/caf\\xe9.md"][1]
+        assert all(rows[f"vault/good{n}.md"][0] == "indexed" for n in range(4))
+        for n in range(4):
+            assert f"good{n}.md" in _search(qtbot, win, word(n))
+        (folder / "later.md").write_text(f"# Later\n\nNow {word(50)} too.\n", "utf-8")
+        qtbot.waitUntil(lambda: "vault/later.md" in _rows(win), timeout=60_000)
+        assert "later.md" in _search(qtbot, win, word(50))
+        assert win.live is not None and all(t.is_alive() for t in win.live._threads)
+    finally:
+        win.close()
+        QThreadPool.globalInstance().waitForDone(10_000)
+        service.close()
