@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"quire: {exc}", file=sys.stderr)
         return 2
     except DiskFull as exc:
-        print(f"quire: {exc}", file=sys.stderr)
+        print(f"quire: {exc}. Then run the command again.", file=sys.stderr)
         return 1
     finally:
         quire.close()

@@ -36,10 +36,6 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
     window.show()
     if report is not None:
         QTimer.singleShot(0, lambda: offer_crash_report(window, report))
-    if service.settings.problems:  # told once: the corrected settings are saved
-        text = "Some settings could not be used; Quire uses their defaults instead."
-        details = "\n".join(service.settings.problems)
-        QTimer.singleShot(0, lambda: show_error(window, text, details))
     code = app.exec()
     window.close()
     QThreadPool.globalInstance().waitForDone(5000)

@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self.folders = [f.resolve() for f in folders]
         self.store = store or ConversationStore(service.home / "conversations")
         self.live: LiveIndex | None = None
+        self.settings_notice: QMessageBox | None = None
         self.ready = False
         self.last_status: dict[str, Any] | None = None
         self._search_task: Task | None = None
@@ -64,6 +65,16 @@ class MainWindow(QMainWindow):
             self.start_live_index()
         else:
             self.pages.setCurrentWidget(self.welcome)
+        QTimer.singleShot(0, self._tell_settings_problems)
+
+    def _tell_settings_problems(self) -> None:
+        """Settings that could not be used were reset when loading (and saved): say so once."""
+        problems = getattr(self.service.settings, "problems", [])
+        if problems:
+            lines = "\n".join(f"• {p}" for p in problems)
+            self.settings_notice = show_error(
+                self, f"Some settings could not be used; Quire uses their defaults:\n{lines}"
+            )
 
     # -- layout -----------------------------------------------------------------------------------
     def _build(self) -> None:

@@ -62,7 +62,7 @@ def test_index_on_a_full_disk_says_so_plainly_and_loses_nothing(
     assert code == 1
     assert err.strip().splitlines()[-1] == (
         f"quire: the disk is full: free some space on the drive of {quire_home} (where Quire "
-        "keeps its index), then run it again; nothing indexed so far is lost"
+        "keeps its index); nothing indexed so far is lost. Then run the command again."
     )
     assert "rollback" not in err and "Traceback" not in err
 

@@ -101,6 +101,7 @@ def test_names_with_control_characters_keep_output_one_line_per_item(
     assert len(out.splitlines()) == 2  # the result line and its snippet
     code, out, _ = run(capsys, "status")
     assert "  skipped: empty\\n.md — empty note" in out.splitlines()
+    assert str(Change("indexed", "two\nlines.md")) == "indexed two\\nlines.md"  # watch lines
 
 
 def test_an_unexpected_error_fails_only_that_note(

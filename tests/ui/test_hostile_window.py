@@ -72,3 +72,24 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
         win.close()
         QThreadPool.globalInstance().waitForDone(10_000)
         service.close()
+
+
+def test_bad_settings_are_shown_once(qtbot, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+    quire_home.mkdir(parents=True, exist_ok=True)
+    (quire_home / "settings.json").write_text('{"chunk_tokens": -5, "temperature": NaN}')
+    for shown in (True, False):  # the second start finds the corrected file
+        service = Quire(quire_home)
+        win = MainWindow(service, [])
+        qtbot.addWidget(win)
+        win.show()
+        if shown:
+            qtbot.waitUntil(lambda w=win: w.settings_notice is not None, timeout=10_000)
+            assert win.settings_notice is not None and win.settings_notice.isVisible()
+            text = win.settings_notice.text()
+            assert "chunk_tokens = -5" in text and "temperature = NaN" in text
+        else:
+            qtbot.wait(200)  # let the start-up timer run
+            assert win.settings_notice is None
+        assert service.settings.chunk_tokens == 200
+        win.close()
+        service.close()

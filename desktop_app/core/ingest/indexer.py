@@ -331,7 +331,19 @@ def _index_file(
     report.changed_paths.append(rel)
     if decoded.warning:
         report.problems.append((rel, "indexed", decoded.warning))
-    note = {
+    note = _note_row(folder_id, rel, stat, content_hash, analyzed, decoded)
+    return _NoteRows(note, analyzed, replaces=known is not None)
+
+
+def _note_row(
+    folder_id: int,
+    rel: str,
+    stat: os.stat_result,
+    content_hash: str,
+    analyzed: AnalyzedNote,
+    decoded: loaders.DecodedNote,
+) -> dict:
+    return {
         "folder_id": folder_id,
         "path": rel,
         "size": stat.st_size,
@@ -345,7 +357,6 @@ def _index_file(
         "reason": decoded.warning,
         "indexed_at": time.time(),
     }
-    return _NoteRows(note, analyzed, replaces=known is not None)
 
 
 def _problem(

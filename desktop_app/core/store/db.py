@@ -25,7 +25,7 @@ class DiskFull(Exception):
         self.folder = database.parent
         super().__init__(
             f"the disk is full: free some space on the drive of {self.folder} (where Quire keeps "
-            "its index), then run it again; nothing indexed so far is lost"
+            "its index); nothing indexed so far is lost"
         )
 
 
