@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
         self.store = store or ConversationStore(service.home / "conversations")
         self.live: LiveIndex | None = None
         self.settings_notice: QMessageBox | None = None
+        self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
         self.ready = False
         self.last_status: dict[str, Any] | None = None
         self._search_task: Task | None = None
@@ -246,8 +247,12 @@ class MainWindow(QMainWindow):
             self.live.resume()
 
     def _changed(self, change: Change) -> None:
-        if change.kind == "error":  # logged in errors.log; stays until the next message
+        if change.kind == "error":  # also in errors.log; indexing goes on
             self.statusBar().showMessage(str(change))
+            if self.error_notice is None or not self.error_notice.isVisible():
+                self.error_notice = show_error(
+                    self, f"Indexing hit a problem and goes on:\n{change.detail}"
+                )
         elif change.kind in ("failed", "notice", "warning"):
             self.statusBar().showMessage(str(change), 8000)
         if not self._refresh_timer.isActive():

@@ -13,6 +13,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt, QThreadPool
 
+from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 from tests.core.hostile import word
@@ -92,4 +93,37 @@ def test_bad_settings_are_shown_once(qtbot, quire_home: Path) -> None:  # type: 
             assert win.settings_notice is None
         assert service.settings.chunk_tokens == 200
         win.close()
+        service.close()
+
+
+def test_a_crashed_index_thread_is_shown_and_restarted(
+    qtbot, tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "good.md").write_text(f"# Good\n\nIt mentions {word(3)}.\n", "utf-8")
+    real = LiveIndex._reconcile
+    calls: list[int] = []
+
+    def crash_once(self: LiveIndex) -> bool:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("boom in the index thread")
+        return real(self)
+
+    monkeypatch.setattr(LiveIndex, "_reconcile", crash_once)
+    service = Quire(quire_home)
+    win = MainWindow(service, [folder])
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        qtbot.waitUntil(lambda: win.error_notice is not None, timeout=30_000)
+        assert win.error_notice is not None and win.error_notice.isVisible()
+        assert "boom in the index thread" in win.error_notice.text()
+        assert "restarted" in win.error_notice.text()
+        qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)  # the restarted thread did the work
+        assert "good.md" in _search(qtbot, win, word(3))
+    finally:
+        win.close()
+        QThreadPool.globalInstance().waitForDone(10_000)
         service.close()

@@ -373,8 +373,8 @@ class LiveIndex:
             except Exception as exc:  # a bug must not stop the other folders or the watcher
                 self._error(f"indexing {folder}", exc)
                 continue
-            self._wrote()
             if report.indexed or report.removed:
+                self._wrote()
                 self._notice(
                     f"{folder.name}: {report.indexed} updated, {report.removed} removed "
                     "since last look"
@@ -411,7 +411,8 @@ class LiveIndex:
             except Exception as exc:  # one bad note must never stop the watcher
                 self._error(f"updating {len(rels)} note(s) in {folder}", exc)
                 continue
-            self._wrote()
+            if report.changed_paths or report.removed_paths:
+                self._wrote()
             self._report(report, rels)
 
     def _report(self, report: indexer.IndexReport, rels: list[str]) -> None:
