@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_app import __version__
+from desktop_app.core.names import printable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -67,8 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         return open_window(argv, args.notes)
     from desktop_app.core.service import Quire
+    from desktop_app.core.store.db import DiskFull
 
     quire = Quire()
+    for problem in quire.settings.problems:
+        print(f"quire: settings: {problem}", file=sys.stderr)
     try:
         return COMMANDS[args.command](quire, args)
     except KeyboardInterrupt:
@@ -77,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, NotADirectoryError) as exc:
         print(f"quire: {exc}", file=sys.stderr)
         return 2
+    except DiskFull as exc:
+        print(f"quire: {exc}. Then run the command again.", file=sys.stderr)
+        return 1
     finally:
         quire.close()
 
@@ -102,15 +109,20 @@ def cmd_index(quire: Any, args: argparse.Namespace) -> int:
         reports = quire.index(args.folders, progress=bar, embed=not args.no_embed)
     finally:
         bar.close()
+    _print_reports(reports)
+    return 0
+
+
+def _print_reports(reports: list[Any]) -> None:
     for item in reports:
         r = item.report
         print(
-            f"{item.folder}: {r.scanned} files, {r.indexed} indexed, {r.unchanged} unchanged, "
-            f"{r.skipped} skipped, {r.failed} failed, {r.removed} removed, {r.embedded} embedded"
+            f"{printable(item.folder)}: {r.scanned} files, {r.indexed} indexed, "
+            f"{r.unchanged} unchanged, {r.skipped} skipped, {r.failed} failed, "
+            f"{r.removed} removed, {r.embedded} embedded"
         )
         for path, status, reason in r.problems:
-            print(f"  {status}: {path}: {reason}")
-    return 0
+            print(f"  {status}: {printable(path)}: {printable(reason)}")
 
 
 def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
@@ -125,9 +137,10 @@ def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
             raise NotADirectoryError(f"not a folder: {folder}")
     bar = ProgressBar()
     try:
-        quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
+        reports = quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
     finally:
         bar.close()
+    _print_reports(reports)
 
     def print_change(change: Change) -> None:
         if change.kind not in QUIET_KINDS:
@@ -212,8 +225,11 @@ def _print_results(results: list[Any], out: TextIO) -> None:
     if not results:
         print("No matching passages.", file=out)
     for n, r in enumerate(results, start=1):
-        where = " › ".join(r.heading_path)
-        print(f"[{n}] {r.path}:{r.line_start}-{r.line_end}  score {r.score:.3f}  {where}", file=out)
+        where = printable(" › ".join(r.heading_path))
+        print(
+            f"[{n}] {printable(r.path)}:{r.line_start}-{r.line_end}  score {r.score:.3f}  {where}",
+            file=out,
+        )
         snippet = " ".join(r.text.split())
         print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
 
@@ -246,8 +262,8 @@ def _print_sources(sources: list[dict[str, Any]], done: dict[str, Any]) -> None:
         print("\nSources:" if done["answerable"] else "\nClosest passages:")
     for s in sources:
         n = s["n"] if done["answerable"] else "-"
-        where = " › ".join(s["heading_path"]) or s["title"]
-        print(f"  [{n}] {s['path']}:{s['lines'][0]}-{s['lines'][1]}  {where}")
+        where = printable(" › ".join(s["heading_path"]) or s["title"])
+        print(f"  [{n}] {printable(s['path'])}:{s['lines'][0]}-{s['lines'][1]}  {where}")
     invalid = done["citations"]["invalid"]
     if invalid:
         print(f"  (ignored citations that match no source: {', '.join(f'[{n}]' for n in invalid)})")
@@ -285,7 +301,8 @@ def cmd_status(quire: Any, args: argparse.Namespace) -> int:
     )
     for f in status["files"]:
         if f["status"] != "indexed" or f["reason"]:
-            print(f"  {f['status']}: {f['path']}" + (f" — {f['reason']}" if f["reason"] else ""))
+            reason = f" — {printable(f['reason'])}" if f["reason"] else ""
+            print(f"  {f['status']}: {printable(f['path'])}{reason}")
     integrity = status["integrity"]
     print("integrity: " + ("ok" if integrity["ok"] else f"PROBLEM {integrity}"))
     return 0 if integrity["ok"] else 1

@@ -1,12 +1,34 @@
-"""User settings as JSON under QUIRE_HOME; unknown keys are ignored, missing keys default."""
+"""User settings as JSON under QUIRE_HOME; unknown keys are ignored, missing keys default.
+
+Every field is checked for type and range. A value that fails (wrong type, NaN, Infinity, out
+of range) falls back to that field's default; a file that is not a JSON object is set aside
+(`settings.json.bad-YYYYmmdd-HHMMSS`) and defaults are used. In both cases the original file is
+kept aside, the corrected settings are saved, and `problems` says what happened (the CLI prints
+it, the window shows it), once.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+import math
+import time
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from desktop_app import paths
+
+THEMES = ("system", "light", "dark")
+# field: (lowest, highest) allowed; a float range excludes NaN and Infinity.
+RANGES: dict[str, tuple[float, float]] = {
+    "chunk_tokens": (50, 2000),
+    "max_file_mb": (0.001, 10_000.0),
+    "candidates": (1, 1000),
+    "min_relevance": (0.0, 1.0),
+    "top_k": (1, 200),
+    "context_tokens": (0, 1_048_576),
+    "temperature": (0.0, 2.0),
+}
 
 
 @dataclass
@@ -27,30 +49,95 @@ class Settings:
     temperature: float = 0.2
     # Window colours: "system" follows the OS light/dark scheme.
     theme: str = "system"
+    # What `load` had to correct (not saved): shown to the user once.
+    problems: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
         path = path or paths.settings_path()
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return cls()
-        if not isinstance(data, dict):
-            return cls()
-        known = {f.name for f in fields(cls)}
         settings = cls()
-        for key, value in data.items():
-            if key not in known:
-                continue
-            default = getattr(settings, key)
-            if isinstance(default, float) and isinstance(value, int):
-                value = float(value)
-            if isinstance(value, type(default)):
-                setattr(settings, key, value)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return settings
+        except OSError as exc:
+            settings.problems.append(f"cannot read {path} ({exc}); using the defaults")
+            return settings
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except ValueError as exc:  # not UTF-8, or not JSON
+            data, why = None, f"is not valid JSON ({exc})"
+        else:
+            why = "does not hold a JSON object"
+        if not isinstance(data, dict):
+            settings.problems.append(f"{path} {why}; using the defaults")
+        else:
+            for name in _field_names(cls):
+                if name in data:
+                    settings._take(name, data[name])
+        if settings.problems:
+            settings._set_aside(path)
         return settings
+
+    def _take(self, name: str, value: Any) -> None:
+        default = getattr(self, name)
+        checked = _check(name, value, default)
+        if checked is None:
+            self.problems.append(
+                f"{name} = {json.dumps(value)[:80]} is not allowed ({_allowed(name, default)});"
+                f" using {json.dumps(default)}"
+            )
+        else:
+            setattr(self, name, checked)
+
+    def _set_aside(self, path: Path) -> None:
+        """Keep the original file next to it and save what is used now, so the user is told
+        once and can still see (and copy from) what they had."""
+        kept = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+        n = 1
+        while kept.exists():  # never overwrite an earlier copy
+            n += 1
+            kept = kept.with_name(f"{kept.name.split('~')[0]}~{n}")
+        try:
+            path.replace(kept)
+            self.save(path)
+        except OSError:
+            return
+        self.problems.append(f"the original file is kept as {kept}")
 
     def save(self, path: Path | None = None) -> None:
         path = path or paths.settings_path()
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        data = {name: getattr(self, name) for name in _field_names(type(self))}
+        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
         tmp.replace(path)
+
+
+def _field_names(cls: type[Settings]) -> list[str]:
+    return [f.name for f in fields(cls) if f.init]
+
+
+def _check(name: str, value: Any, default: Any) -> Any:
+    """The value to use, or None if it is not allowed for this field."""
+    if isinstance(default, str):
+        if not isinstance(value, str) or "\x00" in value:
+            return None
+        return value if name != "theme" or value in THEMES else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(default, int) and not isinstance(value, int):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    low, high = RANGES[name]
+    return type(default)(value) if low <= value <= high else None
+
+
+def _allowed(name: str, default: Any) -> str:
+    if name == "theme":
+        return "one of " + ", ".join(THEMES)
+    if isinstance(default, str):
+        return "text"
+    low, high = RANGES[name]
+    kind = "a whole number" if isinstance(default, int) else "a number"
+    return f"{kind} from {low:g} to {high:g}"

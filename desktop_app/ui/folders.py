@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.names import printable
+
 ModelIndex = QModelIndex | QPersistentModelIndex
 PROBLEMS = ("skipped", "failed")
 
@@ -141,7 +143,7 @@ class FileStatusModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                f"{Path(row['folder']).name}/{row['path']}",
+                f"{Path(row['folder']).name}/{printable(row['path'])}",
                 row["status"],
                 row["chunks"],
                 row["language"],

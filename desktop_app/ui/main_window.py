@@ -52,6 +52,8 @@ class MainWindow(QMainWindow):
         self.folders = [f.resolve() for f in folders]
         self.store = store or ConversationStore(service.home / "conversations")
         self.live: LiveIndex | None = None
+        self.settings_notice: QMessageBox | None = None
+        self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
         self.ready = False
         self.last_status: dict[str, Any] | None = None
         self._search_task: Task | None = None
@@ -64,6 +66,16 @@ class MainWindow(QMainWindow):
             self.start_live_index()
         else:
             self.pages.setCurrentWidget(self.welcome)
+        QTimer.singleShot(0, self._tell_settings_problems)
+
+    def _tell_settings_problems(self) -> None:
+        """Settings that could not be used were reset when loading (and saved): say so once."""
+        problems = getattr(self.service.settings, "problems", [])
+        if problems:
+            lines = "\n".join(f"• {p}" for p in problems)
+            self.settings_notice = show_error(
+                self, f"Some settings could not be used; Quire uses their defaults:\n{lines}"
+            )
 
     # -- layout -----------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -235,7 +247,13 @@ class MainWindow(QMainWindow):
             self.live.resume()
 
     def _changed(self, change: Change) -> None:
-        if change.kind in ("failed", "notice", "warning"):
+        if change.kind == "error":  # also in errors.log; indexing goes on
+            self.statusBar().showMessage(str(change))
+            if self.error_notice is None or not self.error_notice.isVisible():
+                self.error_notice = show_error(
+                    self, f"Indexing hit a problem and goes on:\n{change.detail}"
+                )
+        elif change.kind in ("failed", "notice", "warning"):
             self.statusBar().showMessage(str(change), 8000)
         if not self._refresh_timer.isActive():
             self._refresh_timer.start(REFRESH_MS)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.settings import Settings
+from desktop_app.settings import RANGES, Settings
 
 
 def check_chat_model(path: str) -> str:
@@ -70,13 +70,15 @@ class SettingsDialog(QDialog):
         )
         embed_browse = QPushButton("Choose…")
         embed_browse.clicked.connect(self._choose_embedding_model)
-        self.chunk_tokens = QSpinBox(minimum=50, maximum=1000, singleStep=25)
+        low, high = RANGES["chunk_tokens"]  # the dialog allows what loading accepts
+        self.chunk_tokens = QSpinBox(minimum=int(low), maximum=int(high), singleStep=25)
         self.chunk_tokens.setValue(settings.chunk_tokens)
         self.chunk_tokens.setSuffix(" tokens")
         self.context_tokens = QSpinBox(minimum=0, maximum=131072, singleStep=512)
         self.context_tokens.setSpecialValueText("From the model (capped by memory)")
         self.context_tokens.setValue(settings.context_tokens)
-        self.temperature = QDoubleSpinBox(minimum=0.0, maximum=1.5, singleStep=0.05, decimals=2)
+        low, high = RANGES["temperature"]
+        self.temperature = QDoubleSpinBox(minimum=low, maximum=high, singleStep=0.05, decimals=2)
         self.temperature.setValue(settings.temperature)
         self.candidates = QSpinBox(minimum=5, maximum=500)
         self.candidates.setValue(settings.candidates)

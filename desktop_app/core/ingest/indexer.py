@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -16,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
+from desktop_app.core import names
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import loaders
 from desktop_app.core.ingest.notes import AnalyzedNote, PartPlanner, analyze_note, embedding_input
-from desktop_app.core.store.db import Database
+from desktop_app.core.store.db import Database, DiskFull
 
 COMMIT_EVERY_SECONDS = 0.5
 EMBED_BATCH = 64
@@ -61,6 +63,8 @@ class _NoteRows:
 
 
 Write = Callable[[sqlite_utils.Database], None] | _NoteRows
+# (path relative to the folder, full path, why it is not read or None)
+FileEntry = tuple[str, Path, str | None]
 
 
 @dataclass
@@ -107,10 +111,10 @@ def index_folder(
     files = sorted(_scan(folder, unreadable), key=lambda item: _size_or_zero(item[1]))
     report = IndexReport(scanned=len(files))
     for exc in unreadable:
-        rel = Path(exc.filename or folder).relative_to(folder).as_posix() if exc.filename else "."
+        rel = _folder_rel(exc, folder)
         report.problems.append((rel + "/", "failed", f"cannot open folder: {exc.strerror or exc}"))
     _index_files(database, folder_id, files, known, options, report, progress, cancel)
-    seen = {rel for rel, _ in files}
+    seen = {names.storable(rel) for rel, _, _ in files}
     gone = [rel for rel in known if rel not in seen]
     if gone:
         remove_notes(database, folder_id, gone)
@@ -119,31 +123,49 @@ def index_folder(
     return report
 
 
+def _folder_rel(exc: OSError, folder: Path) -> str:
+    if not exc.filename:
+        return "."
+    try:
+        return names.storable(Path(os.fsdecode(exc.filename)).relative_to(folder).as_posix())
+    except ValueError:
+        return names.storable(os.fsdecode(exc.filename))
+
+
 def _index_files(
     database: Database,
     folder_id: int,
-    files: list[tuple[str, Path]],
+    files: list[FileEntry],
     known: dict[str, tuple],
     options: IndexOptions,
     report: IndexReport,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> None:
-    """Analyze files one by one, committing every half second so progress is never lost."""
+    """Analyze files one by one, committing every half second so progress is never lost.
+    Whatever goes wrong with one file becomes that file's status; only a full disk (DiskFull)
+    or a cancel stops the run."""
     pending = _Pending()
     try:
-        for done, (rel, path) in enumerate(files, start=1):
+        for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            progress(Progress("index", done, len(files), rel))
-            write = _index_file(folder_id, rel, path, known.get(rel), options, report)
+            key = names.storable(rel)
+            progress(Progress("index", done, len(files), key))
+            try:
+                write = _index_file(
+                    folder_id, rel, path, known.get(key), options, report, unsupported
+                )
+            except Exception as exc:  # anything else about this one file: its status says what
+                reason = f"unexpected error: {type(exc).__name__}: {exc}"
+                write = _problem(folder_id, key, known.get(key), report, "failed", reason)
             if write is not None:
                 pending.add(write)
             if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
-                report.write_seconds += _flush(database, pending)
-                pending = _Pending()
+                full, pending = pending, _Pending()  # a failed flush is not flushed again below
+                report.write_seconds += _flush(database, full, report)
     finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
-        report.write_seconds += _flush(database, pending)
+        report.write_seconds += _flush(database, pending, report)
 
 
 def index_paths(
@@ -154,13 +176,14 @@ def index_paths(
     folder_id = ensure_folder(database, folder)
     known = _known_notes(database, folder_id)
     report = IndexReport(scanned=len(rel_paths))
-    present, gone = [], []
+    present: list[FileEntry] = []
+    gone: list[str] = []
     for rel in rel_paths:
         path = folder / rel
-        if loaders.is_note_path(rel) and path.is_file() and not _escapes(path, folder):
-            present.append((rel, path))
-        elif rel in known:
-            gone.append(rel)
+        if loaders.is_note_path(rel) and os.path.lexists(path):
+            present.append((rel, path, loaders.unsupported_reason(path, folder)))
+        elif names.storable(rel) in known:
+            gone.append(names.storable(rel))
     present.sort(key=lambda item: _size_or_zero(item[1]))  # small edits never wait for a huge file
     _index_files(database, folder_id, present, known, options, report)
     if gone:
@@ -177,18 +200,11 @@ def _size_or_zero(path: Path) -> int:
         return 0
 
 
-def _escapes(path: Path, folder: Path) -> bool:
-    """A symlink pointing outside the folder is not part of it."""
-    try:
-        path.resolve().relative_to(folder)
-    except ValueError:
-        return True
-    return False
-
-
 def move_note(database: Database, folder: Path, src: str, dest: str) -> bool:
     """Rename a note in place (chunks, FTS rows and vectors stay). False if there was nothing to
     move or the destination is already indexed."""
+    if names.has_undecodable(src) or names.has_undecodable(dest):
+        return False  # such a name is stored as a failed row: index both paths instead
     folder_id = ensure_folder(database, folder.resolve())
     with database.write() as db:
         taken = db.execute(
@@ -202,30 +218,75 @@ def move_note(database: Database, folder: Path, src: str, dest: str) -> bool:
         return cur.rowcount > 0
 
 
-def _scan(folder: Path, errors: list[OSError] | None = None) -> Iterator[tuple[str, Path]]:
-    for path in loaders.walk_notes(folder, errors):
-        yield loaders.relative_note_path(path, folder), path
+def _scan(folder: Path, errors: list[OSError] | None = None) -> Iterator[FileEntry]:
+    skipped: list[tuple[Path, str]] = []
+    for path in loaders.walk_notes(folder, errors, skipped):
+        yield loaders.relative_note_path(path, folder), path, None
+    for path, reason in skipped:
+        yield loaders.relative_note_path(path, folder), path, reason
 
 
 def _known_notes(database: Database, folder_id: int) -> dict[str, tuple]:
     rows = database.reader.execute(
-        "SELECT path, id, size, mtime_ns, content_hash, status FROM notes WHERE folder_id = ?",
+        "SELECT path, id, size, mtime_ns, content_hash, status, reason FROM notes"
+        " WHERE folder_id = ?",
         (folder_id,),
     ).fetchall()
     return {r[0]: tuple(r[1:]) for r in rows}
 
 
-def _flush(database: Database, pending: _Pending) -> float:
-    """Commit the pending notes in one transaction; returns the seconds it took."""
+def _flush(database: Database, pending: _Pending, report: IndexReport) -> float:
+    """Commit the pending notes in one transaction; returns the seconds it took. If that fails
+    for another reason than a full disk, each note is written alone, and a note that still
+    cannot be stored gets a `failed` row instead."""
     if not pending.rows and not pending.notes:
         return 0.0
     started = time.perf_counter()
-    with database.write() as db:
-        for write in pending.rows:
-            write(db)
-        write_notes(db, pending.notes)
-        bump_data_version(db)
+    if _try_write(database, pending.rows, pending.notes) is not None:
+        for row in pending.rows:
+            _try_write(database, [row], [])
+        for item in pending.notes:
+            error = _try_write(database, [], [item])
+            if error is not None:
+                _store_failed(database, item, report, error)
     return time.perf_counter() - started
+
+
+def _try_write(
+    database: Database, rows: list[Callable[[sqlite_utils.Database], None]], notes: list[_NoteRows]
+) -> Exception | None:
+    """Write in one transaction; returns what went wrong (a full disk is raised: no note is to
+    blame for it, and nothing else can be written either)."""
+    try:
+        _write_batch(database, rows, notes)
+    except DiskFull:
+        raise
+    except Exception as exc:
+        return exc
+    return None
+
+
+def _write_batch(
+    database: Database, rows: list[Callable[[sqlite_utils.Database], None]], notes: list[_NoteRows]
+) -> None:
+    with database.write() as db:
+        for write in rows:
+            write(db)
+        write_notes(db, notes)
+        bump_data_version(db)
+
+
+def _store_failed(database: Database, item: _NoteRows, report: IndexReport, exc: Exception) -> None:
+    """A note that could not be written: record it as failed, never the whole batch."""
+    rel, reason = item.note["path"], f"cannot store: {type(exc).__name__}: {exc}"
+    report.indexed -= 1
+    report.failed += 1
+    if rel in report.changed_paths:
+        report.changed_paths.remove(rel)
+    report.problems.append((rel, "failed", reason))
+    note = item.note
+    write = _status_writer(note["folder_id"], rel, note["size"], note["mtime_ns"], "failed", reason)
+    _try_write(database, [write], [])
 
 
 def _index_file(
@@ -235,25 +296,32 @@ def _index_file(
     known: tuple | None,
     options: IndexOptions,
     report: IndexReport,
+    unsupported: str | None = None,
 ) -> Write | None:
+    key = names.storable(rel)
+    if key != rel:
+        reason = "file name is not valid UTF-8: rename the file to index it"
+        return _problem(folder_id, key, known, report, "failed", reason)
+    if unsupported:
+        return _problem(folder_id, key, known, report, "skipped", unsupported)
     try:
         stat = path.stat()
     except OSError as exc:
-        report.failed += 1
-        report.problems.append((rel, "failed", f"cannot stat: {exc.strerror or exc}"))
-        return _status_writer(folder_id, rel, 0, 0, "failed", f"cannot stat: {exc}")
-    if known and known[1] == stat.st_size and known[2] == stat.st_mtime_ns:
+        reason = f"cannot stat: {exc.strerror or exc}"
+        return _problem(folder_id, key, known, report, "failed", reason)
+    if known and known[4] == "indexed" and (known[1], known[2]) == (stat.st_size, stat.st_mtime_ns):
         report.unchanged += 1
-        return None
+        return None  # a skipped or failed file is looked at again: a permission fix or a
+        # larger size limit changes no mtime, and every run reports every problem
     try:
         decoded, raw = loaders.read_note(path, options.max_file_bytes)
         if not decoded.text.strip():
             raise loaders.NoteSkipped("empty note")
     except (loaders.NoteSkipped, loaders.NoteFailed) as exc:
         status = "skipped" if isinstance(exc, loaders.NoteSkipped) else "failed"
-        setattr(report, status, getattr(report, status) + 1)
-        report.problems.append((rel, status, str(exc)))
-        return _status_writer(folder_id, rel, stat.st_size, stat.st_mtime_ns, status, str(exc))
+        return _problem(
+            folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
+        )
     content_hash = hashlib.sha1(raw).hexdigest()
     if known and known[3] == content_hash and known[4] == "indexed":
         report.unchanged += 1
@@ -263,7 +331,19 @@ def _index_file(
     report.changed_paths.append(rel)
     if decoded.warning:
         report.problems.append((rel, "indexed", decoded.warning))
-    note = {
+    note = _note_row(folder_id, rel, stat, content_hash, analyzed, decoded)
+    return _NoteRows(note, analyzed, replaces=known is not None)
+
+
+def _note_row(
+    folder_id: int,
+    rel: str,
+    stat: os.stat_result,
+    content_hash: str,
+    analyzed: AnalyzedNote,
+    decoded: loaders.DecodedNote,
+) -> dict:
+    return {
         "folder_id": folder_id,
         "path": rel,
         "size": stat.st_size,
@@ -277,7 +357,24 @@ def _index_file(
         "reason": decoded.warning,
         "indexed_at": time.time(),
     }
-    return _NoteRows(note, analyzed, replaces=known is not None)
+
+
+def _problem(
+    folder_id: int,
+    key: str,
+    known: tuple | None,
+    report: IndexReport,
+    status: str,
+    reason: str,
+    size: int = 0,
+    mtime_ns: int = 0,
+) -> Write | None:
+    """Count and report a skipped or failed file; its row is written only when it changed."""
+    setattr(report, status, getattr(report, status) + 1)
+    report.problems.append((key, status, reason))
+    if known and (known[1], known[2], known[4], known[5]) == (size, mtime_ns, status, reason):
+        return None
+    return _status_writer(folder_id, key, size, mtime_ns, status, reason)
 
 
 def _upsert_note(db: sqlite_utils.Database, note: dict) -> int:
@@ -361,7 +458,8 @@ def remove_notes(database: Database, folder_id: int, rel_paths: list[str]) -> No
     with database.write() as db:
         for rel in rel_paths:
             row = db.execute(
-                "SELECT id FROM notes WHERE folder_id = ? AND path = ?", (folder_id, rel)
+                "SELECT id FROM notes WHERE folder_id = ? AND path = ?",
+                (folder_id, names.storable(rel)),
             ).fetchone()
             if row:
                 db.execute("DELETE FROM chunks WHERE note_id = ?", (row[0],))

@@ -43,22 +43,46 @@ def is_note_path(rel: str) -> bool:
     return is_note_name(parts[-1]) and not any(is_hidden(p) for p in parts[:-1])
 
 
-def walk_notes(folder: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+def walk_notes(
+    folder: Path,
+    errors: list[OSError] | None = None,
+    skipped: list[tuple[Path, str]] | None = None,
+) -> Iterator[Path]:
     """Yield note files under `folder`, skipping hidden folders (.git, .obsidian, .trash…).
 
     Symlinked folders are not followed, so there are no loops and nothing outside the folder.
+    Note-named entries that are not read (a link to outside, a pipe) go to `skipped` with why.
     """
     on_error = errors.append if errors is not None else None
+    real = folder.resolve()
     for root, dirs, files in os.walk(folder, followlinks=False, onerror=on_error):
         dirs[:] = sorted(d for d in dirs if not is_hidden(d))
         for name in sorted(files):
             if is_note_name(name):
                 path = Path(root, name)
-                if path.is_symlink() and not _inside(path.resolve(), folder.resolve()):
-                    continue
-                if not path.is_file():  # a FIFO or socket named .md would block a read forever
-                    continue
-                yield path
+                reason = unsupported_reason(path, real)
+                if reason is None:
+                    yield path
+                elif skipped is not None:
+                    skipped.append((path, reason))
+
+
+def unsupported_reason(path: Path, folder: Path) -> str | None:
+    """Why a note-named entry is not read, or None for a regular file inside `folder`
+    (`folder` resolved). A vanished file is None: reading it says so."""
+    try:
+        if path.is_symlink():
+            target = path.resolve()
+            if not _inside(target, folder):
+                return "symbolic link to a file outside the folder"
+            if not target.exists():
+                return "broken symbolic link"
+        if path.exists() and not path.is_file():
+            # a FIFO or socket named .md would block a read forever
+            return "not a regular file (pipe, socket or device)"
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
+        return f"cannot follow: {exc}"
+    return None
 
 
 def _inside(path: Path, folder: Path) -> bool:

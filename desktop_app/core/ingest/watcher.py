@@ -14,12 +14,16 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core import names
 from desktop_app.core.cancel import Cancelled, CancelToken, ProgressCallback, no_progress
 from desktop_app.core.ingest import indexer, loaders
+from desktop_app.core.ingest.recovery import FullDiskRetry, supervised
+from desktop_app.core.store.db import DiskFull
 
 DEBOUNCE_SECONDS = 0.25
 RECONCILE_SECONDS = 300.0
@@ -31,13 +35,14 @@ class Change:
     """One line of what happened, for `quire watch` and the window's status."""
 
     # "indexed", "removed", "moved", "skipped", "failed", "warning", "embedded", "notice",
-    # and the quiet ones (QUIET_KINDS) the window uses to know when work is done
+    # "error", and the quiet ones (QUIET_KINDS) the window uses to know when work is done
     kind: str
     path: str = ""
     detail: str = ""
 
     def __str__(self) -> str:
-        return " ".join(x for x in (self.kind, self.path, self.detail) if x)
+        """One line, whatever the note's name holds (newlines, undecodable bytes)."""
+        return " ".join(names.printable(x) for x in (self.kind, self.path, self.detail) if x)
 
 
 ChangeCallback = Callable[[Change], None]
@@ -117,6 +122,7 @@ class LiveIndex:
         self._watches: dict[Path, Any] = {}
         self.idle = threading.Event()  # set whenever no lexical work is queued
         self.embedding = threading.Event()  # set while an embedding pass runs
+        self.full_disk = FullDiskRetry()
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, reconcile: bool = True) -> None:
@@ -128,7 +134,8 @@ class LiveIndex:
             (self._lexical_loop, "quire-index"),
             (self._embed_loop, "quire-embed"),
         ):
-            thread = threading.Thread(target=target, name=name, daemon=True)
+            run = supervised(target, self._stop, lambda exc, n=name: self._restarted(n, exc))
+            thread = threading.Thread(target=run, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -207,7 +214,13 @@ class LiveIndex:
         with self._queue_lock:
             removals, self._removals = self._removals, []
         for folder in removals:
-            indexer.remove_folder(self.service.database, folder)
+            try:
+                indexer.remove_folder(self.service.database, folder)
+            except DiskFull as exc:
+                with self._queue_lock:
+                    self._removals.append(folder)  # tried again on the next round
+                self._disk_full(exc)
+                continue
             self.on_change(Change("removed", str(folder), "folder"))
 
     # -- watchdog ------------------------------------------------------------------------
@@ -243,6 +256,42 @@ class LiveIndex:
 
     def _notice(self, text: str) -> None:
         self.on_change(Change("notice", detail=text))
+
+    def _error(self, where: str, exc: BaseException) -> None:
+        """An unexpected error: logged with its traceback (errors.log) and shown; the thread
+        it happened on goes on (or is restarted)."""
+        home = getattr(self.service, "home", None)
+        if home is not None:
+            from desktop_app.crash import record_exception
+
+            with suppress(OSError):
+                record_exception(home, type(exc), exc, exc.__traceback__)
+        self.on_change(Change("error", detail=f"{where}: {type(exc).__name__}: {exc}"))
+
+    def _restarted(self, name: str, exc: BaseException) -> None:
+        """A worker loop died: report it; it runs again and redoes what may have been cut."""
+        self._error(f"the {name} thread stopped and was restarted", exc)
+        self._rescan.set()
+        self._embed_needed.set()
+
+    def _disk_full(self, exc: DiskFull, **waiting: Any) -> None:
+        if self.full_disk.failed(**waiting):
+            self.on_change(Change("error", detail=f"{exc} (retrying)"))
+
+    def _wrote(self) -> None:
+        """A write succeeded: whatever waited for room on the disk is tried again now."""
+        if self.full_disk.succeeded():
+            self._notice("the disk has room again: indexing what waited")
+            self._retry_waiting()
+
+    def _retry_waiting(self) -> None:
+        paths, rescan, embed = self.full_disk.take()
+        for folder, rel in paths:
+            self._debouncer.touch(folder, rel)
+        if rescan:
+            self._rescan.set()
+        if embed:
+            self._embed_needed.set()
 
     def event(self, kind: str, src: str, dest: str | None, is_directory: bool) -> None:
         """Called from watchdog's thread for every event."""
@@ -292,6 +341,8 @@ class LiveIndex:
                     self.idle.set()
                     self.on_change(Change("scanned", detail=f"{len(self.folders)} folder(s)"))
             self.idle.set()
+            if self.full_disk.due():
+                self._retry_waiting()
             due = self._debouncer.take_due(timeout=0.5)
             if due and not self._running.is_set():
                 for folder, rel in due:  # paused meanwhile: keep them for resume()
@@ -313,10 +364,17 @@ class LiveIndex:
                 )  # fmt: skip
             except Cancelled:
                 return False
+            except DiskFull as exc:
+                self._disk_full(exc, rescan=True)
+                return False
             except OSError as exc:
                 self._notice(f"cannot read {folder}: {exc}")
                 continue
+            except Exception as exc:  # a bug must not stop the other folders or the watcher
+                self._error(f"indexing {folder}", exc)
+                continue
             if report.indexed or report.removed:
+                self._wrote()
                 self._notice(
                     f"{folder.name}: {report.indexed} updated, {report.removed} removed "
                     "since last look"
@@ -330,7 +388,11 @@ class LiveIndex:
         for folder, src, dest in moves:
             if (folder / src).exists():
                 continue  # not a plain rename (e.g. vim's backup dance): re-index both paths
-            if indexer.move_note(self.service.database, folder, src, dest):
+            try:
+                moved = indexer.move_note(self.service.database, folder, src, dest)
+            except DiskFull:
+                moved = False  # both paths are re-indexed, and wait for room if need be
+            if moved:
                 self.on_change(Change("moved", src, f"→ {dest}"))
 
     def _reindex(self, due: list[tuple[Path, str]]) -> None:
@@ -343,9 +405,14 @@ class LiveIndex:
                 report = indexer.index_paths(
                     self.service.database, folder, rels, self.service.index_options()
                 )
-            except Exception as exc:  # one bad note must never stop the watcher
-                self._notice(f"could not update {', '.join(rels)}: {exc}")
+            except DiskFull as exc:
+                self._disk_full(exc, paths=[(folder, rel) for rel in rels])
                 continue
+            except Exception as exc:  # one bad note must never stop the watcher
+                self._error(f"updating {len(rels)} note(s) in {folder}", exc)
+                continue
+            if report.changed_paths or report.removed_paths:
+                self._wrote()
             self._report(report, rels)
 
     def _report(self, report: indexer.IndexReport, rels: list[str]) -> None:
@@ -370,12 +437,16 @@ class LiveIndex:
                 count = self.service.embed(self.progress, cancel=self._work)
             except Cancelled:
                 continue  # paused or stopped; resume() asks again
+            except DiskFull as exc:
+                self._disk_full(exc, embed=True)
+                continue
             except Exception as exc:
                 self._notice(f"embedding failed: {exc}")
                 continue
             finally:
                 self.embedding.clear()
             if count:
+                self._wrote()
                 self.on_change(Change("embedded", detail=f"{count} new passages"))
             self.on_change(Change("caught-up"))
 

@@ -6,7 +6,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import sqlite_utils
@@ -14,6 +14,26 @@ import sqlite_utils
 from desktop_app.core.store.migrations import MIGRATIONS, Migration
 
 BUSY_TIMEOUT_MS = 10_000
+SQLITE_FULL = 13
+
+
+class DiskFull(Exception):
+    """A write failed because the disk holding the database is full; nothing was committed
+    by that write, everything committed before is kept."""
+
+    def __init__(self, database: Path) -> None:
+        self.folder = database.parent
+        super().__init__(
+            f"the disk is full: free some space on the drive of {self.folder} (where Quire keeps "
+            "its index); nothing indexed so far is lost"
+        )
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF == SQLITE_FULL) or "disk is full" in str(exc)
 
 
 def connect(path: Path) -> sqlite_utils.Database:
@@ -53,16 +73,23 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
-        """One write transaction (BEGIN IMMEDIATE … COMMIT), serialized across threads."""
+        """One write transaction (BEGIN IMMEDIATE … COMMIT), serialized across threads.
+        A full disk raises DiskFull (the original error is its cause)."""
         with self._write_lock:
             conn = self._writer.conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
+                conn.execute("BEGIN IMMEDIATE")
                 yield self._writer
-            except BaseException:
-                conn.execute("ROLLBACK")
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                # SQLite may have rolled back already (e.g. a full disk, or a failed COMMIT):
+                # a second ROLLBACK would hide the real error behind "no transaction is active".
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                if is_disk_full(exc):
+                    raise DiskFull(self.path) from exc
                 raise
-            conn.execute("COMMIT")
 
     @property
     def reader(self) -> sqlite_utils.Database:
