@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_app import __version__
+from desktop_app.cli_repair import add_parser as add_repair_parser
+from desktop_app.cli_repair import cmd_repair, run_guarded
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -54,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="database, counts, per-file status, integrity")
     p.add_argument("--json", action="store_true")
+    add_repair_parser(sub)
     return parser
 
 
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
     quire = Quire()
     try:
-        return COMMANDS[args.command](quire, args)
+        return run_guarded(quire, COMMANDS[args.command], args)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -98,6 +101,8 @@ def cmd_index(quire: Any, args: argparse.Namespace) -> int:
         )
         for path, status, reason in r.problems:
             print(f"  {status}: {path}: {reason}")
+    if not args.no_embed and (why := quire.embedder_problem()):
+        print(f"quire: no vectors made (keyword index only): {why}", file=sys.stderr)
     return 0
 
 
@@ -145,6 +150,8 @@ def cmd_search(quire: Any, args: argparse.Namespace) -> int:
         print("quire search: give a QUERY or --queries FILE", file=sys.stderr)
         return 2
     results = quire.search(args.query, top_k=args.top)
+    if why := quire.embedder_problem():
+        print(f"quire: keyword-only search: {why}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
@@ -276,6 +283,8 @@ def cmd_status(quire: Any, args: argparse.Namespace) -> int:
             print(f"  {f['status']}: {f['path']}" + (f" — {f['reason']}" if f["reason"] else ""))
     integrity = status["integrity"]
     print("integrity: " + ("ok" if integrity["ok"] else f"PROBLEM {integrity}"))
+    if status["recovery"]:
+        print(f"last repair ({status['recovery']['at']}): {status['recovery']['message']}")
     return 0 if integrity["ok"] else 1
 
 
@@ -286,4 +295,5 @@ COMMANDS = {
     "search": cmd_search,
     "eval": cmd_eval,
     "status": cmd_status,
+    "repair": cmd_repair,
 }
