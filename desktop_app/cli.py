@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(args.notes)
     from desktop_app.core.service import Quire
 
-    quire = Quire()
+    # Commands that write or report run the quick check on open whatever the size.
+    quire = Quire(check="quick" if args.command in ("index", "watch", "status", "repair") else None)
     try:
         return run_guarded(quire, COMMANDS[args.command], args)
     except KeyboardInterrupt:

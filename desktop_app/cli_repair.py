@@ -44,7 +44,7 @@ def _damage(quire: Any, exc: sqlite3.DatabaseError) -> list[str] | None:
 
     if is_corruption(exc):
         return [str(exc)]
-    health = quire.check(full=False)
+    health = quire.check("quick")
     return None if health.ok else health.problems
 
 
@@ -104,7 +104,5 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "repair", help="check the index; replace a damaged one and rebuild it from the folders"
     )
-    p.add_argument(
-        "--rebuild", action="store_true", help="rebuild even when the checks pass"
-    )
+    p.add_argument("--rebuild", action="store_true", help="rebuild even when the checks pass")
     p.add_argument("--no-embed", action="store_true", help="keyword index only (vectors later)")

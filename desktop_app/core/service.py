@@ -28,11 +28,16 @@ class FolderReport:
 
 
 class Quire:
-    def __init__(self, home: Path | None = None, settings: Settings | None = None) -> None:
+    def __init__(
+        self, home: Path | None = None, settings: Settings | None = None, check: str | None = None
+    ) -> None:
         self.home = home or paths.quire_home()
         self.settings = settings or Settings.load(self.home / "settings.json")
         # A damaged index is replaced on open; `recovery` says so (the caller tells the user).
-        self.database, self.recovery = open_index(self.home / "quire.sqlite")
+        # `check` picks the check on open (health.LEVELS); by default it depends on the size.
+        self.database, self.recovery, self.checked_on_open = open_index(
+            self.home / "quire.sqlite", check
+        )
         self._ask_lock = threading.Lock()
         self._running: CancelToken | None = None
         self._model_lock = threading.Lock()
@@ -138,8 +143,8 @@ class Quire:
         health = check_file(self.database.path)
         return exc if health.ok else IndexDamaged(health.problems)
 
-    def check(self, full: bool = True) -> Health:
-        return check_file(self.database.path, full)
+    def check(self, level: str = "full") -> Health:
+        return check_file(self.database.path, level)
 
     def recover(self, problems: list[str], requested: bool = False) -> Recovery:
         """Replace the index file with a fresh one (the old one is kept aside); the folders are
@@ -152,7 +157,7 @@ class Quire:
 
     def repair(self, rebuild: bool = False) -> tuple[Health, Recovery | None]:
         """The full check; a damaged index (or any, when `rebuild`) is replaced."""
-        health = self.check(full=True)
+        health = self.check("full")
         if health.ok and not rebuild:
             return health, None
         return health, self.recover(health.problems or ["rebuild requested"], health.ok)

@@ -31,11 +31,16 @@ from PySide6.QtWidgets import (
 from desktop_app.core.cancel import Progress
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.ingest.watcher import Change, LiveIndex
-from desktop_app.ui.chat import ChatPane
 from desktop_app.core.store.health import IndexDamaged
+from desktop_app.ui.chat import ChatPane
 from desktop_app.ui.dialogs import show_error
-from desktop_app.ui.repair import repair_index, report_recovery, search_or_damage
 from desktop_app.ui.folders import FilesView, FoldersPanel
+from desktop_app.ui.repair import (
+    check_in_background,
+    repair_index,
+    report_recovery,
+    search_or_damage,
+)
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.sources import SourcesPanel
 from desktop_app.ui.viewer import PassageViewer
@@ -65,6 +70,8 @@ class MainWindow(QMainWindow):
         self.recovery_reports: list[str] = []  # what was shown about a replaced index
         if service.recovery is not None:
             QTimer.singleShot(0, lambda: report_recovery(self))
+        elif service.checked_on_open == "cheap":  # a large index: the quick check runs now
+            QTimer.singleShot(0, lambda: check_in_background(self))
         if self.folders:
             self.start_live_index()
         else:

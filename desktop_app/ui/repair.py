@@ -45,6 +45,19 @@ def repair_index(win: Any, problems: list[str] | None = None) -> None:
     win.repair_task = run_in_background(work, on_done=done, on_error=win._failed)
 
 
+def check_in_background(win: Any) -> None:
+    """After an open that ran only the cheap check (a large index), the quick one, off the GUI
+    thread; damage found goes the same way as damage found on open."""
+
+    def found(health: Any) -> None:
+        if not health.ok:
+            repair_index(win, health.problems)
+
+    win.check_task = run_in_background(
+        lambda progress, cancel: win.service.check("quick"), on_done=found, on_error=win._failed
+    )
+
+
 def search_or_damage(service: Any, text: str) -> list[Any] | IndexDamaged:
     """Search off the GUI thread; a damaged index comes back as a value, for repair_index."""
     try:

@@ -20,6 +20,7 @@ import io
 import os
 import random
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -33,7 +34,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from desktop_app import cli  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
-from desktop_app.core.store.health import check_file, header_problems  # noqa: E402
+from desktop_app.core.store.health import LEVELS, check_file, level_on_open  # noqa: E402
 from tests.corruption import page_size, scribble, table_pages, truncate  # noqa: E402
 
 FILES = ("quire.sqlite", "folders.json")
@@ -80,7 +81,7 @@ def corrupt(db: Path, rng: random.Random) -> str:
 
 def verify(home: Path, notes: Path, count: int) -> tuple[bool, int]:
     """Healthy after the full checks, and every note first for its own word."""
-    if not check_file(home / "quire.sqlite", full=True).ok:
+    if not check_file(home / "quire.sqlite", "full").ok:
         return False, 0
     quire = Quire(home)
     try:
@@ -136,20 +137,60 @@ def timed(fn: object, *a: object) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
-def bench_til(til: Path, work: Path, with_vectors: bool) -> None:
+def check_costs(label: str, db: Path) -> None:
+    print(f"{label}: index file {db.stat().st_size / 1e6:.0f} MB")
+    for level in LEVELS:
+        seconds = min(timed(check_file, db, level)[0] for _ in range(2))
+        print(f"{label}: {level} check: {seconds * 1000:.0f} ms")
+    print(f"{label}: opened with the {level_on_open(db)} check")
+
+
+def big_index(til_db: Path, work: Path, chunks: int) -> Path:
+    """The til index with its passages repeated up to `chunks` (SQL copies, so FTS5 tokenizes
+    them for real) and as many random unit vectors: a 100k-chunk file in seconds."""
+    import numpy as np
+
+    db = work / "big" / "quire.sqlite"
+    db.parent.mkdir()
+    shutil.copy(til_db, db)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN")
+    k = 1
+    while conn.execute("SELECT count(*) FROM chunks").fetchone()[0] < chunks:
+        off = k * 10_000_000
+        conn.execute(
+            "INSERT INTO chunks (id, note_id, seq, start, end, line_start, line_end, heading_path,"
+            " text) SELECT id + ?, note_id, seq, start, end, line_start, line_end, heading_path,"
+            " text FROM chunks WHERE id < 10000000", (off,),
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO chunks_fts (rowid, body, prefixes, context) SELECT rowid + ?, body,"
+            " prefixes, context FROM chunks_fts WHERE rowid < 10000000", (off,),
+        )  # fmt: skip
+        k += 1
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    rng = np.random.default_rng(1)
+    for i in range(0, total, 5000):
+        v = rng.standard_normal((5000, 384)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        conn.executemany("INSERT INTO embeddings (hash, vector) VALUES (?, ?)",
+                         [(f"h{i + j}", v[j].tobytes()) for j in range(5000)])  # fmt: skip
+    conn.execute("COMMIT")
+    conn.close()
+    print(f"big: {total} chunks")
+    return db
+
+
+def bench_til(til: Path, work: Path, with_vectors: bool, big_chunks: int) -> None:
     home = work / "til"
     extra = [] if with_vectors else ["--no-embed"]
     first, (code, out, _) = timed(cli_run, home, "index", str(til), *extra)  # type: ignore[misc]
-    print(f"til: first `quire index {' '.join(extra)}` (raw baseline): {first:.1f} s  {out.strip()}")
+    print(f"til: first `quire index {' '.join(extra)}` (raw baseline): {first:.1f} s")
+    print(f"     {out.strip()}")
     db = home / "quire.sqlite"
-    print(f"til: index file {db.stat().st_size / 1e6:.1f} MB")
-    for label, fn in (
-        ("header check", lambda: header_problems(db)),
-        ("quick check (quick_check + schema + FTS5 integrity-check)", lambda: check_file(db)),
-        ("full check (integrity_check + FTS5 integrity-check)", lambda: check_file(db, True)),
-    ):
-        seconds, _ = timed(fn)
-        print(f"til: {label}: {seconds * 1000:.0f} ms")
+    check_costs("til", db)
+    if big_chunks:
+        check_costs("big", big_index(db, work, big_chunks))
     truncate(db, db.stat().st_size // 2)
     rebuild, (code, _, err) = timed(cli_run, home, "status")  # type: ignore[misc]
     print(f"til: open a truncated index + rebuild (keyword) via `quire status`: {rebuild:.1f} s "
@@ -167,6 +208,7 @@ def main() -> int:
     parser.add_argument("--vector-runs", type=int, default=5)
     parser.add_argument("--til", type=Path)
     parser.add_argument("--til-vectors", action="store_true")
+    parser.add_argument("--big-chunks", type=int, default=100_000, help="0 skips the big index")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -183,7 +225,7 @@ def main() -> int:
             for key, value in sorted(counts.items()):
                 print(f"  {key}: {value}")
         if args.til:
-            bench_til(args.til, work, args.til_vectors)
+            bench_til(args.til, work, args.til_vectors, args.big_chunks)
     return 0
 
 

@@ -161,3 +161,25 @@ def test_search_error_from_damage_is_index_damaged(
         assert failures, "the damage shows in some searches"
     finally:
         quire.close()
+
+
+def test_large_index_opens_cheaply_and_search_finds_the_damage(
+    vault: Path,
+    quire_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above the size limit, `search` opens with the cheap check only; damage inside the
+    full-text index then surfaces in a query, which takes the same repair path."""
+    from desktop_app.core.store import health
+
+    monkeypatch.setattr(health, "QUICK_ON_OPEN_MAX_BYTES", 0)
+    damage("fts-bytes", quire_home / "quire.sqlite")
+    reported = 0
+    for n in range(WORDS):
+        code, out, err = run(capsys, "search", unique_word(n), "--json", "--top", "1")
+        assert code == 0, err
+        assert json.loads(out)["results"][0]["path"] == f"note{n:02d}.md"
+        reported += "index was damaged" in err
+    assert reported == 1
+    assert_rebuilt(capsys, quire_home, vault)

@@ -7,6 +7,7 @@ a folder is added or removed, so it survives a file that cannot be read at all.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sqlite3
@@ -16,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.store.db import Database
-from desktop_app.core.store.health import Health, check_file, is_corruption, sidecar
+from desktop_app.core.store.health import (
+    Health,
+    check_file,
+    is_corruption,
+    level_on_open,
+    sidecar,
+)
 
 VECTOR_BATCH = 500
 
@@ -75,9 +82,12 @@ def load_folder_list(db_path: Path) -> list[tuple[str, float]]:
 
 
 # -- opening ---------------------------------------------------------------------------------------
-def open_index(path: Path) -> tuple[Database, Recovery | None]:
-    """Open the index after a quick check; a damaged file is replaced (see `replace_damaged`)."""
-    health = check_file(path)
+def open_index(path: Path, level: str | None = None) -> tuple[Database, Recovery | None, str]:
+    """Open the index after a check (by default the quick one, or the cheap one for a large
+    file; see health.LEVELS); a damaged file is replaced (see `replace_damaged`). Returns the
+    level of check that ran, too."""
+    level = level or level_on_open(path)
+    health = check_file(path, level)
     if health.ok:
         try:
             database = Database(path)
@@ -88,8 +98,8 @@ def open_index(path: Path) -> tuple[Database, Recovery | None]:
         else:
             if not folders_file(path).exists():
                 save_folder_list(database)  # indexes made before this file existed
-            return database, None
-    return replace_damaged(path, health.problems)
+            return database, None, level
+    return (*replace_damaged(path, health.problems), level)
 
 
 def replace_damaged(
@@ -135,12 +145,10 @@ def last_recovery(db_path: Path) -> dict[str, Any] | None:
 
 
 def _record(db_path: Path, recovery: Recovery) -> None:
-    try:
+    with contextlib.suppress(OSError):
         db_path.with_name("recovery.json").write_text(
             json.dumps(recovery.to_json(), indent=2, ensure_ascii=False), encoding="utf-8"
         )
-    except OSError:
-        pass
 
 
 # -- salvage from the damaged file ---------------------------------------------------------------
