@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.store.health import IndexDamaged
+
 Command = Callable[[Any, argparse.Namespace], int]
 
 
@@ -19,33 +21,19 @@ def run_guarded(quire: Any, command: Command, args: argparse.Namespace) -> int:
     try:
         return command(quire, args)
     except sqlite3.DatabaseError as exc:
-        problems = _damage(quire, exc)
-        if problems is None:
+        damage = quire.damage(exc)
+        if damage is None:
             print(f"quire: database error: {exc}", file=sys.stderr)
             return 1
-    except Exception as exc:
-        from desktop_app.core.store.health import IndexDamaged
-
-        if not isinstance(exc, IndexDamaged):
-            raise
-        problems = exc.problems
-    quire.recover(problems)
+    except IndexDamaged as exc:
+        damage = exc
+    quire.recover(damage.problems)
     _announce_and_rebuild(quire, args)
     try:
         return command(quire, args)
     except sqlite3.DatabaseError as exc:  # damaged again at once: say so, never a traceback
         print(f"quire: the new index failed too: {exc}", file=sys.stderr)
         return 1
-
-
-def _damage(quire: Any, exc: sqlite3.DatabaseError) -> list[str] | None:
-    """The problems if the error comes from a damaged file; None for other SQLite errors."""
-    from desktop_app.core.store.health import is_corruption
-
-    if is_corruption(exc):
-        return [str(exc)]
-    health = quire.check("quick")
-    return None if health.ok else health.problems
 
 
 def _announce_and_rebuild(quire: Any, args: argparse.Namespace) -> None:

@@ -120,7 +120,8 @@ class Quire:
         try:
             return self.searcher.search(query, options)
         except sqlite3.DatabaseError as exc:
-            raise self._damage(exc) from exc
+            self._raise_damage(exc)
+            raise
 
     def status(self, check_integrity: bool = True) -> dict[str, Any]:
         """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
@@ -129,26 +130,32 @@ class Quire:
         try:
             status = collect_status(self.database, check_integrity)
         except sqlite3.DatabaseError as exc:
-            raise self._damage(exc) from exc
+            self._raise_damage(exc)
+            raise
         integrity = status["integrity"]
         if integrity is not None and not integrity["ok"]:
             raise IndexDamaged(_integrity_problems(integrity))
         status["recovery"] = last_recovery(self.database.path)
         return status
 
-    def _damage(self, exc: sqlite3.DatabaseError) -> Exception:
-        """An SQLite error while reading: IndexDamaged if the file is damaged, else itself."""
+    def damage(self, exc: sqlite3.DatabaseError) -> IndexDamaged | None:
+        """Whether an SQLite error means a damaged file (else it was a lock, a bad query…)."""
         if is_corruption(exc):
             return IndexDamaged([str(exc)])
         health = check_file(self.database.path)
-        return exc if health.ok else IndexDamaged(health.problems)
+        return None if health.ok else IndexDamaged(health.problems)
+
+    def _raise_damage(self, exc: sqlite3.DatabaseError) -> None:
+        damage = self.damage(exc)
+        if damage is not None:
+            raise damage from exc
 
     def check(self, level: str = "full") -> Health:
         return check_file(self.database.path, level)
 
     def recover(self, problems: list[str], requested: bool = False) -> Recovery:
         """Replace the index file with a fresh one (the old one is kept aside); the folders are
-        read again by `rebuild` (the CLI) or the live index (the window)."""
+        indexed again by the CLI (cli_repair) or the live index (the window)."""
         path = self.database.path
         self.database.close()
         self.__dict__.pop("searcher", None)
@@ -161,12 +168,6 @@ class Quire:
         if health.ok and not rebuild:
             return health, None
         return health, self.recover(health.problems or ["rebuild requested"], health.ok)
-
-    def rebuild(
-        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
-    ) -> list[FolderReport]:
-        """Keyword-index every known folder again (vectors follow with the next embedding pass)."""
-        return self.index(self.known_folders(), progress, cancel, embed=False)
 
     def chat_model(self, path: Path | None = None) -> Any:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""

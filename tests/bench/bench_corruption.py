@@ -109,7 +109,8 @@ def bench_runs(args: argparse.Namespace, work: Path, notes: Path, vectors: bool)
         home.mkdir()
         for name in FILES:
             shutil.copy(pristine / name, home / name)
-        counts["kind " + corrupt(home / "quire.sqlite", rng)] += 1
+        kind = corrupt(home / "quire.sqlite", rng)
+        counts["kind " + kind] += 1
         command = commands[i % len(commands)]
         try:
             code, _, err = cli_run(home, *command)
@@ -119,7 +120,7 @@ def bench_runs(args: argparse.Namespace, work: Path, notes: Path, vectors: bool)
             continue
         counts["rc " + str(code)] += 1
         reported = "index was damaged" in err
-        counts["reported + rebuilt" if reported else "not detected"] += 1
+        counts[f"{kind}: {'reported + rebuilt' if reported else 'not detected'}"] += 1
         counts["kept damaged file"] += bool(list(home.glob("quire.sqlite.damaged-*")))
         ok, found = verify(home, notes, args.notes)
         counts["ends healthy, every note found" if ok else "FAILED"] += 1
