@@ -35,6 +35,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from desktop_app import cli  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.core.store.health import LEVELS, check_file, level_on_open  # noqa: E402
+from desktop_app.core.store.recovery import last_recovery  # noqa: E402
 from tests.corruption import page_size, scribble, table_pages, truncate  # noqa: E402
 
 FILES = ("quire.sqlite", "folders.json")
@@ -88,7 +89,8 @@ def verify(home: Path, notes: Path, count: int) -> tuple[bool, int]:
         found = 0
         for n in range(count):
             results = quire.search(word(n), top_k=1)
-            found += bool(results) and results[0].path == f"n{n:03d}.md"
+            top = results[0] if results else None
+            found += top is not None and top.path == f"n{n:03d}.md" and word(n) in top.text
         folders_ok = quire.known_folders() == [notes.resolve()]
     finally:
         quire.close()
@@ -127,7 +129,7 @@ def bench_runs(args: argparse.Namespace, work: Path, notes: Path, vectors: bool)
         if not ok:
             print(f"  run {i}: {command[0]}: {found}/{args.notes} found; {err[-300:]}")
         if vectors and reported:
-            counts["vectors kept"] += int(err.split(" vectors kept")[0].rsplit("; ", 1)[-1] or 0)
+            counts["vectors kept"] += (last_recovery(home / "quire.sqlite") or {})["vectors_kept"]
         shutil.rmtree(home)
     return counts
 

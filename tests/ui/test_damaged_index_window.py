@@ -3,6 +3,7 @@ are searchable again (offscreen, the real service and watcher)."""
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QMessageBox
 
 from desktop_app.core.service import Quire
+from desktop_app.core.store import health
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
-from tests.corruption import truncate
+from tests.corruption import damage_fts, truncate
 
 pytestmark = pytest.mark.gui
 INDEXED = 120_000
@@ -30,17 +32,24 @@ def _search(qtbot, win: MainWindow, text: str) -> str:  # type: ignore[no-untype
     return str(win.results.item(0).data(0x0100).path)
 
 
-def test_window_opens_on_a_damaged_index(qtbot, tmp_path: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("when", ["on open", "in the background"])
+def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
+    qtbot, tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     (notes / "marker.md").write_text("# Marker\n\nThe word zyxwvutsrq is here.\n", "utf-8")
     service = Quire(quire_home)
     service.index([notes], embed=False)
     service.close()
-    truncate(quire_home / "quire.sqlite", 9000)
+    if when == "on open":
+        truncate(quire_home / "quire.sqlite", 9000)
+    else:  # a large index: only the cheap check on open, the quick one after it
+        monkeypatch.setattr(health, "QUICK_ON_OPEN_MAX_BYTES", 0)
+        damage_fts(quire_home / "quire.sqlite", random.Random(13), pages=2)
 
     service = Quire(quire_home)  # what run_app does: open, then the folders used last time
-    assert service.recovery is not None
+    assert (service.recovery is not None) == (when == "on open")
     win = MainWindow(service, service.known_folders())
     qtbot.addWidget(win)
     win.show()
