@@ -12,6 +12,8 @@ from typing import Any, TextIO
 
 from desktop_app import __version__
 from desktop_app.core.names import printable
+from desktop_app.cli_repair import add_parser as add_repair_parser
+from desktop_app.cli_repair import cmd_repair, run_guarded
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -55,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="database, counts, per-file status, integrity")
     p.add_argument("--json", action="store_true")
+    add_repair_parser(sub)
     return parser
 
 
@@ -70,11 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     from desktop_app.core.service import Quire
     from desktop_app.core.store.db import DiskFull
 
-    quire = Quire()
+    # Commands that write or report run the quick check on open whatever the size.
+    quire = Quire(check="quick" if args.command in ("index", "watch", "status", "repair") else None)
     for problem in quire.settings.problems:
         print(f"quire: settings: {problem}", file=sys.stderr)
     try:
-        return COMMANDS[args.command](quire, args)
+        return run_guarded(quire, COMMANDS[args.command], args)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -110,6 +114,8 @@ def cmd_index(quire: Any, args: argparse.Namespace) -> int:
     finally:
         bar.close()
     _print_reports(reports)
+    if not args.no_embed and (why := quire.embedder_problem()):
+        print(f"quire: no vectors made (keyword index only): {why}", file=sys.stderr)
     return 0
 
 
@@ -170,6 +176,8 @@ def cmd_search(quire: Any, args: argparse.Namespace) -> int:
         print("quire search: give a QUERY or --queries FILE", file=sys.stderr)
         return 2
     results = quire.search(args.query, top_k=args.top)
+    if why := quire.embedder_problem():
+        print(f"quire: keyword-only search: {why}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
@@ -305,6 +313,8 @@ def cmd_status(quire: Any, args: argparse.Namespace) -> int:
             print(f"  {f['status']}: {printable(f['path'])}{reason}")
     integrity = status["integrity"]
     print("integrity: " + ("ok" if integrity["ok"] else f"PROBLEM {integrity}"))
+    if status["recovery"]:
+        print(f"last repair ({status['recovery']['at']}): {status['recovery']['message']}")
     return 0 if integrity["ok"] else 1
 
 
@@ -315,4 +325,5 @@ COMMANDS = {
     "search": cmd_search,
     "eval": cmd_eval,
     "status": cmd_status,
+    "repair": cmd_repair,
 }

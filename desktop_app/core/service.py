@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,9 +14,10 @@ from desktop_app import paths
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import indexer
 from desktop_app.core.ingest.notes import PartPlanner
-from desktop_app.core.retrieval.embedder import Embedder
+from desktop_app.core.retrieval.embedder import Embedder, EmbedderError
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
-from desktop_app.core.store.db import Database
+from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
+from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
 from desktop_app.settings import Settings
 
 
@@ -26,10 +28,16 @@ class FolderReport:
 
 
 class Quire:
-    def __init__(self, home: Path | None = None, settings: Settings | None = None) -> None:
+    def __init__(
+        self, home: Path | None = None, settings: Settings | None = None, check: str | None = None
+    ) -> None:
         self.home = home or paths.quire_home()
         self.settings = settings or Settings.load(self.home / "settings.json")
-        self.database = Database(self.home / "quire.sqlite")
+        # A damaged index is replaced on open; `recovery` says so (the caller tells the user).
+        # `check` picks the check on open (health.LEVELS); by default it depends on the size.
+        self.database, self.recovery, self.checked_on_open = open_index(
+            self.home / "quire.sqlite", check
+        )
         self._ask_lock = threading.Lock()
         self._running: CancelToken | None = None
         self._model_lock = threading.Lock()
@@ -43,9 +51,18 @@ class Quire:
         model = self.settings.embedding_model
         return Embedder(Path(model) if model else None)
 
+    def embedder_problem(self) -> str | None:
+        """Why no vectors can be made or searched now (a model folder that vanished), or None."""
+        try:
+            self.embedder  # noqa: B018
+        except EmbedderError as exc:
+            return str(exc)
+        return None
+
     @cached_property
     def searcher(self) -> Searcher:
-        return Searcher(self.database, self.embedder)
+        # Without a usable embedding model, search is keyword-only (embedder_problem says why).
+        return Searcher(self.database, None if self.embedder_problem() else self.embedder)
 
     def index_options(self) -> indexer.IndexOptions:
         return indexer.IndexOptions(
@@ -68,7 +85,7 @@ class Quire:
                 self.database, folder, self.index_options(), progress, cancel
             )
             reports.append(FolderReport(str(folder.resolve()), report))
-        if embed:
+        if embed and self.embedder_problem() is None:
             embedded = self.embed(progress, cancel)
             if reports:
                 reports[-1].report.embedded = embedded
@@ -100,12 +117,57 @@ class Quire:
             top_k=top_k or self.settings.top_k,
             folder_ids=folder_ids,
         )
-        return self.searcher.search(query, options)
+        try:
+            return self.searcher.search(query, options)
+        except sqlite3.DatabaseError as exc:
+            self._raise_damage(exc)
+            raise
 
     def status(self, check_integrity: bool = True) -> dict[str, Any]:
+        """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
         from desktop_app.core.store.status import collect_status
 
-        return collect_status(self.database, check_integrity)
+        try:
+            status = collect_status(self.database, check_integrity)
+        except sqlite3.DatabaseError as exc:
+            self._raise_damage(exc)
+            raise
+        integrity = status["integrity"]
+        if integrity is not None and not integrity["ok"]:
+            raise IndexDamaged(_integrity_problems(integrity))
+        status["recovery"] = last_recovery(self.database.path)
+        return status
+
+    def damage(self, exc: sqlite3.DatabaseError) -> IndexDamaged | None:
+        """Whether an SQLite error means a damaged file (else it was a lock, a bad query…)."""
+        if is_corruption(exc):
+            return IndexDamaged([str(exc)])
+        health = check_file(self.database.path)
+        return None if health.ok else IndexDamaged(health.problems)
+
+    def _raise_damage(self, exc: sqlite3.DatabaseError) -> None:
+        damage = self.damage(exc)
+        if damage is not None:
+            raise damage from exc
+
+    def check(self, level: str = "full") -> Health:
+        return check_file(self.database.path, level)
+
+    def recover(self, problems: list[str], requested: bool = False) -> Recovery:
+        """Replace the index file with a fresh one (the old one is kept aside); the folders are
+        indexed again by the CLI (cli_repair) or the live index (the window)."""
+        path = self.database.path
+        self.database.close()
+        self.__dict__.pop("searcher", None)
+        self.database, self.recovery = replace_damaged(path, problems, requested)
+        return self.recovery
+
+    def repair(self, rebuild: bool = False) -> tuple[Health, Recovery | None]:
+        """The full check; a damaged index (or any, when `rebuild`) is replaced."""
+        health = self.check("full")
+        if health.ok and not rebuild:
+            return health, None
+        return health, self.recover(health.problems or ["rebuild requested"], health.ok)
 
     def chat_model(self, path: Path | None = None) -> Any:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""
@@ -167,3 +229,12 @@ class Quire:
     def known_folders(self) -> list[Path]:
         rows = self.database.reader.execute("SELECT path FROM folders ORDER BY id").fetchall()
         return [Path(r[0]) for r in rows if Path(r[0]).is_dir()]
+
+
+def _integrity_problems(integrity: dict[str, Any]) -> list[str]:
+    problems = [] if integrity["sqlite_integrity"] else ["PRAGMA integrity_check failed"]
+    if not integrity["fts_integrity"]:
+        problems.append(f"full-text index: {integrity['fts_error']}")
+    if not integrity["fts_in_sync"]:
+        problems.append("passages and the full-text index are out of sync")
+    return problems

@@ -30,6 +30,14 @@ def show_error(parent: QWidget | None, text: str, details: str = "") -> QMessage
     return box
 
 
+def show_info(parent: QWidget | None, text: str, details: str = "") -> QMessageBox:
+    """Non-blocking, like show_error, for news that is not an error (a repaired index)."""
+    box = _dialog(parent, "Quire", text, details)
+    box.setIcon(QMessageBox.Icon.Information)
+    box.open()
+    return box
+
+
 def offer_crash_report(parent: QWidget | None, report: Path) -> QMessageBox:
     box = _dialog(
         parent,

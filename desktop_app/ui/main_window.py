@@ -31,9 +31,16 @@ from PySide6.QtWidgets import (
 from desktop_app.core.cancel import Progress
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.ingest.watcher import Change, LiveIndex
+from desktop_app.core.store.health import IndexDamaged
 from desktop_app.ui.chat import ChatPane
 from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.folders import FilesView, FoldersPanel
+from desktop_app.ui.repair import (
+    check_in_background,
+    repair_index,
+    report_recovery,
+    search_or_damage,
+)
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.sources import SourcesPanel
 from desktop_app.ui.viewer import PassageViewer
@@ -62,6 +69,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Quire")
         self.resize(1280, 820)
         self._build()
+        self.recovery_reports: list[str] = []  # what was shown about a replaced index
+        if service.recovery is not None:
+            QTimer.singleShot(0, lambda: report_recovery(self))
+        elif service.checked_on_open == "cheap":  # a large index: the quick check runs now
+            QTimer.singleShot(0, lambda: check_in_background(self))
         if self.folders:
             self.start_live_index()
         else:
@@ -173,6 +185,7 @@ class MainWindow(QMainWindow):
             ("&New chat", "Ctrl+N", self.chat.new_chat),
             ("&Search notes", "Ctrl+L", self._focus_search),
             ("Se&ttings…", "Ctrl+,", self.open_settings),
+            ("Check and &repair the index", "", lambda: repair_index(self)),
             ("Show Quire's &data folder", "", self.show_data_folder),
             ("&Quit", "Ctrl+Q", self.close),
         )
@@ -400,12 +413,15 @@ class MainWindow(QMainWindow):
         if self._search_task:
             self._search_task.cancel()  # last query wins
         self._search_task = run_in_background(
-            lambda progress, cancel: self.service.search(text),
+            lambda progress, cancel: search_or_damage(self.service, text),
             on_done=self._show_results,
             on_error=self._failed,
         )
 
-    def _show_results(self, results: list[Any]) -> None:
+    def _show_results(self, results: list[Any] | IndexDamaged) -> None:
+        if isinstance(results, IndexDamaged):
+            repair_index(self, results.problems)
+            return
         self.results.clear()
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path

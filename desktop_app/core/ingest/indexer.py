@@ -22,6 +22,7 @@ from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_
 from desktop_app.core.ingest import loaders
 from desktop_app.core.ingest.notes import AnalyzedNote, PartPlanner, analyze_note, embedding_input
 from desktop_app.core.store.db import Database, DiskFull
+from desktop_app.core.store.recovery import save_folder_list
 
 COMMIT_EVERY_SECONDS = 0.5
 EMBED_BATCH = 64
@@ -89,7 +90,9 @@ def ensure_folder(database: Database, folder: Path) -> int:
         if row:
             return int(row[0])
         cur = db.execute("INSERT INTO folders (path, added_at) VALUES (?, ?)", (path, time.time()))
-        return int(cur.lastrowid or 0)
+        folder_id = int(cur.lastrowid or 0)
+    save_folder_list(database)  # the folder list outlives a damaged index
+    return folder_id
 
 
 def index_folder(
@@ -480,6 +483,7 @@ def remove_folder(database: Database, folder: Path) -> bool:
         db.execute("DELETE FROM notes WHERE folder_id = ?", (row[0],))
         db.execute("DELETE FROM folders WHERE id = ?", (row[0],))
         bump_data_version(db)
+    save_folder_list(database)
     return True
 
 

@@ -1,0 +1,96 @@
+"""The CLI's damage path: a damaged index found on open or while a command runs is replaced,
+rebuilt from the notes folders, and reported once on stderr; then the command runs (again)."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.store.health import IndexDamaged
+
+Command = Callable[[Any, argparse.Namespace], int]
+
+
+def run_guarded(quire: Any, command: Command, args: argparse.Namespace) -> int:
+    if quire.recovery is not None and command is not cmd_repair:
+        _announce_and_rebuild(quire, args)
+    try:
+        return command(quire, args)
+    except sqlite3.DatabaseError as exc:
+        damage = quire.damage(exc)
+        if damage is None:
+            print(f"quire: database error: {exc}", file=sys.stderr)
+            return 1
+    except IndexDamaged as exc:
+        damage = exc
+    quire.recover(damage.problems)
+    _announce_and_rebuild(quire, args)
+    try:
+        return command(quire, args)
+    except sqlite3.DatabaseError as exc:  # damaged again at once: say so, never a traceback
+        print(f"quire: the new index failed too: {exc}", file=sys.stderr)
+        return 1
+
+
+def _announce_and_rebuild(quire: Any, args: argparse.Namespace) -> None:
+    recovery = quire.recovery
+    print(f"quire: {recovery.message}", file=sys.stderr, flush=True)
+    listed = {Path(f).resolve() for f in getattr(args, "folders", None) or []}
+    folders = [f for f in quire.known_folders() if f not in listed]  # `index` reads its own
+    missing = [f for f in recovery.folders if not Path(f).is_dir()]
+    for folder in missing:
+        print(f"quire: notes folder not found, not indexed: {folder}", file=sys.stderr)
+    if folders:
+        _rebuild(quire, folders)
+    quire.recovery = None  # told once
+
+
+def _rebuild(quire: Any, folders: list[Path]) -> None:
+    from desktop_app.progressbar import ProgressBar
+
+    bar = ProgressBar()
+    try:
+        reports = quire.index(folders, progress=bar, embed=False)
+    finally:
+        bar.close()
+    notes = sum(r.report.indexed for r in reports)
+    kept = quire.recovery.vectors_kept if quire.recovery else 0
+    print(
+        f"quire: index rebuilt: {notes} notes from {len(folders)} folder(s) are keyword-searchable"
+        f"; {kept} vectors kept, the rest are computed by the next `quire index`",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def cmd_repair(quire: Any, args: argparse.Namespace) -> int:
+    """Check fully; replace and rebuild a damaged index (any index with --rebuild)."""
+    recovery = quire.recovery  # damaged on open: that is the repair
+    if recovery is None:
+        health, recovery = quire.repair(rebuild=args.rebuild)
+    if recovery is None:
+        print(f"index healthy ({health.check} check, {health.seconds:.1f} s): nothing to repair")
+        return 0
+    print(f"quire: {recovery.message}", file=sys.stderr, flush=True)
+    quire.recovery = None
+    for problem in recovery.problems:
+        print(f"  found: {problem}")
+    from desktop_app.cli import cmd_index
+
+    folders = quire.known_folders()
+    if not folders:
+        print("no notes folders to index: add one with `quire index FOLDER`")
+        return 0
+    return cmd_index(quire, argparse.Namespace(folders=folders, no_embed=args.no_embed))
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "repair", help="check the index; replace a damaged one and rebuild it from the folders"
+    )
+    p.add_argument("--rebuild", action="store_true", help="rebuild even when the checks pass")
+    p.add_argument("--no-embed", action="store_true", help="keyword index only (vectors later)")
