@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_app import __version__
-from desktop_app.core.names import printable
 from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
+from desktop_app.core.names import printable
+from desktop_app.core.text import clean_text
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -175,13 +176,14 @@ def cmd_search(quire: Any, args: argparse.Namespace) -> int:
     if not args.query:
         print("quire search: give a QUERY or --queries FILE", file=sys.stderr)
         return 2
-    results = quire.search(args.query, top_k=args.top)
+    query = clean_text(args.query)  # argv bytes that are not UTF-8 arrive surrogate-escaped
+    results = quire.search(query, top_k=args.top)
     if why := quire.embedder_problem():
         print(f"quire: keyword-only search: {why}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
-                {"query": args.query, "results": [_public(r) for r in results]}, ensure_ascii=False
+                {"query": query, "results": [_public(r) for r in results]}, ensure_ascii=False
             )
         )
         return 0

@@ -2,11 +2,18 @@
 
 Each turn keeps its question, answer, sources (with their exact spans) and citation report, so a
 reopened conversation shows the same answer and its `[n]` still open the same passages.
+
+Files are read field by field: a field of the wrong type or out of range falls back to its
+default, a turn without a question and answer is left out, and a file with nothing usable
+(not JSON, `null`, a list…) is moved into `damaged/`. Either way the original is kept there,
+the repaired conversation is saved in its place, and the problem is reported once.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import shutil
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -45,10 +52,19 @@ def _title(question: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
+class DamagedConversation(ValueError):
+    """A conversation file with nothing usable in it."""
+
+
+DAMAGED_FOLDER = "damaged"
+_FUTURE_SLACK = 366 * 86400  # a clock set wrong by up to a year is not damage
+
+
 class ConversationStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
+        self._reports: list[str] = []
 
     def _path(self, conversation_id: str) -> Path:
         return self.folder / f"{conversation_id}.json"
@@ -60,19 +76,178 @@ class ConversationStore:
         tmp.replace(path)  # a crash mid-write never leaves half a conversation
 
     def load(self, conversation_id: str) -> Conversation:
-        data = json.loads(self._path(conversation_id).read_text(encoding="utf-8"))
-        turns = [SavedTurn(**t) for t in data.pop("turns", [])]
-        return Conversation(**data, turns=turns)
+        """The conversation, repaired field by field; raises DamagedConversation (a ValueError)
+        or OSError when the file has nothing usable (it is then moved into `damaged/`)."""
+        path = self._path(conversation_id)
+        raw = path.read_bytes()
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            conversation, problems = parse_conversation(data, path.stem, path.stat().st_mtime)
+        except (ValueError, RecursionError) as exc:
+            kept = self._set_aside(path, move=True)
+            reason = exc if isinstance(exc, DamagedConversation) else "it is not valid JSON"
+            self._report(f"Conversation file {path.name} is damaged ({reason}); moved to {kept}.")
+            raise DamagedConversation(f"{path.name}: {reason}") from exc
+        if problems:
+            kept = self._set_aside(path, move=False)
+            self.save(conversation)
+            self._report(
+                f"Conversation “{conversation.title}” had unreadable fields "
+                f"({', '.join(problems)}); they were reset. The original is kept as {kept}."
+            )
+        return conversation
 
     def delete(self, conversation_id: str) -> None:
         self._path(conversation_id).unlink(missing_ok=True)
 
     def recent(self) -> list[Conversation]:
-        """Every readable conversation, most recently updated first (damaged files are skipped)."""
+        """Every readable conversation, most recently updated first (damaged files are set
+        aside and reported through `take_reports`)."""
         found = []
         for path in self.folder.glob("*.json"):
             try:
                 found.append(self.load(path.stem))
-            except (OSError, ValueError, TypeError):
+            except (OSError, ValueError):
                 continue
         return sorted(found, key=lambda c: c.updated, reverse=True)
+
+    def take_reports(self) -> list[str]:
+        """Problems found since the last call (each damaged file is reported once: afterwards
+        it is in `damaged/` or repaired)."""
+        reports, self._reports = self._reports, []
+        return reports
+
+    def _report(self, message: str) -> None:
+        self._reports.append(message)
+
+    def _set_aside(self, path: Path, move: bool) -> Path:
+        folder = self.folder / DAMAGED_FOLDER
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = folder / f"{path.stem}.bad-{stamp}{path.suffix}"
+        n = 1
+        while target.exists():
+            n += 1
+            target = folder / f"{path.stem}.bad-{stamp}-{n}{path.suffix}"
+        try:
+            folder.mkdir(exist_ok=True)
+            if move:
+                path.replace(target)
+            else:
+                shutil.copy2(path, target)
+        except OSError:
+            return path  # a read-only folder: the file stays where it is, and is skipped
+        return target
+
+
+# -- field-by-field reading ---------------------------------------------------------------------
+def parse_conversation(
+    data: Any, conversation_id: str, mtime: float
+) -> tuple[Conversation, list[str]]:
+    """A Conversation from decoded JSON and the names of the fields that had to be reset."""
+    if not isinstance(data, dict):
+        raise DamagedConversation(f"it holds {_kind(data)}, not a conversation")
+    problems: list[str] = []
+    raw_turns = data.get("turns")
+    if not isinstance(raw_turns, list):
+        raw_turns = []
+        problems.append("turns")
+    turns = []
+    for n, raw in enumerate(raw_turns, start=1):
+        turn = _turn(raw, f"turn {n}", problems)
+        if turn is not None:
+            turns.append(turn)
+    if not turns:
+        raise DamagedConversation("it has no readable question and answer")
+    updated = _timestamp(data.get("updated"), "updated", mtime, problems)
+    created = _timestamp(data.get("created"), "created", updated, problems)
+    title = data.get("title")
+    if not isinstance(title, str) or not title.strip():
+        problems.append("title")
+        title = _title(turns[0].question)
+    conversation = Conversation(conversation_id, title, min(created, updated), updated, turns)
+    return conversation, problems
+
+
+def _kind(data: Any) -> str:
+    return {type(None): "null", list: "a list", str: "a string"}.get(type(data), "a number")
+
+
+def _timestamp(value: Any, name: str, default: float, problems: list[str]) -> float:
+    if _is_number(value) and 0 <= value <= time.time() + _FUTURE_SLACK:
+        return float(value)
+    if value is not None:
+        problems.append(name)
+    return default
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value: Any, low: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _turn(raw: Any, where: str, problems: list[str]) -> SavedTurn | None:
+    if not isinstance(raw, dict) or not all(
+        isinstance(raw.get(k), str) for k in ("question", "answer")
+    ):
+        problems.append(where)
+        return None
+    raw_sources = raw.get("sources", [])
+    if not isinstance(raw_sources, list):
+        problems.append(f"{where} sources")
+        raw_sources = []
+    sources = [s for s in (_source(s) for s in raw_sources) if s is not None]
+    if len(sources) != len(raw_sources) or any(
+        k in given and given[k] != kept[k]
+        for given, kept in zip(raw_sources, sources, strict=True)
+        for k in kept
+    ):
+        problems.append(f"{where} sources")
+    citations = _citations(raw.get("citations", {}))
+    if citations is None:
+        problems.append(f"{where} citations")
+    answerable = raw.get("answerable", True)
+    if not isinstance(answerable, bool):
+        problems.append(f"{where} answerable")
+        answerable = True
+    return SavedTurn(raw["question"], raw["answer"], sources, citations or {}, answerable)
+
+
+def _source(raw: Any) -> dict[str, Any] | None:
+    """A saved source with every field the window reads, or None without a number and path."""
+    if not isinstance(raw, dict) or not _is_int(raw.get("n"), 1):
+        return None
+    if not isinstance(raw.get("path"), str) or not raw["path"]:
+        return None
+    source = dict(raw)
+    for key in ("folder", "title", "text"):
+        source[key] = raw.get(key) if isinstance(raw.get(key), str) else ""
+    for key in ("heading_path", "matched"):
+        value = raw.get(key)
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        source[key] = value if ok else []
+    start = raw.get("start") if _is_int(raw.get("start")) else 0
+    end = raw.get("end") if _is_int(raw.get("end"), start) else start
+    lines = raw.get("lines")
+    if not (isinstance(lines, list) and len(lines) == 2 and all(_is_int(x, 1) for x in lines)
+            and lines[0] <= lines[1]):  # fmt: skip
+        lines = [1, 1]
+    score = raw.get("score") if _is_number(raw.get("score")) else 0.0
+    source.update(start=start, end=end, lines=lines, score=score)
+    return source
+
+
+def _citations(raw: Any) -> dict[str, Any] | None:
+    """The citation report, or None when it is unreadable."""
+    if not isinstance(raw, dict):
+        return None
+    for key in ("valid", "invalid"):
+        value = raw.get(key, [])
+        if not (isinstance(value, list) and all(_is_int(v) for v in value)):
+            return None
+    sentences = raw.get("sentences", [])
+    if not (isinstance(sentences, list) and all(isinstance(s, dict) for s in sentences)):
+        return None
+    return raw

@@ -112,6 +112,9 @@ class MainWindow(QMainWindow):
         ll.addWidget(self.folders_panel, 3)
         ll.addWidget(QLabel("<b>Conversations</b>"))
         ll.addWidget(self.conversations, 2)
+        self.conversation_notice = QLabel(wordWrap=True)  # damaged conversation files, once
+        self.conversation_notice.hide()
+        ll.addWidget(self.conversation_notice)
         ll.addWidget(delete)
 
         self.chat = ChatPane(self.service, self.store)
@@ -371,6 +374,12 @@ class MainWindow(QMainWindow):
         self.conversations.clear()
         for conversation in self.store.recent():
             self.conversations.addItem(_conversation_item(conversation))
+        reports = self.store.take_reports()
+        if reports:
+            more = f" (and {len(reports) - 1} more)" if len(reports) > 1 else ""
+            self.conversation_notice.setText(reports[0] + more)
+            self.conversation_notice.setToolTip("\n\n".join(reports))
+            self.conversation_notice.show()
 
     def _conversation_saved(self) -> None:
         """The current conversation was saved: move its row to the top, with its new count."""

@@ -121,4 +121,3 @@ def test_the_pinned_qt_binding_keeps_its_references() -> None:
     from desktop_app.ui.app import binding_defect
 
     assert binding_defect() is None
-

@@ -7,16 +7,17 @@ and the window: `sources` (with the gate decision), `token`…, then `done` (or 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.core.answer import citations, gate
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.llm import Generation, LocalModel
-from desktop_app.core.answer.prompt import Source, assemble, build_sources
+from desktop_app.core.answer.prompt import Source, assemble, build_sources, check_question
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.retrieval import analyzer
+from desktop_app.core.text import clean_text
 
 RELATIVE_FLOOR = 0.6
 NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
@@ -99,6 +100,13 @@ def answer_events(
     """`override_gate`: the user asked for an answer although the gate found too little (the
     answer is still grounded in, and checked against, the closest passages)."""
     started = time.perf_counter()
+    question = clean_text(question)
+    try:  # a question the model cannot even read is refused before any work is done
+        model = model or service.chat_model()
+        check_question(question, _counter(model), model.n_ctx, max_tokens)
+    except (ModelFileError, ValueError) as exc:
+        yield {"type": "error", "message": str(exc)}
+        return
     results = service.search(retrieval_query(question, history), top_k=sources_wanted)
     decision = gate.decide(results)
     if override_gate and results and not decision.answerable:
@@ -115,12 +123,11 @@ def answer_events(
         )
         return
     try:
-        model = model or service.chat_model()
         prompt = assemble(
-            question, sources, [(t.question, t.answer) for t in history],
-            lambda messages: len(model.tokenize(model.render(messages))), model.n_ctx, max_tokens,
+            question, sources, [(t.question, t.answer) for t in history], _counter(model),
+            model.n_ctx, max_tokens,
         )  # fmt: skip
-    except (ModelFileError, ValueError) as exc:
+    except ValueError as exc:
         yield {"type": "error", "message": str(exc)}
         return
     yield {"type": "sources", "answerable": True, "gate": decision.to_json(),
@@ -142,6 +149,10 @@ def answer_events(
     language = service.searcher.query_language(question)
     report = citations.check(stream.text, {s.number: s.text for s in prompt.sources}, language)
     yield _done(stream.text, True, report, stats, retrieval_seconds)
+
+
+def _counter(model: Any) -> Callable[[list[dict[str, str]]], int]:
+    return lambda messages: len(model.tokenize(model.render(messages)))
 
 
 def _done(

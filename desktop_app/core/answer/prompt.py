@@ -112,6 +112,52 @@ class Prompt:
     tokens: int
 
 
+# A source is shortened (never below this many characters) before it is dropped altogether.
+MIN_SOURCE_CHARS = 200
+
+
+class QuestionTooLong(ValueError):
+    """The question alone, with the instructions, leaves no room for the answer."""
+
+
+def check_question(
+    question: str,
+    count_prompt_tokens: Callable[[list[dict[str, str]]], int],
+    n_ctx: int,
+    max_answer_tokens: int,
+) -> int:
+    """The tokens of the smallest prompt (instructions + question); raises QuestionTooLong
+    with a plain message when even that does not fit next to the answer."""
+    budget = n_ctx - max_answer_tokens
+    tokens = count_prompt_tokens(_messages(question, [], []))
+    if tokens <= budget:
+        return tokens
+    base = count_prompt_tokens(_messages("", [], []))
+    room = max(0, budget - base)
+    fits = int(len(question) * room / max(tokens - base, 1))
+    if fits == 0:
+        raise QuestionTooLong(
+            f"The model's context of {n_ctx} tokens is too small for the instructions and an "
+            f"answer of up to {max_answer_tokens} tokens: choose a larger context."
+        )
+    raise QuestionTooLong(
+        f"The question is too long for the model: it takes about {tokens - base} tokens, and "
+        f"the model's context of {n_ctx} tokens must also hold the instructions and an answer "
+        f"of up to {max_answer_tokens}. Shorten it to about {fits} characters."
+    )
+
+
+def _messages(
+    question: str, kept: list[Source], turns: list[tuple[str, str]]
+) -> list[dict[str, str]]:
+    out = [{"role": "system", "content": INSTRUCTIONS}]
+    for q, a in turns:
+        out += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
+    numbered = [_renumber(s, n) for n, s in enumerate(kept, start=1)]
+    out.append({"role": "user", "content": user_message(question, numbered)})
+    return out
+
+
 def assemble(
     question: str,
     sources: list[Source],
@@ -123,22 +169,18 @@ def assemble(
     """Fit instructions + sources + history + question into n_ctx - max_answer_tokens.
 
     Sources are kept best first (the lowest-value ones go first); earlier turns are kept
-    newest first (the oldest go first). A single source too long on its own is shortened.
+    newest first (the oldest go first). A single source too long on its own is shortened,
+    by at least a tenth each time, and dropped below MIN_SOURCE_CHARS. Every step removes
+    something, so this ends after at most len(sources) + len(history) + ~60 token counts.
+    A question that does not fit even alone raises QuestionTooLong (it is never cut).
     """
     budget = n_ctx - max_answer_tokens
-
-    def messages_for(kept: list[Source], turns: list[tuple[str, str]]) -> list[dict[str, str]]:
-        out = [{"role": "system", "content": INSTRUCTIONS}]
-        for q, a in turns:
-            out += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
-        numbered = [_renumber(s, n) for n, s in enumerate(kept, start=1)]
-        out.append({"role": "user", "content": user_message(question, numbered)})
-        return out
-
+    check_question(question, count_prompt_tokens, n_ctx, max_answer_tokens)
     kept = list(sources)
     turns = list(history)
+    limit = len(sources[0].text) if sources else 0  # characters kept of the best source
     while True:
-        messages = messages_for(kept, turns)
+        messages = _messages(question, kept, turns)
         tokens = count_prompt_tokens(messages)
         if tokens <= budget:
             break
@@ -146,16 +188,14 @@ def assemble(
             turns.pop(0)
         elif len(kept) > 1:
             kept.pop()
-        elif kept and len(kept[0].text) > 200:
-            kept[0] = _shortened(kept[0], budget / max(tokens, 1))
+        elif kept and (limit := int(min(0.9, 0.9 * budget / tokens) * limit)) >= MIN_SOURCE_CHARS:
+            kept[0] = _shortened(sources[0], limit)
         elif turns:
             turns.pop(0)
         elif kept:
             kept.pop()
-        else:
-            raise ValueError(
-                f"the question alone ({tokens} tokens) does not fit the model's context of {n_ctx}"
-            )
+        else:  # unreachable: the question alone fits (checked above)
+            raise QuestionTooLong(f"the question does not fit the model's context of {n_ctx}")
     numbered = [_renumber(s, n) for n, s in enumerate(kept, start=1)]
     return Prompt(messages, numbered, len(sources) - len(kept), len(history) - len(turns), tokens)
 
@@ -166,6 +206,5 @@ def _renumber(source: Source, number: int) -> Source:
     return replace(source, number=number)
 
 
-def _shortened(source: Source, ratio: float) -> Source:
-    keep = max(200, int(len(source.text) * min(0.9, ratio * 0.9)))
+def _shortened(source: Source, keep: int) -> Source:
     return replace(source, text=source.text[:keep] + " …")

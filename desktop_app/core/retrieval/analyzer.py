@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-_WORD = re.compile(r"[^\W_]+")
+# Word characters, less New Tai Lue vowel signs: SQLite's FTS5 tokenizer (Unicode 6.1 tables)
+# splits words there, and every term must be exactly one FTS5 token.
+_WORD = re.compile(r"[^\W_\u19b0-\u19c9]+")
 PREFIX_LEN = 5
 FALLBACK_LANGUAGE = "und"
 
@@ -41,11 +43,15 @@ def word_spans(text: str) -> Iterator[tuple[int, int]]:
 
 @lru_cache(maxsize=65536)
 def fold(word: str) -> str:
-    """Strip diacritics: 'příliš' → 'prilis', 'Straße' (case-folded 'strasse') stays."""
+    """Strip diacritics: 'příliš' → 'prilis', 'Straße' (case-folded 'strasse') stays.
+
+    Compatibility forms are case-folded again and non-word characters left out ('ℂ' → 'c',
+    '½' → '12'), so a term is always a single FTS5 token, stored as it is queried."""
     if word.isascii():
         return word
     decomposed = unicodedata.normalize("NFKD", word)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return "".join(_WORD.findall(stripped.casefold()))
 
 
 @lru_cache(maxsize=64)

@@ -7,6 +7,9 @@ list gets a weight from two query-level signals, both computed from the results 
 - dense trust falls when the query language is one the embedding model was not trained on;
 - lexical trust rises with how much of the query's IDF mass the best lexical hit contains
   (a question that shares its rare words with a passage is a keyword question).
+
+Within that, passages that contain every content word of the query (by stem, not only by
+its five-letter prefix) are listed first, each group in fused-score order.
 """
 
 from __future__ import annotations
@@ -69,7 +72,10 @@ def fuse(
         dense_rank[hit.chunk_id] = rank
         scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weights.dense / (c + rank)
     norm = (weights.lexical + weights.dense) / (c + 1) or 1.0
-    ordered = sorted(scores.items(), key=lambda kv: -kv[1])
+    # Passages holding every content word of the query (by stem) come first: a note that has
+    # the rare word itself outranks any that only share its first letters or its meaning.
+    exact = {hit.chunk_id for hit in lexical if hit.exact}
+    ordered = sorted(scores.items(), key=lambda kv: (kv[0] not in exact, -kv[1]))
     return [
         Fused(cid, score / norm, lex_rank.get(cid), dense_rank.get(cid)) for cid, score in ordered
     ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer
+from desktop_app.core.text import clean_text
 
 # Column weights for bm25(): stems of the body, five-letter prefixes of the body, and the
 # note title / heading path / tags. Prefixes back up the stemmer (compounds, unknown forms).
@@ -17,6 +18,7 @@ CONTEXT_WEIGHT = 0.6
 # A term in more than this share of chunks carries almost no BM25 weight but costs a long
 # posting-list scan; it is dropped when rarer terms remain.
 COMMON_TERM_SHARE = 0.25
+MAX_QUERY_WORDS = 100
 
 
 @dataclass(frozen=True)
@@ -35,20 +37,24 @@ class QueryTerms:
 class LexicalHit:
     chunk_id: int
     score: float  # positive, larger is better
-    matched: tuple[str, ...]  # query words found in the chunk (by stem or by prefix)
+    matched: tuple[str, ...]  # query words in the chunk: by stem, or verbatim in its text
     coverage: float  # share of the query's IDF mass that the chunk contains
     evidence: float = 0.0  # the same for content words, by stem or prefix (the gate's signal)
+    exact: bool = False  # holds every content word of the query by stem, not just by prefix
 
 
 def analyze_query(query: str, language: str) -> QueryTerms:
-    tokens = analyzer.words(query)
+    """A query's terms; only its first MAX_QUERY_WORDS distinct words count, so a pasted page
+    costs no more than a long question."""
+    tokens = list(dict.fromkeys(analyzer.words(clean_text(query))))[:MAX_QUERY_WORDS]
     stems = analyzer.stems(tokens, language)
     prefixes = analyzer.prefixes(tokens)
+    words = [(w, s, p) for w, s, p in zip(tokens, stems, prefixes, strict=True) if s and p]
     return QueryTerms(
         language,
-        tuple(dict.fromkeys(stems)),
-        tuple(dict.fromkeys(prefixes)),
-        tuple(dict.fromkeys(zip(tokens, stems, prefixes, strict=True))),
+        tuple(dict.fromkeys(s for _, s, _ in words)),
+        tuple(dict.fromkeys(p for _, _, p in words)),
+        tuple(words),
     )
 
 
@@ -108,19 +114,38 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
     mass = sum(weights.values()) or 1.0
     content = _content_words(terms)
     content_mass = sum(weights[stem] for _, stem, _ in content) or 1.0
+    required = {s for w, s, _ in terms.words if not analyzer.is_function_word(w)}
     hits = []
     for rowid, score, body, body_prefixes, context in rows:
         present = set(body.split()) | set(context.split())
         present_prefixes = set(body_prefixes.split())
         coverage = sum(weights[t] for t in terms.stems if t in present) / mass
-        matched = tuple(
-            word for word, stem, prefix in terms.words
-            if stem in present or prefix in present_prefixes
-        )  # fmt: skip
         found = sum(weights[stem] for _, stem, prefix in content
                     if stem in present or prefix in present_prefixes)  # fmt: skip
-        hits.append(LexicalHit(int(rowid), float(score), matched, coverage, found / content_mass))
+        hits.append(LexicalHit(
+            int(rowid), float(score), _matched(db, int(rowid), terms, present, present_prefixes),
+            coverage, found / content_mass, bool(required) and required <= present,
+        ))  # fmt: skip
     return hits
+
+
+def _matched(
+    db: sqlite_utils.Database,
+    chunk_id: int,
+    terms: QueryTerms,
+    present: set[str],
+    present_prefixes: set[str],
+) -> tuple[str, ...]:
+    """The query words a chunk holds by stem, or word for word where only the prefix matched
+    (another language's stemmer): never a word that merely shares five letters with one."""
+    by_stem = [word for word, stem, _ in terms.words if stem in present]
+    by_prefix = [w for w, stem, prefix in terms.words
+                 if stem not in present and prefix in present_prefixes]  # fmt: skip
+    if by_prefix:
+        text = db.execute("SELECT text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        folded = {analyzer.fold(w) for w in analyzer.words(text[0] if text else "")}
+        by_stem += [w for w in by_prefix if analyzer.fold(w) in folded]
+    return tuple(w for w, _, _ in terms.words if w in by_stem)
 
 
 def _content_words(terms: QueryTerms) -> list[tuple[str, str, str]]:

@@ -10,6 +10,7 @@ from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.embedder import Embedder
 from desktop_app.core.retrieval.vector import VectorIndex
 from desktop_app.core.store.db import Database
+from desktop_app.core.text import clean_text
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class Searcher:
 
     def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
         options = options or SearchOptions()
+        query = clean_text(query)
         db = self.database.reader
         terms = lexical.analyze_query(query, self.query_language(query))
         lex_hits = lexical.search_lexical(db, terms, options.candidates)

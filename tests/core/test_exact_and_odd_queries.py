@@ -1,0 +1,111 @@
+"""Exact words rank their own note first; queries with invalid UTF-8 bytes search normally."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app import cli
+from desktop_app.core.service import Quire
+from desktop_app.core.text import clean_text
+from tests.conftest import ROOT
+
+FINAL_WORDS = ["final", "finally", "finals", "finalize", "finalist", "finality", "finalised"]
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """Forty notes full of words starting with "final", one holding the marker word."""
+    base = tmp_path_factory.mktemp("exact")
+    notes, home = base / "notes", base / "home"
+    notes.mkdir()
+    for n in range(40):
+        word = FINAL_WORDS[n % len(FINAL_WORDS)]
+        (notes / f"note{n:02}.md").write_text(
+            f"# {word.title()} thoughts {n}\n\nThe {word} review of project {n} went well. "
+            f"We {word} the {word} plan and mark the {word} date.\n",
+            "utf-8",
+        )
+    (notes / "target.md").write_text(
+        "# Release checklist\n\nTag the build, update the changelog and write the release notes."
+        " The build id is finalmark3r59, keep it with the tag.\n",
+        "utf-8",
+    )
+    (notes / "cafe.md").write_text("# Café\n\nThe café opens at nine.\n", "utf-8")
+    quire = Quire(home)
+    quire.index([notes])  # embeddings included: the dense half is what used to outrank it
+    quire.close()
+    yield notes, home
+
+
+@pytest.fixture(scope="module")
+def quire(vault: tuple[Path, Path]) -> Iterator[Quire]:
+    q = Quire(vault[1])
+    yield q
+    q.close()
+
+
+def test_an_exact_unique_word_ranks_its_own_note_first(quire: Quire) -> None:
+    results = quire.search("finalmark3r59")
+    assert results[0].path == "target.md"
+    assert results[0].matched_terms == ["finalmark3r59"]
+    # other notes matched only by the prefix "final": they never claim to hold the word
+    assert all(r.matched_terms == [] for r in results[1:])
+    assert quire.search("FinalMark3r59 tag")[0].path == "target.md"
+
+
+def test_prefix_only_matches_are_not_listed_as_matched(quire: Quire) -> None:
+    results = quire.search("finalmarker")  # in no note (nor its stem); shares "final" with many
+    assert results and all(r.matched_terms == [] for r in results)
+    finally_hits = [r for r in quire.search("finally review") if r.path != "target.md"]
+    assert any("finally" in r.matched_terms for r in finally_hits)  # stems still count
+
+
+def test_cli_search_exact_word(
+    vault: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIRE_HOME", str(vault[1]))
+    assert cli.main(["search", "finalmark3r59", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results[0]["path"] == "target.md" and results[0]["matched_terms"] == ["finalmark3r59"]
+
+
+def test_clean_text() -> None:
+    assert clean_text("caf\udce9") == "caf\ufffd"
+    assert clean_text("a\ud800b\x00c") == "a\ufffdb c"
+    assert clean_text("příliš žluťoučký 😀") == "příliš žluťoučký 😀"
+
+
+def test_core_search_with_surrogate_escaped_bytes(quire: Quire) -> None:
+    results = quire.search("caf\udce9 opens")  # 'café' typed in a Latin-1 terminal
+    assert results[0].path == "cafe.md"
+    assert isinstance(quire.search("\udcff\udcfe"), list)  # nothing to match, and no error
+    json.dumps([r.to_json() for r in results]).encode("utf-8")
+
+
+def test_cli_search_with_invalid_utf8_argv(vault: tuple[Path, Path]) -> None:
+    """Real bytes on the command line, as a Latin-1 terminal sends them."""
+    env = dict(os.environ, QUIRE_HOME=str(vault[1]), PYTHONPATH=str(ROOT),
+               PYTHONUTF8="1", LC_ALL="C.UTF-8")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "search", b"caf\xe9 opens", "--json"],
+        env=env, capture_output=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    out = json.loads(done.stdout)
+    assert out["query"] == "caf\ufffd opens" and out["results"][0]["path"] == "cafe.md"
+
+
+def test_cli_plain_search_with_a_surrogate_escaped_query(
+    vault: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIRE_HOME", str(vault[1]))
+    assert cli.main(["search", "caf\udce9 opens"]) == 0
+    assert "cafe.md" in capsys.readouterr().out
