@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from desktop_app import __version__
+from desktop_app import __version__, models_cli
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="database, counts, per-file status, integrity")
     p.add_argument("--json", action="store_true")
+    models_cli.add_parser(sub)
     return parser
 
 
@@ -67,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         from desktop_app.ui.app import run_app
 
         return run_app(args.notes)
+    if args.command == "models":  # needs no database
+        return models_cli.cmd_models(args)
     from desktop_app.core.service import Quire
 
     quire = Quire()

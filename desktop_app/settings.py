@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from desktop_app import paths
@@ -22,6 +22,8 @@ class Settings:
     top_k: int = 10
     # Chat model: a GGUF file; empty means the bundled SmolLM2.
     chat_model: str = ""
+    # Extra folders searched for GGUF chat models (besides LM Studio, Ollama, … — see Settings).
+    model_folders: list[str] = field(default_factory=list)
     # Context budget in tokens; 0 means what the model was trained for, capped by free memory.
     context_tokens: int = 0
     temperature: float = 0.2
@@ -45,6 +47,8 @@ class Settings:
             default = getattr(settings, key)
             if isinstance(default, float) and isinstance(value, int):
                 value = float(value)
+            if isinstance(value, list):  # a list of folder paths: keep only the strings
+                value = [v for v in value if isinstance(v, str)]
             if isinstance(value, type(default)):
                 setattr(settings, key, value)
         return settings
