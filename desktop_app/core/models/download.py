@@ -188,7 +188,7 @@ class _Fetch:
         while True:
             self.cancel.raise_if_cancelled()
             try:
-                block = response.read(CHUNK)
+                block = response.read1(CHUNK)  # what has arrived: nothing is lost on a stall
             except http.client.IncompleteRead as exc:
                 block = exc.partial or b""
             except TimeoutError as exc:
