@@ -41,8 +41,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             if path == "/stall.bin" and first_try:
                 return self._send(BODY, length=len(BODY), stop_after=200_000, stall=True)
             if path == "/error.html":
-                return self._send(b"<html><body>Repository not found</body></html>",
-                                  kind="text/html; charset=utf-8")  # fmt: skip
+                return self._send(b"Repository not found", kind="text/html; charset=utf-8")
             if path == "/sneaky.bin":  # an error page served as a binary
                 return self._send(b"\n<!DOCTYPE html><html>Sign in</html>")
             if path == "/missing.bin":
