@@ -181,6 +181,6 @@ def test_an_embedding_model_folder_appears_only_when_complete(
 
 
 def test_a_chat_entry_downloads_one_file(server: Server, tmp_path: Path) -> None:
-    entry = CatalogEntry("tiny", "Tiny", "chat", "MIT", len(BODY),
-                         (RemoteFile("tiny-Q4_K_M.gguf", f"{server.url}/good.bin", len(BODY), SHA),))  # fmt: skip
+    file = RemoteFile("tiny-Q4_K_M.gguf", f"{server.url}/good.bin", len(BODY), SHA)
+    entry = CatalogEntry("tiny", "Tiny", "chat", "MIT", len(BODY), (file,))
     assert download_entry(entry, tmp_path / "models") == tmp_path / "models" / "tiny-Q4_K_M.gguf"

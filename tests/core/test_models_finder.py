@@ -20,8 +20,8 @@ BLOB = "ab" * 32
 
 def _manifest(path: Path, digest: str, media: str = "application/vnd.ollama.image.model") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    layers = [{"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + "0" * 64},
-              {"mediaType": media, "digest": f"sha256:{digest}", "size": 1}]  # fmt: skip
+    template = {"mediaType": "application/vnd.ollama.image.template", "digest": f"sha256:{BLOB}"}
+    layers = [template, {"mediaType": media, "digest": f"sha256:{digest}", "size": 1}]
     path.write_text(json.dumps({"schemaVersion": 2, "layers": layers}), "utf-8")
 
 

@@ -81,8 +81,7 @@ def test_one_click_switches_the_chat_model(qtbot, window: MainWindow, fake_home:
     again.reject()
 
 
-def test_added_folder_is_searched_and_saved(qtbot, window: MainWindow, fake_home: Path,
-                                            tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+def test_added_folder_is_searched_and_saved(qtbot, window, fake_home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     mine = tmp_path / "my models"
     write_gguf(mine / "phi-3-mini-Q5_K_M.gguf", file_type=17)
     dialog = window.open_settings()
@@ -115,8 +114,9 @@ def test_download_then_use(qtbot, window: MainWindow, fake_home: Path, file_serv
     url, served = file_server
     body = gguf_bytes(name="Tiny", weights=3 << 20)
     (served / "tiny.gguf").write_bytes(body)
-    entry = CatalogEntry("tiny", "Tiny chat", "chat", "MIT", len(body), (RemoteFile(
-        "tiny-Q4_K_M.gguf", f"{url}/tiny.gguf", len(body), hashlib.sha256(body).hexdigest()),))  # fmt: skip
+    sha = hashlib.sha256(body).hexdigest()
+    file = RemoteFile("tiny-Q4_K_M.gguf", f"{url}/tiny.gguf", len(body), sha)
+    entry = CatalogEntry("tiny", "Tiny chat", "chat", "MIT", len(body), (file,))
     dialog = window.open_settings()
     _models_tab(qtbot, dialog, fake_home, 2)
     dialog.models.catalog = (entry,)
@@ -132,8 +132,8 @@ def test_download_then_use(qtbot, window: MainWindow, fake_home: Path, file_serv
 
 def test_a_failed_download_says_why(qtbot, window: MainWindow, file_server) -> None:  # type: ignore[no-untyped-def]
     url, _ = file_server
-    entry = CatalogEntry("gone", "Gone", "chat", "MIT", 10,
-                         (RemoteFile("gone.gguf", f"{url}/gone.gguf", None, None),))  # fmt: skip
+    file = RemoteFile("gone.gguf", f"{url}/gone.gguf", None, None)
+    entry = CatalogEntry("gone", "Gone", "chat", "MIT", 10, (file,))
     dialog = window.open_settings()
     dialog.models.catalog = (entry,)
     dialog.models.fill_catalog()

@@ -221,14 +221,15 @@ def download_entry(
     target = folder / entry.target
     if entry.kind == "chat":
         file = entry.files[0]
-        check_space(folder, file.size or entry.approx_bytes)
+        if file.size is None:  # otherwise download_file checks with the exact size
+            check_space(folder, entry.approx_bytes - _bytes_under(folder / f"{file.path}.part"))
         download_file(file.url, target, sha256=file.sha256, size=file.size,
                       progress=progress, cancel=cancel, timeout=timeout)  # fmt: skip
         return target
     if target.is_dir():
         return target
     staging = folder / f"{entry.key}.part"
-    check_space(folder, entry.approx_bytes)
+    check_space(folder, entry.approx_bytes - _bytes_under(staging))
     for file in entry.files:
         dest = staging / file.path
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -236,3 +237,10 @@ def download_entry(
                       progress=progress, cancel=cancel, timeout=timeout)  # fmt: skip
     os.replace(staging, target)
     return target
+
+
+def _bytes_under(path: Path) -> int:
+    """What an earlier attempt already left there (a .part file or a staging folder)."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0

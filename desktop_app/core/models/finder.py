@@ -115,7 +115,8 @@ def _candidates(root: Root, problems: list[tuple[str, str]]) -> Iterator[_Candid
         split = _SPLIT.search(path.name)
         if split and split.group(1) != "00001":
             continue  # later parts of a split model are loaded through the first one
-        yield _Candidate(path, _hf_source(root, path) if root.layout == "huggingface" else root.source)
+        source = _hf_source(root, path) if root.layout == "huggingface" else root.source
+        yield _Candidate(path, source)
 
 
 def _hf_source(root: Root, path: Path) -> str:
@@ -175,6 +176,8 @@ def _ollama(root: Root, problems: list[tuple[str, str]]) -> Iterator[_Candidate]
 
 
 def _manifest_files(manifests: Path, problems: list[tuple[str, str]]) -> Iterator[Path]:
+    if not manifests.is_dir():
+        return
     try:
         for host in manifests.iterdir():
             for namespace in _subdirs(host):
