@@ -21,6 +21,8 @@ def add_parser(sub: Any) -> None:
 
 
 def _size(n: int) -> str:
+    if n < 1e6:
+        return f"{n / 1e3:.0f} KB"
     return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
 
 

@@ -99,7 +99,7 @@ def test_good_file_is_verified_and_renamed_into_place(server: Server, tmp_path: 
 
 def test_truncated_transfer_keeps_the_part_and_resumes(server: Server, tmp_path: Path) -> None:
     dest = tmp_path / "model.gguf"
-    with pytest.raises(DownloadError, match="cut short.*resume"):
+    with pytest.raises(DownloadError, match=r"cut short.*resume"):
         download_file(f"{server.url}/cut.bin", dest, sha256=SHA, size=len(BODY))
     part = tmp_path / "model.gguf.part"
     assert not dest.exists() and part.read_bytes() == BODY[: len(BODY) // 3]

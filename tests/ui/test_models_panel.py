@@ -43,7 +43,7 @@ def window(qtbot, quire_home: Path) -> Iterator[MainWindow]:  # type: ignore[no-
 def fake_home(tmp_path: Path) -> Path:
     home = tmp_path / "user"
     write_gguf(home / ".lmstudio" / "models" / "pub" / "repo" / "Qwen2.5-3B-Instruct-Q4_K_M.gguf",
-               context=32768)  # fmt: skip
+               context=32768, weights=2_000_000)  # fmt: skip
     write_gguf(home / "jan" / "models" / "tiny" / "tinyllama-Q8_0.gguf", file_type=7)
     return home
 
@@ -64,7 +64,7 @@ def test_one_click_switches_the_chat_model(qtbot, window: MainWindow, fake_home:
     _models_tab(qtbot, dialog, fake_home, 2)
     found = dialog.models.found
     row = [found.topLevelItem(0).text(c) for c in range(6)]
-    assert row[0] == "Qwen2.5-3B-Instruct-Q4_K_M" and row[1:5] == ["LM Studio", "1 MB", "Q4_K_M",
+    assert row[0] == "Qwen2.5-3B-Instruct-Q4_K_M" and row[1:5] == ["LM Studio", "2 MB", "Q4_K_M",
                                                                     "32,768"]  # fmt: skip
     assert row[5].startswith(("fits", "too big", "needs"))
     assert "2 found" in dialog.models.scan_status.text()

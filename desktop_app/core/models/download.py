@@ -181,9 +181,7 @@ class _Fetch:
             f"{self.url}; nothing was installed"
         )
 
-    def _copy(
-        self, response: Any, out: BinaryIO, hasher: Any, done: int, total: int | None
-    ) -> int:
+    def _copy(self, response: Any, out: BinaryIO, hasher: Any, done: int, total: int | None) -> int:
         first, reported = done == 0, done
         while True:
             self.cancel.raise_if_cancelled()

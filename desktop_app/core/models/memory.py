@@ -43,7 +43,7 @@ def _windows_ram() -> int | None:
     import ctypes
 
     class MemoryStatus(ctypes.Structure):
-        _fields_ = [  # noqa: RUF012 (ctypes wants a plain list)
+        _fields_ = [
             ("length", ctypes.c_ulong), ("load", ctypes.c_ulong),
             ("total_phys", ctypes.c_ulonglong), ("avail_phys", ctypes.c_ulonglong),
             ("total_page", ctypes.c_ulonglong), ("avail_page", ctypes.c_ulonglong),
