@@ -25,6 +25,7 @@ from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir
 from desktop_app.ui.workers import Task, run_in_background
 
 FOUND_COLUMNS = ("Model", "Source", "Size", "Quant", "Context", "Memory", "")
+BUNDLED = "Bundled with Quire"
 
 
 def _size(n: int) -> str:
@@ -36,6 +37,23 @@ def _size(n: int) -> str:
 def _fit_text(model: Any) -> str:
     needs = f"needs ~{_size(model.needed_bytes)}"
     return {True: f"fits ({needs})", False: f"too big ({needs})", None: needs}[model.fits]
+
+
+def _bundled(ram: int | None) -> Any:
+    """The bundled SmolLM2 as a row of its own, so one click also goes back to it."""
+    from desktop_app.core.answer.gguf import ModelFileError
+    from desktop_app.core.answer.llm import bundled_model_path
+    from desktop_app.core.models.finder import describe
+
+    try:
+        return describe(bundled_model_path(), BUNDLED, ram, "SmolLM2-135M (bundled)")
+    except (ModelFileError, OSError):
+        return None
+
+
+def _setting(model: Any) -> str:
+    """The chat_model setting that selects this model ('' is the bundled one)."""
+    return "" if model.source == BUNDLED else str(model.path)
 
 
 class ModelsPanel(QWidget):
@@ -84,7 +102,8 @@ class ModelsPanel(QWidget):
         folders, downloads, home, env = list(self.folders), downloads_dir(), self.home, self.env
 
         def work(progress: Any, cancel: Any) -> Any:
-            return find_models(home=home, env=env, extra=folders, downloads=downloads)
+            scan = find_models(home=home, env=env, extra=folders, downloads=downloads)
+            return _bundled(scan.ram_bytes), scan
 
         if self.scan_task is not None:
             self.scan_task.cancel()
@@ -92,13 +111,14 @@ class ModelsPanel(QWidget):
         self.scan_status.setText("Searching…")
         self.scan_task = run_in_background(work, self._show, self._scan_failed)
 
-    def _show(self, scan: Any) -> None:
+    def _show(self, found: tuple[Any, Any]) -> None:
+        bundled, scan = found
         self.found.clear()
-        for model in scan.models:
+        for model in ([bundled] if bundled else []) + scan.models:
             cells = (model.name, model.source, _size(model.size_bytes), model.quantization,
                      f"{model.context_length:,}", _fit_text(model), "")  # fmt: skip
             item = QTreeWidgetItem(list(cells))
-            item.setData(0, Qt.ItemDataRole.UserRole, str(model.path))
+            item.setData(0, Qt.ItemDataRole.UserRole, _setting(model))
             item.setToolTip(0, str(model.path))
             self.found.addTopLevelItem(item)
             self.found.setItemWidget(item, len(FOUND_COLUMNS) - 1, self._use_button(model))
@@ -106,22 +126,22 @@ class ModelsPanel(QWidget):
             self.found.resizeColumnToContents(column)
         ram = f" · this computer has {_size(scan.ram_bytes)} of RAM" if scan.ram_bytes else ""
         skipped = f" · {len(scan.problems)} file(s) skipped" if scan.problems else ""
-        self.scan_status.setText(f"{len(scan.models)} found{ram}{skipped}")
+        self.scan_status.setText(f"{len(scan.models)} found on this computer{ram}{skipped}")
         self.scan_status.setToolTip("\n".join(f"{p}: {r}" for p, r in scan.problems[:50]))
 
     def _use_button(self, model: Any) -> QPushButton:
-        in_use = str(model.path) == self.current
+        in_use = _setting(model) == self.current
         button = QPushButton("In use" if in_use else "Use")
         button.setEnabled(not in_use)
         button.setAccessibleName(f"Use {model.name}")
-        button.clicked.connect(lambda: self.chosen.emit(str(model.path)))
+        button.clicked.connect(lambda: self.chosen.emit(_setting(model)))
         return button
 
     def _scan_failed(self, message: str) -> None:
         self.scan_status.setText(f"Search failed: {message.partition(chr(10))[0]}")
 
     def model_rows(self) -> list[tuple[str, QPushButton]]:
-        """(file path, its Use button) per listed model, top to bottom."""
+        """(chat_model setting, its Use button) per listed model, top to bottom."""
         rows = []
         for i in range(self.found.topLevelItemCount()):
             item = self.found.topLevelItem(i)

@@ -54,20 +54,23 @@ def _models_tab(qtbot, dialog: SettingsDialog, home: Path, count: int) -> None: 
     qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == count, timeout=10_000)
 
 
-def _button_for(dialog: SettingsDialog, path: Path):  # type: ignore[no-untyped-def]
+def _button_for(dialog: SettingsDialog, path: Path | str):  # type: ignore[no-untyped-def]
     return next(button for p, button in dialog.models.model_rows() if p == str(path))
 
 
 def test_one_click_switches_the_chat_model(qtbot, window: MainWindow, fake_home: Path) -> None:  # type: ignore[no-untyped-def]
     qwen = fake_home / ".lmstudio/models/pub/repo/Qwen2.5-3B-Instruct-Q4_K_M.gguf"
     dialog = window.open_settings()
-    _models_tab(qtbot, dialog, fake_home, 2)
+    _models_tab(qtbot, dialog, fake_home, 3)
     found = dialog.models.found
-    row = [found.topLevelItem(0).text(c) for c in range(6)]
+    assert found.topLevelItem(0).text(1) == "Bundled with Quire"
+    button = _button_for(dialog, "")  # the bundled model is the one in use
+    assert button.text() == "In use" and not button.isEnabled()
+    row = [found.topLevelItem(1).text(c) for c in range(6)]
     assert row[0] == "Qwen2.5-3B-Instruct-Q4_K_M" and row[1:5] == ["LM Studio", "2 MB", "Q4_K_M",
                                                                     "32,768"]  # fmt: skip
     assert row[5].startswith(("fits", "too big", "needs"))
-    assert "2 found" in dialog.models.scan_status.text()
+    assert "2 found on this computer" in dialog.models.scan_status.text()
 
     qtbot.mouseClick(_button_for(dialog, qwen), LEFT)  # the one click
     assert not dialog.isVisible()
@@ -75,19 +78,20 @@ def test_one_click_switches_the_chat_model(qtbot, window: MainWindow, fake_home:
     assert str(qwen) in (window.service.home / "settings.json").read_text("utf-8")
 
     again = window.open_settings()
-    _models_tab(qtbot, again, fake_home, 2)
+    _models_tab(qtbot, again, fake_home, 3)
     button = _button_for(again, qwen)
     assert button.text() == "In use" and not button.isEnabled()
-    again.reject()
+    qtbot.mouseClick(_button_for(again, ""), LEFT)  # one click back to the bundled model
+    assert window.service.settings.chat_model == ""
 
 
 def test_added_folder_is_searched_and_saved(qtbot, window, fake_home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     mine = tmp_path / "my models"
     write_gguf(mine / "phi-3-mini-Q5_K_M.gguf", file_type=17)
     dialog = window.open_settings()
-    _models_tab(qtbot, dialog, fake_home, 2)
+    _models_tab(qtbot, dialog, fake_home, 3)
     dialog.models.add_folder(str(mine))  # what the folder dialog hands over
-    qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == 4, timeout=10_000)
     dialog.accept()
     assert window.service.settings.model_folders == [str(mine)]
 
@@ -118,12 +122,12 @@ def test_download_then_use(qtbot, window: MainWindow, fake_home: Path, file_serv
     file = RemoteFile("tiny-Q4_K_M.gguf", f"{url}/tiny.gguf", len(body), sha)
     entry = CatalogEntry("tiny", "Tiny chat", "chat", "MIT", len(body), (file,))
     dialog = window.open_settings()
-    _models_tab(qtbot, dialog, fake_home, 2)
+    _models_tab(qtbot, dialog, fake_home, 3)
     dialog.models.catalog = (entry,)
     dialog.models.fill_catalog()
     qtbot.mouseClick(dialog.models.download_button, LEFT)
     qtbot.waitUntil(lambda: "Saved" in dialog.models.download_status.text(), timeout=20_000)
-    qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == 4, timeout=10_000)
     downloaded = window.service.home / "models" / "tiny-Q4_K_M.gguf"
     assert downloaded.read_bytes() == body
     qtbot.mouseClick(_button_for(dialog, downloaded), LEFT)

@@ -216,25 +216,29 @@ def _model_digest(manifest: Path) -> str:
 
 def _describe(candidate: _Candidate, scan: Scan) -> FoundModel | None:
     try:
-        info = inspect_model(candidate.path)
+        return describe(candidate.path, candidate.source, scan.ram_bytes, candidate.name)
     except (ModelFileError, OSError) as exc:
         scan.problems.append((str(candidate.path), str(exc)))
         return None
+
+
+def describe(path: Path, source: str, ram_bytes: int | None, name: str = "") -> FoundModel:
+    """One GGUF chat model file; ModelFileError when it is not one."""
+    info = inspect_model(path)
     if info.architecture in NOT_CHAT:
-        scan.problems.append((str(candidate.path), f"not a chat model ({info.architecture})"))
-        return None
-    size = _total_size(candidate.path, info.size_bytes)
+        raise ModelFileError(f"not a chat model ({info.architecture})")
+    size = _total_size(path, info.size_bytes)
     needed = memory.needed_bytes(info, size)
     return FoundModel(
-        path=candidate.path,
-        name=candidate.name or candidate.path.name.removesuffix(".gguf"),
-        source=candidate.source,
+        path=path,
+        name=name or path.name.removesuffix(".gguf"),
+        source=source,
         size_bytes=size,
         quantization=quantization(info),
         context_length=info.context_length,
         architecture=info.architecture,
         needed_bytes=needed,
-        fits=memory.fits(needed, scan.ram_bytes),
+        fits=memory.fits(needed, ram_bytes),
     )
 
 
