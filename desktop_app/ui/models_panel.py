@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -75,6 +76,9 @@ class ModelsPanel(QWidget):
         self.found.setHeaderLabels(FOUND_COLUMNS)
         self.found.setRootIsDecorated(False)
         self.found.setAccessibleName("Chat models on this computer")
+        header = self.found.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.scan_status = QLabel("Not searched yet.")
         self.scan_status.setWordWrap(True)
         rescan = QPushButton("Search again")
@@ -122,7 +126,7 @@ class ModelsPanel(QWidget):
             item.setToolTip(0, str(model.path))
             self.found.addTopLevelItem(item)
             self.found.setItemWidget(item, len(FOUND_COLUMNS) - 1, self._use_button(model))
-        for column in range(len(FOUND_COLUMNS)):
+        for column in range(1, len(FOUND_COLUMNS)):
             self.found.resizeColumnToContents(column)
         ram = f" · this computer has {_size(scan.ram_bytes)} of RAM" if scan.ram_bytes else ""
         skipped = f" · {len(scan.problems)} file(s) skipped" if scan.problems else ""
@@ -167,6 +171,7 @@ class ModelsPanel(QWidget):
         self.catalog_list.setHeaderLabels(("Model", "Kind", "Size", "Licence"))
         self.catalog_list.setRootIsDecorated(False)
         self.catalog_list.setAccessibleName("Models to download")
+        self.catalog_list.setMaximumHeight(110)
         self.download_button = QPushButton("Download")
         self.download_button.clicked.connect(self.start_download)
         self.cancel_button = QPushButton("Cancel")
@@ -177,8 +182,10 @@ class ModelsPanel(QWidget):
         self.download_status = QLabel("Interrupted downloads resume where they stopped.")
         self.download_status.setWordWrap(True)
         row = QHBoxLayout()
-        for w in (self.download_progress, self.download_button, self.cancel_button):
-            row.addWidget(w, 1 if w is self.download_progress else 0)
+        row.addWidget(self.download_progress, 1)
+        row.addStretch()
+        row.addWidget(self.download_button)
+        row.addWidget(self.cancel_button)
         layout = QVBoxLayout(box)
         layout.addWidget(self.catalog_list)
         layout.addLayout(row)
