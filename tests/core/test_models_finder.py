@@ -185,3 +185,15 @@ def test_cli_lists_found_models(home: Path, capsys: pytest.CaptureFixture[str]) 
     assert "qwen2.5-1.5b" in capsys.readouterr().out
     assert cli.main(["models", "download", "nope"]) == 2
     assert "choose one of" in capsys.readouterr().err
+
+
+def test_model_folders_setting_round_trips_and_drops_junk(tmp_path: Path) -> None:
+    from desktop_app.settings import Settings
+
+    path = tmp_path / "settings.json"
+    Settings(model_folders=["/models/a", "~/b"]).save(path)
+    assert Settings.load(path).model_folders == ["/models/a", "~/b"]
+    path.write_text(json.dumps({"model_folders": ["/ok", 3, None], "chat_model": "x"}), "utf-8")
+    loaded = Settings.load(path)
+    assert loaded.model_folders == ["/ok"] and loaded.chat_model == "x"
+    assert Settings.load(tmp_path / "none.json").model_folders == []
