@@ -197,3 +197,11 @@ def test_model_folders_setting_round_trips_and_drops_junk(tmp_path: Path) -> Non
     loaded = Settings.load(path)
     assert loaded.model_folders == ["/ok"] and loaded.chat_model == "x"
     assert Settings.load(tmp_path / "none.json").model_folders == []
+
+
+def test_hugging_face_datasets_and_blobs_are_not_walked(home: Path) -> None:
+    hub = home / ".cache" / "huggingface" / "hub"
+    write_gguf(hub / "datasets--someone--data" / "snapshots" / "r" / "weights.gguf")
+    write_gguf(hub / "models--a--b" / "blobs" / "orphan.gguf")  # not in any snapshot
+    names = {m.path.name for m in find_models(home=home, env={}, ram_bytes=GIB).models}
+    assert "weights.gguf" not in names and "orphan.gguf" not in names

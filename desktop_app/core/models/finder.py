@@ -110,7 +110,12 @@ def _candidates(root: Root, problems: list[tuple[str, str]]) -> Iterator[_Candid
     if root.layout == "ollama":
         yield from _ollama(root, problems)
         return
-    files = sorted(_walk(root.path, problems), key=lambda p: str(p).lower())
+    if root.layout == "huggingface":  # only models' snapshots, never datasets or blobs
+        tops = sorted(p / "snapshots" for p in root.path.glob("models--*"))
+        found = [f for top in tops if top.is_dir() for f in _walk(top, problems)]
+    else:
+        found = list(_walk(root.path, problems))
+    files = sorted(found, key=lambda p: str(p).lower())
     for path in files:
         split = _SPLIT.search(path.name)
         if split and split.group(1) != "00001":
