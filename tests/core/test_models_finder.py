@@ -205,3 +205,13 @@ def test_hugging_face_datasets_and_blobs_are_not_walked(home: Path) -> None:
     write_gguf(hub / "models--a--b" / "blobs" / "orphan.gguf")  # not in any snapshot
     names = {m.path.name for m in find_models(home=home, env={}, ram_bytes=GIB).models}
     assert "weights.gguf" not in names and "orphan.gguf" not in names
+
+
+def test_a_huge_folder_is_cut_off_with_a_note(tmp_path: Path) -> None:
+    folder = tmp_path / "huge"
+    for i in range(12):
+        write_gguf(folder / f"m{i:02d}.gguf")
+    scan = find_models(home=tmp_path / "nobody", env={}, extra=[folder], ram_bytes=GIB,
+                       max_entries=5)  # fmt: skip
+    assert len(scan.models) == 5
+    assert scan.problems == [(str(folder), "stopped after 5 entries (folder too big)")]

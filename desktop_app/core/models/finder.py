@@ -82,6 +82,7 @@ def find_models(
     extra: Iterable[str | Path] = (),
     downloads: Path | None = None,
     ram_bytes: int | None = None,
+    max_entries: int = MAX_ENTRIES,
 ) -> Scan:
     """Every usable GGUF chat model under the known folders, each file once."""
     scan = Scan(ram_bytes=ram_bytes if ram_bytes is not None else memory.total_ram_bytes())
@@ -90,7 +91,7 @@ def find_models(
     roots += model_roots(home, env)
     seen: set[str] = set()
     for root in roots:
-        for candidate in _candidates(root, scan.problems):
+        for candidate in _candidates(root, scan.problems, max_entries):
             real = os.path.realpath(candidate.path)
             if real in seen:
                 continue
@@ -101,7 +102,9 @@ def find_models(
     return scan
 
 
-def _candidates(root: Root, problems: list[tuple[str, str]]) -> Iterator[_Candidate]:
+def _candidates(
+    root: Root, problems: list[tuple[str, str]], max_entries: int
+) -> Iterator[_Candidate]:
     try:
         if not root.path.is_dir():
             return
@@ -112,9 +115,9 @@ def _candidates(root: Root, problems: list[tuple[str, str]]) -> Iterator[_Candid
         return
     if root.layout == "huggingface":  # only models' snapshots, never datasets or blobs
         tops = sorted(p / "snapshots" for p in root.path.glob("models--*"))
-        found = [f for top in tops if top.is_dir() for f in _walk(top, problems)]
+        found = [f for top in tops if top.is_dir() for f in _walk(top, problems, max_entries)]
     else:
-        found = list(_walk(root.path, problems))
+        found = list(_walk(root.path, problems, max_entries))
     files = sorted(found, key=lambda p: str(p).lower())
     for path in files:
         split = _SPLIT.search(path.name)
@@ -129,9 +132,9 @@ def _hf_source(root: Root, path: Path) -> str:
     return f"Hugging Face cache ({repo.removeprefix('models--').replace('--', '/')})"
 
 
-def _walk(top: Path, problems: list[tuple[str, str]]) -> Iterator[Path]:
+def _walk(top: Path, problems: list[tuple[str, str]], max_entries: int) -> Iterator[Path]:
     """*.gguf files under `top`: depth-limited, entry-budgeted, symlinked folders not followed."""
-    budget = MAX_ENTRIES
+    budget = max_entries
     stack = [(top, 0)]
     while stack:
         folder, depth = stack.pop()
@@ -144,7 +147,7 @@ def _walk(top: Path, problems: list[tuple[str, str]]) -> Iterator[Path]:
         for entry in listing:
             budget -= 1
             if budget < 0:
-                problems.append((str(top), f"stopped after {MAX_ENTRIES} entries (folder too big)"))
+                problems.append((str(top), f"stopped after {max_entries} entries (folder too big)"))
                 return
             if entry.name.startswith("."):
                 continue
