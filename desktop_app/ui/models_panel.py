@@ -234,6 +234,8 @@ class ModelsPanel(QWidget):
         if p.total:
             self.download_progress.setRange(0, 1000)
             self.download_progress.setValue(int(1000 * p.done / p.total))
+        else:  # the server did not say how big: a busy bar
+            self.download_progress.setRange(0, 0)
         self.download_progress.setFormat(f"{p.detail} {_size(p.done)}")
 
     def _downloaded(self, entry: CatalogEntry, path: Path) -> None:

@@ -126,6 +126,8 @@ def test_an_html_error_page_is_not_saved(server: Server, tmp_path: Path, path: s
 def test_http_error_is_named(server: Server, tmp_path: Path) -> None:
     with pytest.raises(DownloadError, match="404"):
         download_file(f"{server.url}/missing.bin", tmp_path / "model.gguf")
+    with pytest.raises(DownloadError, match=r"only http\(s\)"):
+        download_file(f"file://{tmp_path}/x.gguf", tmp_path / "model.gguf")
 
 
 def test_a_stalling_server_times_out_and_the_download_resumes(
@@ -184,3 +186,23 @@ def test_a_chat_entry_downloads_one_file(server: Server, tmp_path: Path) -> None
     file = RemoteFile("tiny-Q4_K_M.gguf", f"{server.url}/good.bin", len(BODY), SHA)
     entry = CatalogEntry("tiny", "Tiny", "chat", "MIT", len(BODY), (file,))
     assert download_entry(entry, tmp_path / "models") == tmp_path / "models" / "tiny-Q4_K_M.gguf"
+
+
+def test_the_curated_list_is_well_formed() -> None:
+    import re
+
+    from desktop_app.core.models.catalog import CATALOG, find_entry
+
+    assert len({e.key for e in CATALOG}) == len(CATALOG)
+    assert {e.kind for e in CATALOG} == {"chat", "embedding"}
+    for entry in CATALOG:
+        assert find_entry(entry.key) is entry and entry.licence and entry.approx_bytes > 0
+        for file in entry.files:
+            assert file.url.startswith("https://huggingface.co/")
+            assert "/resolve/main/" not in file.url  # pinned to a revision
+            assert file.sha256 is None or re.fullmatch(r"[0-9a-f]{64}", file.sha256)
+        if entry.kind == "chat":
+            (file,) = entry.files
+            assert file.path.endswith(".gguf") and file.sha256 and file.size
+    with pytest.raises(KeyError, match="choose one of"):
+        find_entry("gpt-5")

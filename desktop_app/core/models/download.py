@@ -126,6 +126,8 @@ class _Fetch:
     timeout: float
 
     def _open(self, have: int) -> http.client.HTTPResponse:
+        if not self.url.lower().startswith(("https://", "http://")):
+            raise DownloadError(f"only http(s) downloads are supported: {self.url}")
         request = urllib.request.Request(self.url, headers={"User-Agent": USER_AGENT})
         if have:
             request.add_header("Range", f"bytes={have}-")
