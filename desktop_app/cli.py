@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from desktop_app import __version__
+from desktop_app import __version__, models_cli
 from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
 from desktop_app.core.names import printable
@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="database, counts, per-file status, integrity")
     p.add_argument("--json", action="store_true")
     add_repair_parser(sub)
+    models_cli.add_parser(sub)
     return parser
 
 
@@ -71,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_self_test()
     if args.command is None:
         return open_window(argv, args.notes)
+    if args.command == "models":  # needs no database
+        return models_cli.cmd_models(args)
     from desktop_app.core.service import Quire
     from desktop_app.core.store.db import DiskFull
 

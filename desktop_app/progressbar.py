@@ -8,7 +8,8 @@ from typing import TextIO
 
 from desktop_app.core.cancel import Progress
 
-_LABELS = {"index": "Indexing", "parts": "Preparing passages", "embed": "Embedding"}
+_LABELS = {"index": "Indexing", "parts": "Preparing passages", "embed": "Embedding",
+           "download": "Downloading"}  # fmt: skip
 
 
 class ProgressBar:

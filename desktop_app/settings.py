@@ -44,6 +44,8 @@ class Settings:
     top_k: int = 10
     # Chat model: a GGUF file; empty means the bundled SmolLM2.
     chat_model: str = ""
+    # Extra folders searched for GGUF chat models (besides LM Studio, Ollama, … — see Settings).
+    model_folders: list[str] = field(default_factory=list)
     # Context budget in tokens; 0 means what the model was trained for, capped by free memory.
     context_tokens: int = 0
     temperature: float = 0.2
@@ -119,6 +121,10 @@ def _field_names(cls: type[Settings]) -> list[str]:
 
 def _check(name: str, value: Any, default: Any) -> Any:
     """The value to use, or None if it is not allowed for this field."""
+    if isinstance(default, list):  # a list of folder paths: keep only the strings
+        if not isinstance(value, list):
+            return None
+        return [v for v in value if isinstance(v, str) and "\x00" not in v]
     if isinstance(default, str):
         if not isinstance(value, str) or "\x00" in value:
             return None
@@ -138,6 +144,8 @@ def _allowed(name: str, default: Any) -> str:
         return "one of " + ", ".join(THEMES)
     if isinstance(default, str):
         return "text"
+    if isinstance(default, list):
+        return "a list of folder paths"
     low, high = RANGES[name]
     kind = "a whole number" if isinstance(default, int) else "a number"
     return f"{kind} from {low:g} to {high:g}"

@@ -17,10 +17,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
 from desktop_app.settings import RANGES, Settings
+from desktop_app.ui.models_panel import ModelsPanel
 
 
 def check_chat_model(path: str) -> str:
@@ -91,7 +94,8 @@ class SettingsDialog(QDialog):
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #d93025")
-        form = QFormLayout(self)
+        general = QWidget()
+        form = QFormLayout(general)
         rows = (
             ("Chat model (GGUF file)", _with_browse(self.chat_model, chat_browse)),
             ("Embedding model (folder)", _with_browse(self.embedding_model, embed_browse)),
@@ -113,13 +117,34 @@ class SettingsDialog(QDialog):
         note.setWordWrap(True)
         note.setEnabled(False)
         form.addRow(note)
-        form.addRow(self.problem)
+        self.models = ModelsPanel(settings.chat_model, settings.model_folders)
+        self.models.chosen.connect(self._use_chat_model)
+        self.models.embedding_ready.connect(self.embedding_model.setText)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(general, "General")
+        self.tabs.addTab(self.models, "Models")
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        form.addRow(self.buttons)
+        outer = QVBoxLayout(self)
+        for widget in (self.tabs, self.problem, self.buttons):
+            outer.addWidget(widget)
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.models and not self.models.scanned:
+            self.models.rescan()  # looked for only when the user opens the tab
+
+    def _use_chat_model(self, path: str) -> None:
+        """One click in the Models list: use that file now (validated like OK)."""
+        self.chat_model.setText(path)
+        self.accept()
+
+    def done(self, result: int) -> None:
+        self.models.stop()
+        super().done(result)
 
     def _choose_chat_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF (*.gguf)")
@@ -135,6 +160,7 @@ class SettingsDialog(QDialog):
         return replace(
             self.original,
             chat_model=self.chat_model.text().strip(),
+            model_folders=list(self.models.folders),
             embedding_model=self.embedding_model.text().strip(),
             chunk_tokens=self.chunk_tokens.value(),
             context_tokens=self.context_tokens.value(),

@@ -9,6 +9,8 @@ CORE_MODULES = [
     "desktop_app.core.evaluate",
     "desktop_app.core.ingest.indexer",
     "desktop_app.core.retrieval.search",
+    "desktop_app.core.models.finder",
+    "desktop_app.core.models.download",
 ]
 
 
