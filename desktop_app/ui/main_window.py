@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self.chat.finished.connect(lambda done: self.sources.mark_cited(
             set(done["citations"]["valid"])))  # fmt: skip
         self.chat.conversation_saved.connect(lambda _: self._conversation_saved())
+        self.chat.activity.connect(self._answer_activity)
         self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
         self.query.setAccessibleName("Search query")
         self.query.setClearButtonEnabled(True)
@@ -119,6 +120,7 @@ class MainWindow(QMainWindow):
         self.sources.show_sources([])
         self.viewer = PassageViewer()
         self.files.open_requested.connect(self.viewer.open_note)
+        self.chat.cleared.connect(self.viewer.clear)
         right = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -290,6 +292,8 @@ class MainWindow(QMainWindow):
             return
         self.ready = True
         self.progress_bar.hide()
+        if self.chat.answering:
+            return  # the status bar says what the answer waits for, not "Ready"
         problems = counts["skipped"] + counts["failed"]
         extra = f" · {problems} skipped or failed (see Files)" if problems else ""
         self.statusBar().showMessage(
@@ -387,7 +391,17 @@ class MainWindow(QMainWindow):
             on_error=self._failed,
         )
 
+    def _answer_activity(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().clearMessage()
+            self.refresh_status()
+
     def _show_results(self, results: list[Any]) -> None:
+        from desktop_app.core.answer.ask import relevant
+
+        results = relevant(results, SEARCH_FLOOR)
         self.results.clear()
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
@@ -424,6 +438,9 @@ class MainWindow(QMainWindow):
             self.live.stop(timeout=5.0)
             self.live = None
         super().closeEvent(event)
+
+
+SEARCH_FLOOR = 0.5  # the Search tab lists passages down to half the best one's score
 
 
 def _conversation_item(conversation: Any) -> QListWidgetItem:

@@ -96,11 +96,12 @@ def fence(source: Source) -> str:
     return f'<source id="{source.number}" note="{source.label}">\n{body}\n</source>'
 
 
-def user_message(question: str, sources: list[Source]) -> str:
+def user_message(question: str, sources: list[Source], extra: str = "") -> str:
     if not sources:
         return f"There are no sources.\n\nQuestion: {question}"
     blocks = "\n\n".join(fence(s) for s in sources)
-    return f"Sources from my notes:\n\n{blocks}\n\nQuestion: {question}"
+    extra = f"\n\n{extra}" if extra else ""
+    return f"Sources from my notes:\n\n{blocks}{extra}\n\nQuestion: {question}"
 
 
 @dataclass
@@ -119,20 +120,23 @@ def assemble(
     count_prompt_tokens: Callable[[list[dict[str, str]]], int],
     n_ctx: int,
     max_answer_tokens: int,
+    instructions: str = INSTRUCTIONS,
+    extra: str = "",
 ) -> Prompt:
     """Fit instructions + sources + history + question into n_ctx - max_answer_tokens.
 
     Sources are kept best first (the lowest-value ones go first); earlier turns are kept
     newest first (the oldest go first). A single source too long on its own is shortened.
+    `instructions` replace the default system message; `extra` goes between sources and question.
     """
     budget = n_ctx - max_answer_tokens
 
     def messages_for(kept: list[Source], turns: list[tuple[str, str]]) -> list[dict[str, str]]:
-        out = [{"role": "system", "content": INSTRUCTIONS}]
+        out = [{"role": "system", "content": instructions}]
         for q, a in turns:
             out += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
         numbered = [_renumber(s, n) for n, s in enumerate(kept, start=1)]
-        out.append({"role": "user", "content": user_message(question, numbered)})
+        out.append({"role": "user", "content": user_message(question, numbered, extra)})
         return out
 
     kept = list(sources)

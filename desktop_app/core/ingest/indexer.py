@@ -209,7 +209,8 @@ def _scan(folder: Path, errors: list[OSError] | None = None) -> Iterator[tuple[s
 
 def _known_notes(database: Database, folder_id: int) -> dict[str, tuple]:
     rows = database.reader.execute(
-        "SELECT path, id, size, mtime_ns, content_hash, status FROM notes WHERE folder_id = ?",
+        "SELECT path, id, size, mtime_ns, content_hash, status, reason FROM notes"
+        " WHERE folder_id = ?",
         (folder_id,),
     ).fetchall()
     return {r[0]: tuple(r[1:]) for r in rows}
@@ -243,7 +244,11 @@ def _index_file(
         report.problems.append((rel, "failed", f"cannot stat: {exc.strerror or exc}"))
         return _status_writer(folder_id, rel, 0, 0, "failed", f"cannot stat: {exc}")
     if known and known[1] == stat.st_size and known[2] == stat.st_mtime_ns:
-        report.unchanged += 1
+        if known[4] in ("skipped", "failed"):  # still skipped: say so on every run
+            setattr(report, known[4], getattr(report, known[4]) + 1)
+            report.problems.append((rel, known[4], known[5] or "unchanged since the last run"))
+        else:
+            report.unchanged += 1
         return None
     try:
         decoded, raw = loaders.read_note(path, options.max_file_bytes)
