@@ -1,7 +1,7 @@
 """Answers benchmark: Quire's evidence-first, checked answers vs a naive RAG baseline.
 
 usage: python tests/bench/bench_answers.py [--questions 100] [--generate 20] [--max-tokens 64]
-                                           [--no-embedder-evidence] [SET ...]
+                                           [--embedder-evidence] [SET ...]
 
 Per public set (xquad-en, xquad-de: the gold notes of `--questions` questions are removed from a
 copy of the folder, as bench_gate.py does, and `--questions` questions whose gold notes stay are
@@ -100,7 +100,8 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
         "naive3": any(contains(s, gold) for s in naive[:3]),
         "top1": bool(results) and contains(results[0].text, gold),
         "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
-                    bool(best and best.cue), cues.question_kind(q["question"])],
+                    bool(best and best.cue), cues.question_kind(q["question"]),
+                    any(r.trusted_dense for r in results)],
     }  # fmt: skip
 
 
@@ -112,7 +113,8 @@ def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
     best = max(found, key=lambda e: e.overlap) if found else None
     return {"outcome": decision.outcome,
             "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
-                        bool(best and best.cue), cues.question_kind(q["question"])]}  # fmt: skip
+                        bool(best and best.cue), cues.question_kind(q["question"]),
+                        any(r.trusted_dense for r in results)]}  # fmt: skip
 
 
 def quire_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
@@ -251,10 +253,10 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--generate", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--no-embedder-evidence", action="store_true")
+    parser.add_argument("--embedder-evidence", action="store_true")
     parser.add_argument("sets", nargs="*")
     args = parser.parse_args()
-    ask.USE_EMBEDDER_FOR_EVIDENCE = not args.no_embedder_evidence
+    ask.USE_EMBEDDER_FOR_EVIDENCE = args.embedder_evidence
     names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
     model = None
     if args.generate:
