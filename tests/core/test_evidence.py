@@ -186,6 +186,13 @@ def test_german_common_nouns_are_not_names() -> None:
     assert [f["text"] for f in found] == ["Dresden"]
 
 
+def test_a_short_fully_backed_answer_is_cited() -> None:
+    source = "Kawann Short led the team in sacks with 11 while also forcing three fumbles."
+    assert attribution.attribute("Kawann Short.", {1: "Other.", 2: source}).answer == (
+        "Kawann Short [2]."
+    )
+
+
 def test_unsupported_sentence_is_not_attributed() -> None:
     checked = attribution.attribute("Rye needs a cooler oven.", {1: BREAD}, "en")
     assert checked.answer == "Rye needs a cooler oven." and not checked.added

@@ -19,7 +19,7 @@ from desktop_app.core.answer.citations import numbers_in
 from desktop_app.core.retrieval import analyzer
 
 STRONG_SUPPORT = 0.6  # share of a sentence's content words found in one source
-MIN_SHARED = 2  # …and at least this many of them
+MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
 NOT_FOUND = "not found in the notes"
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
 _CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
@@ -77,7 +77,7 @@ def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Che
         best = max(((support(sentence, text, language), n) for n, text in sources.items()),
                    default=((0.0, 0), 0))  # fmt: skip
         (share, shared), number = best
-        if share >= STRONG_SUPPORT and shared >= MIN_SHARED:
+        if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
             sentence = _cite(sentence, number)
             added.append({"sentence": match.group(0).strip(), "n": number,
                           "support": round(share, 2)})  # fmt: skip
