@@ -186,6 +186,12 @@ def test_german_common_nouns_are_not_names() -> None:
     assert [f["text"] for f in found] == ["Dresden"]
 
 
+def test_a_wrong_citation_stays_and_the_backing_source_is_added() -> None:
+    answer = "Mit dem Zug dauert die Fahrt nach Berlin etwa vier Stunden [2]."
+    checked = attribution.attribute(answer, {1: BERLIN, 2: BREAD}, "de")
+    assert checked.answer == "Mit dem Zug dauert die Fahrt nach Berlin etwa vier Stunden [2] [1]."
+
+
 def test_a_short_fully_backed_answer_is_cited() -> None:
     source = "Kawann Short led the team in sacks with 11 while also forcing three fumbles."
     assert attribution.attribute("Kawann Short.", {1: "Other.", 2: source}).answer == (

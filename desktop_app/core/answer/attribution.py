@@ -19,6 +19,7 @@ from desktop_app.core.answer.citations import numbers_in
 from desktop_app.core.retrieval import analyzer
 
 STRONG_SUPPORT = 0.6  # share of a sentence's content words found in one source
+WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
 MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
 NOT_FOUND = "not found in the notes"
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
@@ -66,18 +67,14 @@ def support(sentence: str, source_text: str, language: str) -> tuple[float, int]
 
 
 def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Checked:
+    """Add `[n]` where a source strongly backs a sentence that cites no source backing it."""
     out, added, pos = [], [], 0
     for match in _SENTENCE.finditer(answer):
         sentence = match.group(0)
         out.append(answer[pos : match.start()])
         pos = match.end()
-        if not sentence.strip() or any(n in sources for n in numbers_in(sentence)):
-            out.append(sentence)
-            continue
-        best = max(((support(sentence, text, language), n) for n, text in sources.items()),
-                   default=((0.0, 0), 0))  # fmt: skip
-        (share, shared), number = best
-        if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
+        number, share = _backing(sentence, sources, language)
+        if number:
             sentence = _cite(sentence, number)
             added.append({"sentence": match.group(0).strip(), "n": number,
                           "support": round(share, 2)})  # fmt: skip
@@ -85,6 +82,25 @@ def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Che
     out.append(answer[pos:])
     text = "".join(out)
     return Checked(text, added, unsupported_figures(text, list(sources.values()), language))
+
+
+def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int, float]:
+    """The source to add to the sentence (0 if none): the one that backs it strongly, when the
+    model cited no source or only sources that hardly back it (their `[n]` stay)."""
+    if not sentence.strip():
+        return 0, 0.0
+    support_of = {n: support(sentence, text, language) for n, text in sources.items()}
+    cited = [n for n in numbers_in(sentence) if n in sources]
+    if any(support_of[n][0] >= WEAK_SUPPORT for n in cited):
+        return 0, 0.0
+    best = max((n for n in sources if n not in cited), key=lambda n: support_of[n][0],
+               default=0)  # fmt: skip
+    if not best:
+        return 0, 0.0
+    share, shared = support_of[best]
+    if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
+        return best, share
+    return 0, 0.0
 
 
 def _cite(sentence: str, number: int) -> str:

@@ -235,12 +235,12 @@ def select(
     for i, (r, unit, rank) in enumerate(candidates):
         if r.chunk_id not in contexts:
             contexts[r.chunk_id] = _Forms.of(r.title or "", language)
-        lexical = overlap(unit, q, contexts[r.chunk_id])
+        ranking = overlap(unit, q, contexts[r.chunk_id])
         cue = cues.matches(q.kind, unit.text, question)
-        score = lexical + (cues.CUE_BONUS if cue else 0.0) - RANK_PRIOR * rank
+        score = ranking + (cues.CUE_BONUS if cue else 0.0) - RANK_PRIOR * rank
         if cosines is not None:
             score += COSINE_WEIGHT * max(0.0, cosines[i])
-        scored.append((score, lexical, cue, r, unit))
+        scored.append((score, overlap(unit, q), cue, r, unit))  # the gate reads plain overlap
     scored.sort(key=lambda s: -s[0])
     best = scored[0][0]
     picked = [s for s in scored[:MAX_EVIDENCE] if s[0] >= KEEP_RATIO * best and s[0] > 0]

@@ -100,7 +100,8 @@ def refine(decision: GateDecision, best_overlap: float, cue: bool, kind: str) ->
         return GateDecision(
             True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
         )
-    if decision.outcome == ABSENT and best_overlap >= SENTENCE_WEAK:
+    floor = SENTENCE_WEAK / 2 if cue else SENTENCE_WEAK  # it holds what was asked: a number…
+    if decision.outcome == ABSENT and best_overlap >= floor:
         why = "only one sentence matches part of the question"
         return GateDecision(True, why, decision.coverage, decision.cosine, WEAK, decision.missing)
     return decision
