@@ -73,3 +73,19 @@ def test_empty_question_is_refused_in_the_window(qtbot, window) -> None:  # type
     window.chat.ask("   ")
     assert not window.chat.answering
     assert "Type a question first" in window.chat.view.toPlainText()
+
+
+def test_open_note_without_a_launcher_says_so(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from desktop_app.ui import viewer as viewer_module
+
+    note = tmp_path / "note.md"
+    note.write_text("# A note\n\nSome text.\n", "utf-8")
+    viewer = viewer_module.PassageViewer()
+    qtbot.addWidget(viewer)
+    assert viewer.open_note(tmp_path, "note.md")
+    monkeypatch.setattr(viewer_module.QDesktopServices, "openUrl", lambda url: False)
+    assert not viewer.open_externally()
+    assert "Show in folder" in viewer.heading.text() and ".md" in viewer.heading.text()
+    viewer.clear()
+    assert viewer.note is None and not viewer.text.toPlainText()
+    assert not viewer.open_button.isEnabled()
