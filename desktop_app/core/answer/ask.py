@@ -146,26 +146,51 @@ def answer_events(
     yield {"type": "evidence", "outcome": decision.outcome, "caution": _caution(decision),
            "evidence": [e.to_json() for e in found],
            "seconds": round(evidence_seconds, 3)}  # fmt: skip
-    stats = Generation()
-    stream = citations.CitationStream(len(prompt.sources))
-    pieces = model.stream(model.render(prompt.messages), max_tokens, cancel, temperature, stats)
-    try:
-        for piece in until_markers(pieces):
-            stream.feed(piece)
-            yield {"type": "token", "text": piece}
-        if stats.stopped == "length" and stats.completion_tokens < max_tokens:
-            stats.stopped = "marker"
-        pieces.close()  # ends generation now and releases the model for the next question
-    except Cancelled:
-        stats.stopped = "cancelled"
-    texts = {s.number: s.text for s in sources}
-    checked = attribution.attribute(stream.text.strip(), texts, language)
-    report = citations.check(checked.answer, texts, language)
-    done = _done(checked.answer, True, report, stats, retrieval_seconds)
-    done.update(checked.to_json(), outcome=decision.outcome, caution=_caution(decision),
-                generated=stream.text)  # fmt: skip
+    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
+    yield from answer
+    done = _checked_done(answer, sources, language, retrieval_seconds)
+    done.update(outcome=decision.outcome, caution=_caution(decision))
     done["timings"]["evidence_seconds"] = round(evidence_seconds, 3)
     yield done
+
+
+class _AnswerStream:
+    """Token events of one generation; afterwards `.text` and `.stats` hold what was streamed."""
+
+    def __init__(self, model: Any, prompt: Any, max_tokens: int, cancel: CancelToken,
+                 temperature: float) -> None:  # fmt: skip
+        self.model, self.prompt, self.max_tokens = model, prompt, max_tokens
+        self.cancel, self.temperature = cancel, temperature
+        self.stats = Generation()
+        self.text = ""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        stats, stream = self.stats, citations.CitationStream(len(self.prompt.sources))
+        pieces = self.model.stream(self.model.render(self.prompt.messages), self.max_tokens,
+                                   self.cancel, self.temperature, stats)  # fmt: skip
+        try:
+            for piece in until_markers(pieces):
+                stream.feed(piece)
+                self.text = stream.text
+                yield {"type": "token", "text": piece}
+            if stats.stopped == "length" and stats.completion_tokens < self.max_tokens:
+                stats.stopped = "marker"
+            pieces.close()  # ends generation now and releases the model for the next question
+        except Cancelled:
+            stats.stopped = "cancelled"
+
+
+def _checked_done(
+    answer: _AnswerStream, sources: list[Source], language: str, retrieval_seconds: float
+) -> dict[str, Any]:
+    """The `done` event: the answer with citations added where the notes back a sentence, the
+    citation report, and the figures found in no source."""
+    texts = {s.number: s.text for s in sources}
+    checked = attribution.attribute(answer.text.strip(), texts, language)
+    report = citations.check(checked.answer, texts, language)
+    done = _done(checked.answer, True, report, answer.stats, retrieval_seconds)
+    done.update(checked.to_json(), generated=answer.text)
+    return done
 
 
 def decide(
