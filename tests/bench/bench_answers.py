@@ -49,6 +49,7 @@ from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from tests.bench.bench_gate import indexed_without_gold  # noqa: E402
 
+EMBED = [True]  # whether the bench's indexes get vectors (--no-embed: keyword only)
 SIGNALS: list[dict[str, Any]] = []  # per question, for checking the thresholds offline
 SAMPLE_QUESTIONS = ROOT / "tests" / "data" / "sample_questions.jsonl"
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
@@ -162,12 +163,14 @@ def quantile(values: list[float], q: float) -> float:
 def run_set(name: str, args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any]:
     if name == "sample":
         quire = Quire(work / "sample-home")
-        quire.index([sample_notes()])
+        quire.index([sample_notes()], embed=EMBED[0])
         answerable = [json.loads(x) for x in SAMPLE_QUESTIONS.read_text("utf-8").splitlines() if x]
         unanswerable: list[dict] = []
         folder = sample_notes()
     else:
-        quire, unanswerable, answerable = indexed_without_gold(EVAL / name, args.questions, work)
+        quire, unanswerable, answerable = indexed_without_gold(
+            EVAL / name, args.questions, work, EMBED[0]
+        )
         folder = work / name / "notes"
     notes: dict[str, str] = {}
     with_gold = name in ("sample", "xquad-en", "xquad-de")
@@ -254,9 +257,11 @@ def main() -> int:
     parser.add_argument("--generate", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--embedder-evidence", action="store_true")
+    parser.add_argument("--no-embed", action="store_true", help="keyword index only (faster)")
     parser.add_argument("sets", nargs="*")
     args = parser.parse_args()
     ask.USE_EMBEDDER_FOR_EVIDENCE = args.embedder_evidence
+    EMBED[0] = not args.no_embed
     names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
     model = None
     if args.generate:

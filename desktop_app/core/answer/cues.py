@@ -30,6 +30,8 @@ _KINDS = {
     "in welchem jahr|seit wann|welches jahr|kdy|v jakem roce|ktereho roku|od kdy",
     "person": "who|whom|whose|wer|wem|wen|wessen|kdo|koho|komu|kym",
     "place": "where|wo|wohin|woher|kde|kam|odkud",
+    "name": "which|what is the name|what was the name|welche|welcher|welches|welchen|welchem|"
+    "wie heisst|ktery|ktera|ktere|kterou|jak se jmenuje",
 }
 _KIND_PATTERNS = {
     kind: re.compile(r"\b(?:" + "|".join(sorted(p.split("|"), key=len, reverse=True)) + r")\b")
@@ -144,7 +146,7 @@ def matches(kind: str, text: str, question: str) -> bool:
         return has_date(text) or any(w.startswith(_TIME_UNITS) for w in _folded_words(text))
     if kind == "temperature":
         return bool(_TEMPERATURE.search(analyzer.fold(text)))
-    if kind in ("person", "place"):
+    if kind in ("person", "place", "name"):
         return has_name(text, question)
     return False
 

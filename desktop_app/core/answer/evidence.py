@@ -20,7 +20,7 @@ from desktop_app.core.retrieval import analyzer
 
 MAX_EVIDENCE = 3
 PASSAGES_READ = 4  # the top passages split into units
-KEEP_RATIO = 0.75  # a second or third unit is shown when it scores this close to the best
+KEEP_RATIO = 0.6  # a second or third unit is shown when it scores this close to the best
 MIN_UNIT_WORDS = 3
 COSINE_WEIGHT = 0.35  # how much the embedder's similarity adds (only where it is trusted)
 RANK_PRIOR = 0.04  # a small preference for units of higher-ranked passages
