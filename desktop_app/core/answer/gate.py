@@ -25,7 +25,7 @@ MIN_COSINE = 0.60
 LOW_COVERAGE = 0.20  # below both of these (and no telling sentence), evidence is clearly absent
 LOW_COSINE = 0.45
 SENTENCE_WEAK = 0.20  # one sentence holds this share of the question's key words: not absent
-SENTENCE_STRONG = 0.50  # …this share, and the kind of thing asked for: answered
+SENTENCE_STRONG = 0.45  # …this share, and the kind of thing asked for: answered
 ANSWERED, WEAK, ABSENT = "answered", "weak", "absent"
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
