@@ -176,9 +176,12 @@ def cmd_search(quire: Any, args: argparse.Namespace) -> int:
         for line in _batch_search(quire, _read_queries(args.queries), args.top):
             print(json.dumps(line, ensure_ascii=False), flush=True)
         return 0
-    if not args.query:
+    if not args.query or not args.query.strip():
         print("quire search: give a QUERY or --queries FILE", file=sys.stderr)
         return 2
+    if _index_is_empty(quire):
+        print(f"quire search: {EMPTY_INDEX_HINT}", file=sys.stderr)
+        return 1
     query = clean_text(args.query)  # argv bytes that are not UTF-8 arrive surrogate-escaped
     results = quire.search(query, top_k=args.top)
     if why := quire.embedder_problem():
@@ -247,7 +250,20 @@ def _print_results(results: list[Any], out: TextIO) -> None:
         print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
 
 
+EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
+
+
+def _index_is_empty(quire: Any) -> bool:
+    return quire.database.reader.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
+
+
 def cmd_ask(quire: Any, args: argparse.Namespace) -> int:
+    if not args.question.strip():
+        print("quire ask: the question is empty", file=sys.stderr)
+        return 2
+    if _index_is_empty(quire):
+        print(f"quire ask: {EMPTY_INDEX_HINT}", file=sys.stderr)
+        return 1
     events = quire.ask(args.question, model_path=args.model, max_tokens=args.max_tokens)
     if args.json:
         code = 0
@@ -262,12 +278,32 @@ def cmd_ask(quire: Any, args: argparse.Namespace) -> int:
             return 1
         if event["type"] == "sources":
             sources = event["sources"]
+        elif event["type"] == "evidence":
+            _print_evidence(event)
         elif event["type"] == "token":
             print(event["text"], end="", flush=True)
         elif event["type"] == "done":
             print()
+            _print_checks(event)
             _print_sources(sources, event)
     return 0
+
+
+def _print_evidence(event: dict[str, Any]) -> None:
+    if event["caution"]:
+        print(f"⚠ {event['caution']}")
+    if not event["evidence"]:
+        return
+    print("From your notes:")
+    for e in event["evidence"]:
+        print(f"  [{e['n']}] “{' '.join(e['text'].split())}”  ({e['path']}:{e['lines'][0]})")
+    print()
+
+
+def _print_checks(done: dict[str, Any]) -> None:
+    """What checking the answer changed: added citations, figures found in no source."""
+    if done.get("added_citations") or done.get("unsupported"):
+        print(f"\nChecked: {done['marked_answer']}")
 
 
 def _print_sources(sources: list[dict[str, Any]], done: dict[str, Any]) -> None:

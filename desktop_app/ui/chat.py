@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.answer.ask import Turn
+from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import replace_citations
 from desktop_app.core.conversations import Conversation, ConversationStore, SavedTurn
 from desktop_app.ui.workers import Task, run_in_background
@@ -58,6 +59,9 @@ class ShownTurn:
     sources: list[dict] = field(default_factory=list)
     answerable: bool = True
     citations: dict = field(default_factory=dict)  # the `done` event's citation report
+    evidence: list[dict] = field(default_factory=list)  # verbatim sentences, shown first
+    caution: str = ""  # "weak evidence" notice
+    unsupported: list[dict] = field(default_factory=list)  # figures found in no source
 
     @property
     def cited(self) -> set[int]:
@@ -65,12 +69,48 @@ class ShownTurn:
 
     def markdown(self, index: int) -> str:
         count = len(self.sources)
-        answer = linkify(self.answer, lambda n: 1 <= n <= count, index)
+        answer = linkify(mark_unsupported(self.answer, self.unsupported), lambda n: 1 <= n <= count,
+                         index)  # fmt: skip
+        answer = evidence_markdown(self.evidence, index) + caution_markdown(self.caution) + answer
         notice = check_notice(self.citations) if self.answerable else ""
         notice = f"\n\n*⚠ {notice}*" if notice else ""
         if not self.answerable and self.sources and self.citations:
             notice = f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
         return f"**You:** {html.escape(self.question)}\n\n{answer}{notice}\n\n---\n"
+
+
+def evidence_markdown(evidence: list[dict], turn: int) -> str:
+    """The "From your notes" block: each sentence quoted verbatim, its `[n]` selects its span."""
+    if not evidence:
+        return ""
+    lines = ["**From your notes:**", ""]
+    for i, e in enumerate(evidence):
+        quoted = _literal_markdown(" ".join(e["text"].split()))
+        lines.append(f"> “{quoted}” [[{e['n']}]](quire:evidence/{turn}/{i})")
+        lines.append(">")
+    return "\n".join(lines[:-1]) + "\n\n"
+
+
+def _literal_markdown(text: str) -> str:
+    """Note text shown as itself: no emphasis, code, links or HTML from inside the note."""
+    for ch in "\\`*_[]#":
+        text = text.replace(ch, "\\" + ch)
+    return text.replace("<", "&lt;")
+
+
+def caution_markdown(caution: str) -> str:
+    return f"*⚠ {html.escape(caution, quote=False)}*\n\n" if caution else ""
+
+
+def mark_unsupported(answer: str, unsupported: list[dict]) -> str:
+    """Each figure found in no source, marked in place (spans index into `answer`)."""
+    out, pos = [], 0
+    for f in sorted(unsupported, key=lambda f: f["start"]):
+        if f["start"] < pos or answer[f["start"] : f["end"]] != f["text"]:
+            continue
+        out += [answer[pos : f["start"]], f"**{f['text']}** *(⚠ {NOT_FOUND})*"]
+        pos = f["end"]
+    return "".join(out) + answer[pos:]
 
 
 def check_notice(citations: dict) -> str:
@@ -95,6 +135,8 @@ class ChatPane(QWidget):
     sources_ready = Signal(list, bool, object)  # sources, answerable, cited numbers (or None)
     finished = Signal(dict)
     conversation_saved = Signal(str)
+    activity = Signal(str)  # what the answer is waiting for, for the status bar ("" when done)
+    cleared = Signal()  # a new chat: nothing of the old one stays on screen
 
     def __init__(self, service: Any, store: ConversationStore | None = None) -> None:
         super().__init__()
@@ -106,6 +148,7 @@ class ChatPane(QWidget):
         self._task: Task | None = None
         self._live: ShownTurn | None = None
         self._pending = ""
+        self._hint = ""
         self.view = InertBrowser(openLinks=False)
         self.view.setAccessibleName("Conversation")
         self.view.anchorClicked.connect(self._anchor)
@@ -146,7 +189,10 @@ class ChatPane(QWidget):
     def ask(self, question: str | None = None, override_gate: bool = False) -> None:
         question = (question or self.input.toPlainText()).strip()
         if not question:
+            self._hint = "Type a question first: an empty question cannot be answered."
+            self._render()
             return
+        self._hint = ""
         self.stop()
         self.input.clear()
         self._live = ShownTurn(question, "")
@@ -164,6 +210,7 @@ class ChatPane(QWidget):
         )
         self.stop_button.setEnabled(True)
         self._flush_timer.start()
+        self.activity.emit("Searching your notes…")
         self._render()
 
     @property
@@ -187,7 +234,15 @@ class ChatPane(QWidget):
             self._live.sources = event["sources"]
             self._live.answerable = bool(event["answerable"])
             self.sources_ready.emit(event["sources"], self._live.answerable, None)
+        elif event["type"] == "evidence":
+            self._live.evidence = event["evidence"]
+            self._live.caution = event["caution"]
+            if self._live.answerable:
+                self.activity.emit("The model is reading the passages…")
+            self._render()
         elif event["type"] == "token":
+            if not self._pending and not self._live.answer:
+                self.activity.emit("Writing the answer…")
             self._pending += event["text"]
 
     def _flush(self) -> None:
@@ -199,6 +254,7 @@ class ChatPane(QWidget):
     def _finish_live(self, suffix: str = "") -> ShownTurn | None:
         self._flush()
         self._flush_timer.stop()
+        self.activity.emit("")
         self.stop_button.setEnabled(False)
         turn, self._live = self._live, None
         if turn is not None:
@@ -218,6 +274,7 @@ class ChatPane(QWidget):
             return
         turn.answer = last["answer"] if last["answerable"] else turn.answer
         turn.citations = last["citations"]
+        turn.unsupported = last.get("unsupported", [])
         self._render()
         self.history.append(Turn(turn.question, last["answer"]))
         self._save(turn, last)
@@ -252,8 +309,10 @@ class ChatPane(QWidget):
         self.conversation = Conversation()
         self.history.clear()
         self.turns.clear()
+        self._hint = ""
         self._render()
         self.sources_ready.emit([], True, None)
+        self.cleared.emit()
 
     def open_conversation(self, conversation: Conversation) -> None:
         """Show a saved conversation; new questions continue it (follow-ups included)."""
@@ -280,6 +339,8 @@ class ChatPane(QWidget):
         parts = [t.markdown(i) for i, t in enumerate(self.turns)]
         if self._live is not None:
             parts.append(self._live.markdown(len(self.turns)) + "▍")
+        if self._hint:
+            parts.append(f"*{self._hint}*")
         if not parts:
             parts.append(
                 "*Ask anything about your notes. Answers cite the passages they use: click a "
@@ -296,13 +357,17 @@ class ChatPane(QWidget):
             if 0 <= index < len(self.turns):
                 self.ask(self.turns[index].question, override_gate=True)
             return
-        if url.scheme() != "quire" or len(parts) != 3 or parts[0] != "source":
+        if url.scheme() != "quire" or len(parts) != 3 or parts[0] not in ("source", "evidence"):
             return
         index, number = int(parts[1]), int(parts[2])
         turn = self._live if index == len(self.turns) else None
         if 0 <= index < len(self.turns):
             turn = self.turns[index]
         if turn is None:
+            return
+        if parts[0] == "evidence":
+            if 0 <= number < len(turn.evidence):
+                self.source_clicked.emit(turn.evidence[number])  # selects exactly that sentence
             return
         self.sources_ready.emit(turn.sources, turn.answerable, turn.cited or None)
         source = next((s for s in turn.sources if s["n"] == number), None)

@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self.chat.finished.connect(lambda done: self.sources.mark_cited(
             set(done["citations"]["valid"])))  # fmt: skip
         self.chat.conversation_saved.connect(lambda _: self._conversation_saved())
+        self.chat.activity.connect(self._answer_activity)
         self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
         self.query.setAccessibleName("Search query")
         self.query.setClearButtonEnabled(True)
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         self.sources.show_sources([])
         self.viewer = PassageViewer()
         self.files.open_requested.connect(self.viewer.open_note)
+        self.chat.cleared.connect(self.viewer.clear)
         right = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -324,6 +326,8 @@ class MainWindow(QMainWindow):
             return
         self.ready = True
         self.progress_bar.hide()
+        if self.chat.answering:
+            return  # the status bar says what the answer waits for, not "Ready"
         problems = counts["skipped"] + counts["failed"]
         extra = f" · {problems} skipped or failed (see Files)" if problems else ""
         self.statusBar().showMessage(
@@ -427,10 +431,20 @@ class MainWindow(QMainWindow):
             on_error=self._failed,
         )
 
+    def _answer_activity(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().clearMessage()
+            self.refresh_status()
+
     def _show_results(self, results: list[Any] | IndexDamaged) -> None:
+        from desktop_app.core.answer.ask import relevant
+
         if isinstance(results, IndexDamaged):
             repair_index(self, results.problems)
             return
+        results = relevant(results, SEARCH_FLOOR)
         self.results.clear()
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
@@ -467,6 +481,9 @@ class MainWindow(QMainWindow):
             self.live.stop(timeout=5.0)
             self.live = None
         super().closeEvent(event)
+
+
+SEARCH_FLOOR = 0.5  # the Search tab lists passages down to half the best one's score
 
 
 def _conversation_item(conversation: Any) -> QListWidgetItem:

@@ -70,7 +70,12 @@ class SourcesPanel(InertBrowser):
             where = " › ".join(s["heading_path"]) or s["title"] or s["path"]
             unused = bool(self.cited) and s["n"] not in self.cited
             style = f' style="color:{dim}"' if unused else ""
-            scores = f"score {s['score']:.3f} · {s['path']} · lines {s['lines'][0]}–{s['lines'][1]}"
+            where_in = f"{s['path']} · lines {s['lines'][0]}–{s['lines'][1]}"
+            if self.answerable:
+                scores = f"score {s['score']:.3f} · {where_in}"
+            else:  # a refusal's scores would read as confidence: say what matched instead
+                shared = ", ".join(s.get("matched", [])) or "no word of the question"
+                scores = f"shares: {shared} · {where_in}"
             parts.append(
                 f"<p{style}><a href='quire:source/{s['n']}'><b>[{s['n']}]</b> "
                 f"{html.escape(where)}</a>{' (not cited)' if unused else ''}<br>"

@@ -23,6 +23,7 @@ from desktop_app.core.ingest.loaders import read_note
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
 THUMB_HEIGHT = 120
+EMPTY_HEADING = "Click a source or a search result to see it in its note."
 VIEW_LIMIT_BYTES = 50_000_000
 
 
@@ -52,7 +53,7 @@ class PassageViewer(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.note: Path | None = None
-        self.heading = QLabel("Click a source or a search result to see it in its note.")
+        self.heading = QLabel(EMPTY_HEADING)
         self.heading.setWordWrap(True)
         self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton("Open note")
@@ -87,6 +88,15 @@ class PassageViewer(QWidget):
 
     def show_message(self, text: str) -> None:
         self.heading.setText(text)
+
+    def clear(self) -> None:
+        """Nothing from the previous conversation stays on screen (New chat)."""
+        self.note = None
+        self.text.clear()
+        self._show_images(Path(), "")
+        for button in (self.open_button, self.reveal_button):
+            button.setEnabled(False)
+        self.heading.setText(EMPTY_HEADING)
 
     def open_passage(
         self, folder: Path, path: str, start: int, end: int, line_start: int, line_end: int
@@ -141,9 +151,18 @@ class PassageViewer(QWidget):
         self.images_layout.addStretch(1)
         self.images_area.setVisible(bool(refs))
 
-    def open_externally(self) -> None:
-        if self.note is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.note)))
+    def open_externally(self) -> bool:
+        """Open the note in its default app; if none is set up, say so and offer the folder."""
+        if self.note is None:
+            return False
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.note))):
+            return True
+        self.heading.setText(
+            f"No app is set up to open {self.note.suffix or 'this'} files. "
+            "Use <b>Show in folder</b> to find the note in your file manager."
+        )
+        self.reveal_button.setFocus()
+        return False
 
     def reveal(self) -> None:
         if self.note is None:

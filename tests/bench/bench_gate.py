@@ -69,7 +69,7 @@ def rates(rows: list[tuple], min_coverage: float, min_cosine: float) -> tuple[fl
 
 
 def indexed_without_gold(
-    set_dir: Path, per_side: int, work: Path
+    set_dir: Path, per_side: int, work: Path, embed: bool = True
 ) -> tuple[Quire, list[dict], list[dict]]:
     """A copy of the set's notes with the unanswerable questions' gold notes removed, indexed;
     returns the service and the (unanswerable, answerable) questions."""
@@ -82,7 +82,7 @@ def indexed_without_gold(
     for rel in removed:
         (notes / rel).unlink()
     quire = Quire(work / set_dir.name / "home")
-    quire.index([notes])
+    quire.index([notes], embed=embed)
     return quire, unanswerable, answerable
 
 

@@ -1,7 +1,13 @@
-"""The evidence gate: decide from retrieval alone whether the notes can answer the question.
+"""The evidence gate: decide from retrieval alone how well the notes can answer the question.
 
-If not, Quire says the notes don't cover it and shows the closest passages instead of asking
-the model to improvise. Two signals, each from its own retriever:
+Three outcomes instead of a hard yes/no:
+- answered: a passage holds most of the question's key words, or is close in meaning;
+- weak: something related was found, but only part of it: the answer is given with a visible
+  caution, the evidence sentences and the closest passages;
+- absent ("not in your notes"): only when evidence is clearly absent. The reason names the
+  question's key words that no passage contains, never a raw score.
+
+Signals, each from its own retriever:
 - lexical: the share of the question's IDF mass found in one passage (rare words matter most;
   function words such as "how", "die", "jak" do not count; inflected forms match by prefix);
 - dense: cosine similarity of the best passage, only when the embedder knows the language.
@@ -9,11 +15,19 @@ the model to improvise. Two signals, each from its own retriever:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from desktop_app.core.retrieval import analyzer
 
 MIN_COVERAGE = 0.54
 MIN_COSINE = 0.60
+LOW_COVERAGE = 0.20  # below both of these (and no telling sentence), evidence is clearly absent
+LOW_COSINE = 0.45
+SENTENCE_WEAK = 0.20  # one sentence holds this share of the question's key words: not absent
+SENTENCE_STRONG = 0.45  # …this share, and the kind of thing asked for: answered
+ANSWERED, WEAK, ABSENT = "answered", "weak", "absent"
+PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
 
 @dataclass(frozen=True)
@@ -22,10 +36,13 @@ class GateDecision:
     reason: str
     coverage: float
     cosine: float | None
+    outcome: str = ""
+    missing: list[str] = field(default_factory=list)  # key words of the question found nowhere
 
     def to_json(self) -> dict[str, Any]:
-        return {"answerable": self.answerable, "reason": self.reason,
-                "coverage": round(self.coverage, 3),
+        return {"answerable": self.answerable, "outcome": self.outcome or (
+                    ANSWERED if self.answerable else ABSENT), "reason": self.reason,
+                "missing": self.missing, "coverage": round(self.coverage, 3),
                 "cosine": None if self.cosine is None else round(self.cosine, 3)}  # fmt: skip
 
 
@@ -41,3 +58,50 @@ def decide(results: list[Any]) -> GateDecision:
     if trusted and cosine is not None and cosine >= MIN_COSINE:
         return GateDecision(True, "passages are close in meaning", coverage, cosine)
     return GateDecision(False, "no passage is relevant enough", coverage, cosine)
+
+
+def missing_words(question: str, results: list[Any]) -> list[str]:
+    """The question's key words that none of the first passages contains (by stem or prefix)."""
+    found = {w for r in results[:PASSAGES_CHECKED] for w in r.matched_terms}
+    key = [w for w in analyzer.words(question) if not analyzer.is_function_word(w) and len(w) > 2]
+    from desktop_app.core.answer.cues import is_question_word
+
+    return list(dict.fromkeys(w for w in key if w not in found and not is_question_word(w)))
+
+
+def classify(question: str, results: list[Any]) -> GateDecision:
+    """One of the three outcomes, with a reason a reader can check."""
+    base = decide(results)
+    missing = missing_words(question, results)
+    if base.answerable:
+        return GateDecision(True, base.reason, base.coverage, base.cosine, ANSWERED, missing)
+    if not results:
+        return GateDecision(False, "nothing in your notes matches any word of the question",
+                            0.0, None, ABSENT, missing)  # fmt: skip
+    trusted = any(r.trusted_dense for r in results)
+    near = trusted and base.cosine is not None and base.cosine >= LOW_COSINE
+    if base.coverage >= LOW_COVERAGE or near:
+        why = "your notes match only part of the question"
+        if missing:
+            why += ": nothing about " + ", ".join(f"“{w}”" for w in missing[:4])
+        return GateDecision(True, why, base.coverage, base.cosine, WEAK, missing)
+    why = "no passage mentions " + ", ".join(f"“{w}”" for w in missing[:4]) if missing else (
+        "no passage is about what the question asks")  # fmt: skip
+    return GateDecision(False, why, base.coverage, base.cosine, ABSENT, missing)
+
+
+def refine(decision: GateDecision, best_overlap: float, cue: bool, kind: str) -> GateDecision:
+    """Let the best evidence sentence move a decision one step: a sentence holding much of the
+    question (and, for how long / how many / when / who / where, the kind of thing asked for)
+    answers it; one holding part of it makes a refusal a cautioned answer."""
+    typed = kind == "other" or cue
+    if decision.outcome == WEAK and best_overlap >= SENTENCE_STRONG and typed:
+        why = "a sentence of your notes holds the question's key words"
+        return GateDecision(
+            True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
+        )
+    floor = SENTENCE_WEAK / 2 if cue else SENTENCE_WEAK  # it holds what was asked: a number…
+    if decision.outcome == ABSENT and best_overlap >= floor:
+        why = "only one sentence matches part of the question"
+        return GateDecision(True, why, decision.coverage, decision.cosine, WEAK, decision.missing)
+    return decision

@@ -96,11 +96,12 @@ def fence(source: Source) -> str:
     return f'<source id="{source.number}" note="{source.label}">\n{body}\n</source>'
 
 
-def user_message(question: str, sources: list[Source]) -> str:
+def user_message(question: str, sources: list[Source], extra: str = "") -> str:
     if not sources:
         return f"There are no sources.\n\nQuestion: {question}"
     blocks = "\n\n".join(fence(s) for s in sources)
-    return f"Sources from my notes:\n\n{blocks}\n\nQuestion: {question}"
+    extra = f"\n\n{extra}" if extra else ""
+    return f"Sources from my notes:\n\n{blocks}{extra}\n\nQuestion: {question}"
 
 
 @dataclass
@@ -125,14 +126,15 @@ def check_question(
     count_prompt_tokens: Callable[[list[dict[str, str]]], int],
     n_ctx: int,
     max_answer_tokens: int,
+    instructions: str = INSTRUCTIONS,
 ) -> int:
     """The tokens of the smallest prompt (instructions + question); raises QuestionTooLong
     with a plain message when even that does not fit next to the answer."""
     budget = n_ctx - max_answer_tokens
-    tokens = count_prompt_tokens(_messages(question, [], []))
+    tokens = count_prompt_tokens(_messages(question, [], [], instructions))
     if tokens <= budget:
         return tokens
-    base = count_prompt_tokens(_messages("", [], []))
+    base = count_prompt_tokens(_messages("", [], [], instructions))
     room = max(0, budget - base)
     fits = int(len(question) * room / max(tokens - base, 1))
     if fits == 0:
@@ -148,13 +150,17 @@ def check_question(
 
 
 def _messages(
-    question: str, kept: list[Source], turns: list[tuple[str, str]]
+    question: str,
+    kept: list[Source],
+    turns: list[tuple[str, str]],
+    instructions: str = INSTRUCTIONS,
+    extra: str = "",
 ) -> list[dict[str, str]]:
-    out = [{"role": "system", "content": INSTRUCTIONS}]
+    out = [{"role": "system", "content": instructions}]
     for q, a in turns:
         out += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
     numbered = [_renumber(s, n) for n, s in enumerate(kept, start=1)]
-    out.append({"role": "user", "content": user_message(question, numbered)})
+    out.append({"role": "user", "content": user_message(question, numbered, extra)})
     return out
 
 
@@ -165,6 +171,8 @@ def assemble(
     count_prompt_tokens: Callable[[list[dict[str, str]]], int],
     n_ctx: int,
     max_answer_tokens: int,
+    instructions: str = INSTRUCTIONS,
+    extra: str = "",
 ) -> Prompt:
     """Fit instructions + sources + history + question into n_ctx - max_answer_tokens.
 
@@ -173,14 +181,15 @@ def assemble(
     by at least a tenth each time, and dropped below MIN_SOURCE_CHARS. Every step removes
     something, so this ends after at most len(sources) + len(history) + ~60 token counts.
     A question that does not fit even alone raises QuestionTooLong (it is never cut).
+    `instructions` replace the default system message; `extra` goes between sources and question.
     """
     budget = n_ctx - max_answer_tokens
-    check_question(question, count_prompt_tokens, n_ctx, max_answer_tokens)
+    check_question(question, count_prompt_tokens, n_ctx, max_answer_tokens, instructions)
     kept = list(sources)
     turns = list(history)
     limit = len(sources[0].text) if sources else 0  # characters kept of the best source
     while True:
-        messages = _messages(question, kept, turns)
+        messages = _messages(question, kept, turns, instructions, extra)
         tokens = count_prompt_tokens(messages)
         if tokens <= budget:
             break

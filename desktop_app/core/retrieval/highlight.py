@@ -18,8 +18,9 @@ def _related(word: str, query_word: str) -> bool:
 
 def matching_spans(text: str, query_words: list[str]) -> list[tuple[int, int]]:
     """[start, end) of every word in `text` related to one of `query_words` (folded compare)."""
-    # Words under four letters ("the", "and", "se") are mostly function words: not marked.
-    wanted = [analyzer.fold(w.casefold()) for w in query_words if len(w) >= 4 or w.isdigit()]
+    # Function words ("from", "with", "nach") and words under four letters are not marked.
+    wanted = [analyzer.fold(w.casefold()) for w in query_words
+              if (len(w) >= 4 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
     if not wanted:
         return []
     spans = []

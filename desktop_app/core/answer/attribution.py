@@ -1,0 +1,125 @@
+"""Check a generated answer against its sources, after the fact.
+
+- Post-hoc attribution: a sentence that cites no valid source gets the `[n]` of the source that
+  supports it when the support is strong (most of its content words are in that source), so an
+  answer that cites nothing still ends up cited where the notes back it. The model's own valid
+  `[n]` stay; invalid numbers are left as text (they never become links).
+- Invented figures: every number, date and name of the answer that appears in none of the
+  sources is reported with its span, so it can be marked in place as not found in the notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_app.core.answer import cues
+from desktop_app.core.answer.citations import numbers_in
+from desktop_app.core.retrieval import analyzer
+
+STRONG_SUPPORT = 0.6  # share of a sentence's content words found in one source
+WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
+MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
+NOT_FOUND = "not found in the notes"
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
+_CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
+
+
+@dataclass
+class Checked:
+    answer: str  # the answer with the added citations
+    added: list[dict[str, Any]] = field(default_factory=list)  # sentence, n, support
+    unsupported: list[dict[str, Any]] = field(default_factory=list)  # text, start, end, kind
+
+    def marked(self, render: Any = None) -> str:
+        """The answer with every unsupported figure marked in place."""
+        render = render or (lambda text: f"{text} ({NOT_FOUND})")
+        out, pos = [], 0
+        for figure in self.unsupported:
+            out += [self.answer[pos : figure["start"]], render(figure["text"])]
+            pos = figure["end"]
+        return "".join(out) + self.answer[pos:]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answer": self.answer, "added_citations": self.added,
+                "unsupported": self.unsupported, "marked_answer": self.marked()}  # fmt: skip
+
+
+def _terms(text: str, language: str) -> set[str]:
+    words = [w for w in analyzer.words(_CITATION.sub(" ", text))
+             if (len(w) > 3 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
+    return set(analyzer.stems(words, language)) | {f"~{p}" for p in analyzer.prefixes(words)}
+
+
+def support(sentence: str, source_text: str, language: str) -> tuple[float, int]:
+    """Share (and count) of the sentence's content words found in the source, by stem or prefix."""
+    words = [w for w in analyzer.words(_CITATION.sub(" ", sentence))
+             if (len(w) > 3 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
+    if not words:
+        return 0.0, 0
+    present = _terms(source_text, language)
+    stems = analyzer.stems(words, language)
+    prefixes = analyzer.prefixes(words)
+    shared = sum(1 for s, p in zip(stems, prefixes, strict=True)
+                 if s in present or f"~{p}" in present)  # fmt: skip
+    return shared / len(words), shared
+
+
+def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Checked:
+    """Add `[n]` where a source strongly backs a sentence that cites no source backing it."""
+    out, added, pos = [], [], 0
+    for match in _SENTENCE.finditer(answer):
+        sentence = match.group(0)
+        out.append(answer[pos : match.start()])
+        pos = match.end()
+        number, share = _backing(sentence, sources, language)
+        if number:
+            sentence = _cite(sentence, number)
+            added.append({"sentence": match.group(0).strip(), "n": number,
+                          "support": round(share, 2)})  # fmt: skip
+        out.append(sentence)
+    out.append(answer[pos:])
+    text = "".join(out)
+    return Checked(text, added, unsupported_figures(text, list(sources.values()), language))
+
+
+def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int, float]:
+    """The source to add to the sentence (0 if none): the one that backs it strongly, when the
+    model cited no source or only sources that hardly back it (their `[n]` stay)."""
+    if not sentence.strip():
+        return 0, 0.0
+    support_of = {n: support(sentence, text, language) for n, text in sources.items()}
+    cited = [n for n in numbers_in(sentence) if n in sources]
+    if any(support_of[n][0] >= WEAK_SUPPORT for n in cited):
+        return 0, 0.0
+    best = max((n for n in sources if n not in cited), key=lambda n: support_of[n][0],
+               default=0)  # fmt: skip
+    if not best:
+        return 0, 0.0
+    share, shared = support_of[best]
+    if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
+        return best, share
+    return 0, 0.0
+
+
+def _cite(sentence: str, number: int) -> str:
+    """`[n]` before the sentence's closing punctuation (and its trailing space or newline)."""
+    body = sentence.rstrip()
+    tail = sentence[len(body) :]
+    end = len(body.rstrip(".!?"))
+    return f"{body[:end]} [{number}]{body[end:]}{tail}"
+
+
+def unsupported_figures(
+    answer: str, source_texts: list[str], language: str = "en"
+) -> list[dict[str, Any]]:
+    """Numbers, dates and names of `answer` found in none of the sources (citations ignored)."""
+    blanked = _CITATION.sub(lambda m: " " * len(m.group(0)), answer)
+    numbers, words = cues.source_values(source_texts)
+    out = []
+    for figure in sorted(cues.figures(blanked, language), key=lambda f: f.start):
+        if not cues.found_in(figure, numbers, words):
+            out.append({"text": figure.text, "start": figure.start, "end": figure.end,
+                        "kind": figure.kind})  # fmt: skip
+    return out

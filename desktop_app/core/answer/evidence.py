@@ -1,0 +1,266 @@
+"""Evidence first: the sentences, list items or table rows of the top passages that best answer
+the question, quoted verbatim with their exact character span in the note.
+
+Shown before any token is generated, so they can never be wrong about what the notes say.
+Scored with what Quire already has: IDF-weighted content-word overlap (by stem and by prefix,
+so inflected and other-language forms still match), the embedder's cosine where it knows the
+question's language, and cheap answer-type cues (numbers and units for "how long / how many",
+dates for "when", names for "who / where") in English, German and Czech.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from desktop_app.core.answer import cues
+from desktop_app.core.retrieval import analyzer
+
+MAX_EVIDENCE = 3
+PASSAGES_READ = 4  # the top passages split into units
+KEEP_RATIO = 0.6  # a second or third unit is shown when it scores this close to the best
+MIN_UNIT_WORDS = 3
+COSINE_WEIGHT = 0.35  # how much the embedder's similarity adds (only where it is trusted)
+RANK_PRIOR = 0.04  # a small preference for units of higher-ranked passages
+
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+# A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|z\.\s?B|bzw|ca|vgl|Nr|Dr|Mr|Mrs|Ms|St|tzv|tj|např)"
+                           r"|\b[A-Za-z]|\b\d{1,2})\.$")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sentence, list item or table row: `note_text[start:end] == text`."""
+
+    start: int
+    end: int
+    text: str
+    kind: str  # "sentence", "item", "row"
+    heading: str = ""  # the nearest heading above it inside the passage
+
+
+@dataclass
+class Evidence:
+    number: int  # the `[n]` of the source that holds it
+    path: str
+    folder: str
+    title: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    text: str
+    kind: str
+    score: float
+    overlap: float  # share of the question's content-word IDF mass found in the unit
+    cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
+            "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
+            "text": self.text, "kind": self.kind, "score": round(self.score, 3),
+            "overlap": round(self.overlap, 3), "cue": self.cue,
+        }  # fmt: skip
+
+
+def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
+    """Units of a passage whose first character sits at `offset` in its note."""
+    paragraph: list[tuple[int, int]] = []  # line spans of the current prose paragraph
+    in_code = False
+    pos = 0
+    heading = ""
+    for line in text.splitlines(keepends=True):
+        start, end = pos, pos + len(line.rstrip("\r\n"))
+        pos += len(line)
+        body = text[start:end]
+        if _FENCE.match(body):
+            in_code = not in_code
+        structural = _LIST_ITEM.match(body) or _TABLE_ROW.match(body)
+        if in_code or _FENCE.match(body) or not body.strip() or _HEADING.match(body) or structural:
+            yield from _sentences(text, paragraph, offset, heading)
+            paragraph = []
+        if in_code or _FENCE.match(body):
+            continue
+        if _HEADING.match(body):
+            heading = body.strip().lstrip("#").strip()
+        elif (item := _LIST_ITEM.match(body)) is not None:
+            yield from _trimmed(text, start + item.end(), end, offset, "item", heading)
+        elif _TABLE_ROW.match(body) and not _TABLE_RULE.match(body):
+            yield from _trimmed(text, start, end, offset, "row", heading)
+        elif body.strip() and body.strip() != "---":
+            paragraph.append((start, end))
+    yield from _sentences(text, paragraph, offset, heading)
+
+
+def _trimmed(
+    text: str, start: int, end: int, offset: int, kind: str, heading: str = ""
+) -> Iterator[Unit]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start and analyzer.words(text[start:end]):
+        yield Unit(offset + start, offset + end, text[start:end], kind, heading)
+
+
+def _sentences(
+    text: str, lines: list[tuple[int, int]], offset: int, heading: str = ""
+) -> Iterator[Unit]:
+    if not lines:
+        return
+    first, last = lines[0][0], lines[-1][1]
+    block = text[first:last]
+    begin = 0
+    for match in _SENTENCE_END.finditer(block):
+        if _ABBREVIATION.search(block[begin : match.start()].rstrip("\"'”»)")):
+            continue
+        yield from _trimmed(text, first + begin, first + match.start(), offset, "sentence", heading)
+        begin = match.end()
+    yield from _trimmed(text, first + begin, last, offset, "sentence", heading)
+
+
+# -- scoring -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class QuestionTerms:
+    language: str
+    terms: tuple[tuple[str, str, str, float], ...]  # (folded word, stem, prefix, weight)
+    kind: str  # the answer type the question asks for, see cues.question_kind
+
+    @property
+    def mass(self) -> float:
+        return sum(w for *_, w in self.terms) or 1.0
+
+
+def question_terms(
+    question: str, language: str, idf: Callable[[list[str]], dict[str, float]] | None = None
+) -> QuestionTerms:
+    """Content words of the question, each weighted by the IDF of its more common form (stem or
+    prefix) in the index, so a word matched only by its prefix is not weighed as unseen."""
+    tokens = [w for w in analyzer.words(question) if not analyzer.is_function_word(w)]
+    tokens = [w for w in tokens if not cues.is_question_word(w)] or tokens
+    stems = analyzer.stems(tokens, language)
+    prefixes = analyzer.prefixes(tokens)
+    weights = idf(list({*stems, *prefixes})) if idf is not None else {}
+    seen: dict[str, tuple[str, str, str, float]] = {}
+    for word, stem, prefix in zip(tokens, stems, prefixes, strict=True):
+        weight = min(weights.get(stem, 1.0), weights.get(prefix, 1.0)) or 1.0
+        seen.setdefault(stem, (analyzer.fold(word), stem, prefix, weight))
+    return QuestionTerms(language, tuple(seen.values()), cues.question_kind(question))
+
+
+@dataclass(frozen=True)
+class _Forms:
+    """The words of a text in the forms a question word can match: stems, prefixes, words."""
+
+    stems: frozenset[str]
+    prefixes: frozenset[str]
+    words: tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: str, language: str) -> _Forms:
+        tokens = analyzer.words(text)
+        return cls(frozenset(analyzer.stems(tokens, language)),
+                   frozenset(analyzer.prefixes([t for t in tokens if len(t) >= PREFIX])),
+                   tuple(analyzer.fold(t) for t in tokens))  # fmt: skip
+
+    def has(self, word: str, stem: str, prefix: str) -> bool:
+        if stem in self.stems or (len(prefix) >= PREFIX and prefix in self.prefixes):
+            return True
+        # compounds: "Pergamonmuseum" holds "museum", "Zugfahrt" holds "Fahrt"
+        return len(word) >= COMPOUND and any(
+            (len(w) > len(word) and w.endswith(word)) or (len(w) >= COMPOUND and word.endswith(w))
+            for w in self.words
+        )
+
+
+PREFIX = analyzer.PREFIX_LEN
+COMPOUND = 5  # the shortest word matched inside a compound
+CONTEXT_DISCOUNT = 0.5  # a word of the note's title is its topic, not what singles a sentence out
+HEADING_CREDIT = 0.5  # a word found only in the unit's heading ("## Dough" over the list)
+
+
+def overlap(unit: Unit, q: QuestionTerms, context: _Forms | None = None) -> float:
+    """Share of the question's content-word IDF mass present in the unit (stem, prefix or
+    compound); title words count less, heading words count a little."""
+    if not q.terms:
+        return 0.0
+    forms = _Forms.of(unit.text, q.language)
+    heading = _Forms.of(unit.heading, q.language) if unit.heading else None
+    found = 0.0
+    for word, stem, prefix, weight in q.terms:
+        if forms.has(word, stem, prefix):
+            topical = context is not None and context.has(word, stem, prefix)
+            found += weight * (CONTEXT_DISCOUNT if topical else 1.0)
+        elif heading is not None and heading.has(word, stem, prefix):
+            found += weight * HEADING_CREDIT
+    return found / q.mass
+
+
+def select(
+    question: str,
+    language: str,
+    results: Sequence[Any],
+    sources: Sequence[Any],
+    idf: Callable[[list[str]], dict[str, float]] | None = None,
+    similarity: Callable[[str, list[str]], list[float]] | None = None,
+) -> list[Evidence]:
+    """The 1–3 units that best answer `question`, from the first passages of `results`.
+
+    `sources` (the numbered prompt sources) give each unit its `[n]`; `similarity`, when given,
+    returns the embedder's cosine of the question with each unit text.
+    """
+    q = question_terms(question, language, idf)
+    number_of = {cid: s.number for s in sources for cid in s.chunk_ids}
+    candidates: list[tuple[Any, Unit, int]] = []
+    for rank, r in enumerate(r for r in results if r.chunk_id in number_of):
+        if rank >= PASSAGES_READ:
+            break
+        heading = r.heading_path[-1] if r.heading_path else ""
+        candidates += [(r, u if u.heading else replace(u, heading=heading), rank)
+                       for u in split_units(r.text, r.start) if _worth_showing(u, r)]  # fmt: skip
+    if not candidates:
+        return []
+    cosines = similarity(question, [c[1].text for c in candidates]) if similarity else None
+    contexts: dict[int, _Forms] = {}
+    scored = []
+    for i, (r, unit, rank) in enumerate(candidates):
+        if r.chunk_id not in contexts:
+            contexts[r.chunk_id] = _Forms.of(r.title or "", language)
+        ranking = overlap(unit, q, contexts[r.chunk_id])
+        cue = cues.matches(q.kind, unit.text, question)
+        score = ranking + (cues.CUE_BONUS if cue else 0.0) - RANK_PRIOR * rank
+        if cosines is not None:
+            score += COSINE_WEIGHT * max(0.0, cosines[i])
+        scored.append((score, overlap(unit, q), cue, r, unit))  # the gate reads plain overlap
+    scored.sort(key=lambda s: -s[0])
+    best = scored[0][0]
+    picked = [s for s in scored[:MAX_EVIDENCE] if s[0] >= KEEP_RATIO * best and s[0] > 0]
+    picked = picked or scored[:1]
+    return [_evidence(number_of[r.chunk_id], r, unit, score, lexical, cue)
+            for score, lexical, cue, r, unit in picked]  # fmt: skip
+
+
+def _worth_showing(unit: Unit, r: Any) -> bool:
+    """Not a fragment of two words, not the note's title line repeated."""
+    if unit.kind == "sentence" and len(analyzer.words(unit.text)) < MIN_UNIT_WORDS:
+        return False
+    return unit.text.strip() != (r.title or "").strip()
+
+
+def _evidence(number: int, r: Any, unit: Unit, score: float, lexical: float, cue: bool) -> Evidence:
+    before = r.text[: unit.start - r.start]
+    line_start = r.line_start + before.count("\n")
+    return Evidence(
+        number=number, path=r.path, folder=r.folder, title=r.title, start=unit.start,
+        end=unit.end, line_start=line_start, line_end=line_start + unit.text.count("\n"),
+        text=unit.text, kind=unit.kind, score=score, overlap=lexical, cue=cue,
+    )  # fmt: skip

@@ -1,0 +1,282 @@
+"""Answers benchmark: Quire's evidence-first, checked answers vs a naive RAG baseline.
+
+usage: python tests/bench/bench_answers.py [--questions 100] [--generate 20] [--max-tokens 64]
+                                           [--embedder-evidence] [SET ...]
+
+Per public set (xquad-en, xquad-de: the gold notes of `--questions` questions are removed from a
+copy of the folder, as bench_gate.py does, and `--questions` questions whose gold notes stay are
+the answerable ones; fixed seed) and on the bundled sample notes (tests/data/sample_questions
+.jsonl, written before the method was tuned):
+- evidence@1 / @3: a shown evidence sentence contains the gold answer, next to a naive baseline
+  (Quire's top-3 passages split into sentences, ranked by IDF-weighted word overlap);
+- every shown evidence span round-trips: note_text[start:end] == the shown sentence;
+- outcomes: answered / weak evidence / not in your notes, on answerable and unanswerable ones;
+- time to evidence (p50 / p95);
+- on the first `--generate` answerable questions (the bundled model on CPU is slow): the
+  generated answer contains the gold answer, for Quire and for the naive RAG baseline (top-5
+  passages + the question in the model's own chat template, same model); answers with a valid
+  citation; citation precision; invented figures marked; time to first token of both prompts.
+ctkfacts-cs and til-en (answers are whole paragraphs / commands there) report outcomes only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL = ROOT.parent / "shared" / "eval"
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from desktop_app.core.answer import ask, cues, gate  # noqa: E402
+from desktop_app.core.answer.ask import answer_events, relevant  # noqa: E402
+from desktop_app.core.answer.llm import Generation  # noqa: E402
+from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.cancel import CancelToken  # noqa: E402
+from desktop_app.core.ingest.loaders import read_note  # noqa: E402
+from desktop_app.core.retrieval import analyzer  # noqa: E402
+from desktop_app.core.service import Quire  # noqa: E402
+from desktop_app.paths import sample_notes  # noqa: E402
+from tests.bench.bench_gate import indexed_without_gold  # noqa: E402
+
+EMBED = [True]  # whether the bench's indexes get vectors (--no-embed: keyword only)
+SIGNALS: list[dict[str, Any]] = []  # per question, for checking the thresholds offline
+SAMPLE_QUESTIONS = ROOT / "tests" / "data" / "sample_questions.jsonl"
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+
+
+def norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def contains(text: str, gold: str) -> bool:
+    return norm(gold) in norm(text)
+
+
+def naive_evidence(quire: Quire, question: str, results: list[Any]) -> list[str]:
+    """Top-3 passages split into sentences, ranked by IDF-weighted word overlap."""
+    weights = ask._idf(quire)
+    language = quire.searcher.query_language(question)
+    q_words = set(analyzer.words(question))
+    idf = weights(list(q_words)) if weights else {}
+    sentences = [m.group(0).strip() for r in results[:3] for m in _SENTENCE.finditer(r.text)]
+    sentences = [s for s in sentences if s]
+    del language
+
+    def score(s: str) -> float:
+        return sum(idf.get(w, 1.0) for w in q_words & set(analyzer.words(s)))
+
+    return sorted(sentences, key=score, reverse=True)
+
+
+def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict[str, Any]:
+    started = time.perf_counter()
+    results = quire.search(q["question"], top_k=8)
+    sources = build_sources(relevant(results))
+    language = quire.searcher.query_language(q["question"])
+    decision, found = ask.decide(quire, q["question"], language, results, sources)
+    found = found if decision.answerable else []
+    seconds = time.perf_counter() - started
+    for e in found:  # the round trip every shown sentence must pass
+        text = notes.setdefault(e.path, read_note(folder / e.path, 50_000_000)[0].text)
+        assert text[e.start : e.end] == e.text, (q["id"], e.path, e.start, e.end)
+    naive = naive_evidence(quire, q["question"], results)
+    gold = q.get("answer", "")
+    best = max(found, key=lambda e: e.overlap) if found else None
+    return {
+        "outcome": decision.outcome, "seconds": seconds, "shown": len(found),
+        "ev1": bool(found) and contains(found[0].text, gold),
+        "ev3": any(contains(e.text, gold) for e in found[:3]),
+        "naive1": bool(naive) and contains(naive[0], gold),
+        "naive3": any(contains(s, gold) for s in naive[:3]),
+        "top1": bool(results) and contains(results[0].text, gold),
+        "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
+                    bool(best and best.cue), cues.question_kind(q["question"]),
+                    any(r.trusted_dense for r in results)],
+    }  # fmt: skip
+
+
+def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
+    results = quire.search(q["question"], top_k=8)
+    language = quire.searcher.query_language(q["question"])
+    decision, found = ask.decide(quire, q["question"], language, results,
+                                 build_sources(relevant(results)))  # fmt: skip
+    best = max(found, key=lambda e: e.overlap) if found else None
+    return {"outcome": decision.outcome,
+            "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
+                        bool(best and best.cue), cues.question_kind(q["question"]),
+                        any(r.trusted_dense for r in results)]}  # fmt: skip
+
+
+def quire_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
+    events = list(answer_events(quire, q["question"], [], model, CancelToken(), max_tokens, 0.0))
+    done = events[-1]
+    if done["type"] != "done" or not done["answerable"]:
+        return {"refused": True, "contains": False, "valid": False, "precision": [],
+                "figures": (0, 0), "ttft": None, "prompt_tokens": 0}  # fmt: skip
+    sources = next(e for e in events if e["type"] == "sources")["sources"]
+    texts = {s["n"]: s["text"] for s in sources}
+    gold = q["answer"]
+    cited = done["citations"]["valid"]
+    figures = [m for m in re.finditer(r"\d+(?:[.,]\d+)?", re.sub(r"\[[\d,; ]+\]", "", done[
+        "answer"]))]  # fmt: skip
+    invented = [m.group(0) for m in figures if not any(m.group(0) in t for t in texts.values())]
+    marked = {f["text"] for f in done["unsupported"]}
+    return {
+        "refused": False, "contains": contains(done["answer"], gold), "valid": bool(cited),
+        "precision": [contains(texts[n], gold) for n in cited],
+        "figures": (sum(1 for x in invented if any(x in m for m in marked)), len(invented)),
+        "ttft": done["timings"]["first_token_seconds"],
+        "prompt_tokens": done["timings"]["prompt_tokens"],
+    }  # fmt: skip
+
+
+def naive_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
+    results = quire.search(q["question"], top_k=5)
+    context = "\n\n".join(r.text for r in results)
+    messages = [{"role": "user", "content": f"Context:\n{context}\n\nQuestion: {q['question']}"}]
+    stats = Generation()
+    text = "".join(model.stream(model.render(messages), max_tokens, CancelToken(), 0.0, stats))
+    return {"contains": contains(text, q["answer"]), "ttft": stats.first_token_seconds,
+            "prompt_tokens": stats.prompt_tokens}  # fmt: skip
+
+
+def pct(values: list[bool]) -> str:
+    return f"{sum(values) / len(values):.2f}" if values else "–"
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] if ordered else 0.0
+
+
+def run_set(name: str, args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any]:
+    if name == "sample":
+        quire = Quire(work / "sample-home")
+        quire.index([sample_notes()], embed=EMBED[0])
+        answerable = [json.loads(x) for x in SAMPLE_QUESTIONS.read_text("utf-8").splitlines() if x]
+        unanswerable: list[dict] = []
+        folder = sample_notes()
+    else:
+        quire, unanswerable, answerable = indexed_without_gold(
+            EVAL / name, args.questions, work, EMBED[0]
+        )
+        folder = work / name / "notes"
+    notes: dict[str, str] = {}
+    with_gold = name in ("sample", "xquad-en", "xquad-de")
+    rows = [evidence_row(quire, q, folder, notes) for q in answerable]
+    un_rows = [unanswerable_row(quire, q) for q in unanswerable]
+    un_outcomes = [r["outcome"] for r in un_rows]
+    SIGNALS.append({"set": name, "answerable": [r["signals"] for r in rows],
+                    "unanswerable": [r["signals"] for r in un_rows]})  # fmt: skip
+    out: dict[str, Any] = {"set": name, "n": len(rows), "n_un": len(unanswerable)}
+    out["answered"] = pct([r["outcome"] == gate.ANSWERED for r in rows])
+    out["false_refusal"] = pct([r["outcome"] == gate.ABSENT for r in rows])
+    out["un_caught"] = pct([o != gate.ANSWERED for o in un_outcomes])
+    out["un_refused"] = pct([o == gate.ABSENT for o in un_outcomes])
+    secs = [r["seconds"] for r in rows]
+    out["evidence_ms"] = (1000 * statistics.median(secs), 1000 * quantile(secs, 0.95))
+    if with_gold:
+        for key in ("ev1", "ev3", "naive1", "naive3", "top1"):
+            out[key] = pct([r[key] for r in rows])
+    if with_gold and model is not None and args.generate:
+        out["gen"] = generation(quire, model, answerable[: args.generate], args.max_tokens)
+    quire.close()
+    return out
+
+
+def generation(quire: Quire, model: Any, questions: list[dict], max_tokens: int) -> dict:
+    ours = [quire_answer(quire, model, q, max_tokens) for q in questions]
+    naive = [naive_answer(quire, model, q, max_tokens) for q in questions]
+    answered = [r for r in ours if not r["refused"]]
+    precision = [p for r in answered for p in r["precision"]]
+    caught = sum(r["figures"][0] for r in answered)
+    invented = sum(r["figures"][1] for r in answered)
+    q_ttft = [r["ttft"] for r in answered if r["ttft"] is not None]
+    n_ttft = [r["ttft"] for r in naive if r["ttft"] is not None]
+    return {
+        "n": len(questions), "quire_contains": pct([r["contains"] for r in ours]),
+        "naive_contains": pct([r["contains"] for r in naive]),
+        "valid_citation": pct([r["valid"] for r in answered]),
+        "citation_precision": pct(precision), "figures": f"{caught}/{invented}",
+        "ttft": (statistics.median(q_ttft) if q_ttft else 0.0,
+                 statistics.median(n_ttft) if n_ttft else 0.0),
+        "prompt_tokens": (statistics.median(r["prompt_tokens"] for r in answered) if answered
+                          else 0, statistics.median(r["prompt_tokens"] for r in naive)),
+    }  # fmt: skip
+
+
+def print_tables(rows: list[dict[str, Any]]) -> None:
+    print(
+        "\n| set | questions | evidence@1 | evidence@3 | naive sentences @1 / @3 | top-1 passage "
+        "holds answer | time to evidence p50 / p95 |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "ev1" in r:
+            print(f"| {r['set']} | {r['n']} | {r['ev1']} | {r['ev3']} | {r['naive1']} / "
+                  f"{r['naive3']} | {r['top1']} | {r['evidence_ms'][0]:.0f} / "
+                  f"{r['evidence_ms'][1]:.0f} ms |")  # fmt: skip
+    print(
+        "\n| set | answerable: answered without caution | answerable: 'not in your notes' | "
+        "unanswerable: refused or cautioned | unanswerable: refused | questions |"
+    )
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['set']} | {r['answered']} | {r['false_refusal']} | {r['un_caught']} | "
+              f"{r['un_refused']} | {r['n']} + {r['n_un']} |")  # fmt: skip
+    gen = [r for r in rows if "gen" in r]
+    if gen:
+        print(
+            "\n| set | generated | answer holds gold: Quire / naive RAG | valid citation | "
+            "citation precision | invented figures marked | first token Quire / naive | "
+            "prompt tokens Quire / naive |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
+    for r in gen:
+        g = r["gen"]
+        print(f"| {r['set']} | {g['n']} | {g['quire_contains']} / {g['naive_contains']} | "
+              f"{g['valid_citation']} | {g['citation_precision']} | {g['figures']} | "
+              f"{g['ttft'][0] * 1000:.0f} / {g['ttft'][1] * 1000:.0f} ms | "
+              f"{g['prompt_tokens'][0]:.0f} / {g['prompt_tokens'][1]:.0f} |")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--generate", type=int, default=20)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--embedder-evidence", action="store_true")
+    parser.add_argument("--no-embed", action="store_true", help="keyword index only (faster)")
+    parser.add_argument("sets", nargs="*")
+    args = parser.parse_args()
+    ask.USE_EMBEDDER_FOR_EVIDENCE = args.embedder_evidence
+    EMBED[0] = not args.no_embed
+    names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+    model = None
+    if args.generate:
+        from desktop_app.core.answer.llm import LocalModel
+
+        model = LocalModel(n_ctx=4096)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            rows.append(run_set(name, args, Path(tmp), model))
+            print(json.dumps(rows[-1]), flush=True)
+    print_tables(rows)
+    (Path(tempfile.gettempdir()) / "quire-answer-signals.json").write_text(json.dumps(SIGNALS))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
