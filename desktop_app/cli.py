@@ -26,6 +26,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--notes", action="append", type=Path, default=[], metavar="FOLDER",
         help="open the window on this notes folder (repeatable)",
     )  # fmt: skip
+    parser.add_argument(
+        "--sample-notes", action="store_true",
+        help="open the window on a copy of the bundled sample notes (in the data folder)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--smoke", action="store_true",
+        help="open the window, print when it is shown (JSON), then quit (installer checks)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("index", help="index or update notes folders")
@@ -64,12 +72,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_self_test()
     if args.command is None:
+        from desktop_app.paths import user_sample_notes
         from desktop_app.ui.app import run_app
 
-        return run_app(args.notes)
+        folders = args.notes + ([user_sample_notes()] if args.sample_notes else [])
+        return run_app(folders, smoke=args.smoke)
     from desktop_app.core.service import Quire
+    from desktop_app.core.store.db import NewerDatabaseError
 
-    quire = Quire()
+    try:
+        quire = Quire()
+    except NewerDatabaseError as exc:
+        print(f"quire: {exc}", file=sys.stderr)
+        return 3
     try:
         return COMMANDS[args.command](quire, args)
     except KeyboardInterrupt:
