@@ -74,6 +74,8 @@ $(DEB): $(VENV)/.package-tools $(LLAMA_PORTABLE)/.stamp $(PKG_SOURCES)
 	$(BIN)/python packaging/trim.py $(PKG_BUILD)/dist/quire
 	nice -n 10 packaging/linux/build_deb.sh $(PKG_BUILD)/dist/quire dist $(VERSION)
 	packaging/linux/check_deb.sh $(DEB)
+	packaging/windows/check_nsis.sh
+	$(BIN)/actionlint .github/workflows/package.yml
 
 package: $(DEB)
 

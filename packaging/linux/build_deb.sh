@@ -48,8 +48,10 @@ sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
 
 deb=$out/quire_${version}_${arch}.deb
 fakeroot_cmd=(); [ "$(id -u)" = 0 ] || fakeroot_cmd=(fakeroot)
-"${fakeroot_cmd[@]}" dpkg-deb --root-owner-group -Zxz -z6 --build "$stage" "$deb" >/dev/null
+# xz -6 by default (smallest download); DEB_COMPRESS=gzip DEB_LEVEL=1 for quick local checks.
+"${fakeroot_cmd[@]}" dpkg-deb --root-owner-group -Z"${DEB_COMPRESS:-xz}" -z"${DEB_LEVEL:-6}" \
+    --build "$stage" "$deb" >/dev/null
 tarball=$out/quire-${version}-linux-$(uname -m).tar.gz
-tar -C "$(dirname "$dist")" --owner=0 --group=0 -cf - "$(basename "$dist")" | gzip -6 > "$tarball"
+tar -C "$(dirname "$dist")" --owner=0 --group=0 -cf - "$(basename "$dist")" | gzip -"${TAR_LEVEL:-6}" > "$tarball"
 echo "$deb"
 echo "$tarball"
