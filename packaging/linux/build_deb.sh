@@ -10,6 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 app_id=app.quire.Quire
 arch=$(dpkg --print-architecture)
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"  # the package's ./ : mktemp makes it 0700
 mkdir -p "$out"
 
 # The program: a read-only copy of the onedir.

@@ -13,6 +13,7 @@ dpkg-deb -x "$deb" "$scratch/root"
 app=$scratch/root/opt/quire
 [ "$(readlink "$scratch/root/usr/bin/quire")" = /opt/quire/quire ] || { echo "no /usr/bin/quire"; exit 1; }
 chmod -R a-w "$app"                                  # the installed app must never write here
+touch "$scratch/installed"                           # anything in $app newer than this = written
 mkdir -p "$scratch/bin" "$scratch/home"
 ln -s "$app/quire" "$scratch/bin/quire"              # what /usr/bin/quire is on a real install
 home=$scratch/home
@@ -67,7 +68,8 @@ grep -q '"visible": true' "$scratch/smoke.json" || fail "window not shown"
 
 step "the user's data lives under HOME, nothing was written into the install"
 ls "$home/.local/share/Quire"
-[ -z "$(find "$app" -newer "$deb" -print -quit)" ] || fail "install folder changed"
+changed=$(find "$app" -newer "$scratch/installed" -print -quit)
+[ -z "$changed" ] || fail "the app wrote into its install folder: $changed"
 
 step "a database from a newer Quire is refused clearly and left as it was"
 db=$home/.local/share/Quire/quire.sqlite
