@@ -146,7 +146,7 @@ def main() -> int:
         app = Path(scratch) / "opt" / "quire"
         print("== sizes")
         sizes(deb, app)
-        frozen, venv = [str(app / "quire")], [sys.executable, "-m", "desktop_app.cli"]
+        frozen, venv = [str(app / "quire")], [sys.executable, "-m", "desktop_app"]
         venv_env = {"PYTHONPATH": str(ROOT)}
         print("== time to window (offscreen, fresh data folder)")
         f = time_to_window(frozen, args.runs, {})
