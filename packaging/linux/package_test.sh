@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Check the .deb as a user would meet it: unpack it into a scratch root (dpkg-deb -x), make the
+# install folder read-only, then with a fresh HOME, no QUIRE_HOME, no network (unshare -n) and
+# no Python on PATH run the installed app: --self-test, index + search the bundled sample
+# notes, ask with the bundled model, open the window offscreen, and refuse a newer database.
+#   packaging/linux/package_test.sh dist/quire_<version>_<arch>.deb
+set -euo pipefail
+deb=$(realpath "$1")
+scratch=$(mktemp -d /tmp/quire-package-test.XXXXXX)
+cleanup() { chmod -R u+w "$scratch" 2>/dev/null || true; rm -rf "$scratch"; }
+trap cleanup EXIT
+dpkg-deb -x "$deb" "$scratch/root"
+app=$scratch/root/opt/quire
+[ "$(readlink "$scratch/root/usr/bin/quire")" = /opt/quire/quire ] || { echo "no /usr/bin/quire"; exit 1; }
+chmod -R a-w "$app"                                  # the installed app must never write here
+touch "$scratch/installed"                           # anything in $app newer than this = written
+mkdir -p "$scratch/bin" "$scratch/home"
+ln -s "$app/quire" "$scratch/bin/quire"              # what /usr/bin/quire is on a real install
+home=$scratch/home
+notes=$app/_internal/desktop_app/_resources/sample_notes
+
+# A user's session: an unprivileged user (root would ignore the read-only install), nothing
+# inherited from this shell, only `quire` on PATH, and no network (a new, empty net namespace).
+if [ "$(id -u)" = 0 ]; then
+    chmod 755 "$scratch"; chown -R 65534:65534 "$home"
+    user=(unshare -n setpriv --reuid=65534 --regid=65534 --clear-groups --)
+else
+    echo "warning: not root, so the read-only install is only checked by modification times"
+    user=(unshare -rn)
+fi
+as_user() {
+    "${user[@]}" env -i HOME="$home" PATH="$scratch/bin" LANG=C.UTF-8 \
+        XDG_DATA_HOME="$home/.local/share" XDG_CONFIG_HOME="$home/.config" \
+        XDG_CACHE_HOME="$home/.cache" TMPDIR="$home" QT_QPA_PLATFORM=offscreen "$@"
+}
+step() { printf '\n== %s\n' "$*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+step "no Python on the user's PATH"
+if as_user /bin/sh -c 'command -v python3 || command -v python'; then fail "python on PATH"; fi
+
+step "quire --version"
+as_user quire --version
+
+step "network is really off"
+as_user /bin/sh -c 'exec 3<>/dev/tcp/1.1.1.1/80' 2>/dev/null && fail "network reachable"
+echo "no route out"
+
+step "quire --self-test"
+as_user quire --self-test > "$scratch/selftest.json" || { cat "$scratch/selftest.json"; fail "self-test"; }
+grep -q '"ok": true' "$scratch/selftest.json" && head -c 400 "$scratch/selftest.json"; echo
+
+step "index + search the bundled sample notes"
+as_user quire index "$notes"
+as_user quire search --json "how long to bake sourdough bread" > "$scratch/search.json"
+head -c 300 "$scratch/search.json"; echo
+grep -q 'bread.md' "$scratch/search.json" || fail "sample search did not find bread.md"
+
+step "quire ask --json with the bundled model"
+as_user quire ask --json --max-tokens 48 "How long does the sourdough bake?" > "$scratch/ask.jsonl"
+tail -n 2 "$scratch/ask.jsonl" | head -c 600; echo
+grep -q '"type": *"done"\|"event": *"done"\|"done"' "$scratch/ask.jsonl" || fail "ask did not finish"
+
+step "the window opens offscreen on a copy of the sample notes"
+as_user quire --sample-notes --smoke | tee "$scratch/smoke.json"
+grep -q '"visible": true' "$scratch/smoke.json" || fail "window not shown"
+[ -f "$home/.local/share/Quire/sample_notes/welcome.md" ] || fail "sample notes not copied"
+
+step "the user's data lives under HOME, nothing was written into the install"
+ls "$home/.local/share/Quire"
+changed=$(find "$app" -newer "$scratch/installed" -print -quit)
+[ -z "$changed" ] || fail "the app wrote into its install folder: $changed"
+
+step "a database from a newer Quire is refused clearly and left as it was"
+db=$home/.local/share/Quire/quire.sqlite
+[ -f "$db" ] || fail "no database at $db"
+# The harness (not the user's session) plays the newer version, with the build machine's Python.
+python3 - "$db" <<'PY'
+import sqlite3, sys
+with sqlite3.connect(sys.argv[1]) as conn:
+    conn.execute("INSERT INTO migrations VALUES ('9999_from_a_newer_quire', 0)")
+PY
+before=$(sha256sum "$db")
+set +e; as_user quire status > "$scratch/newer.out" 2>&1; code=$?; set -e
+cat "$scratch/newer.out"
+[ "$code" = 3 ] || fail "expected exit 3 for a newer database, got $code"
+grep -q "newer version of Quire" "$scratch/newer.out" || fail "unclear message"
+[ "$(sha256sum "$db")" = "$before" ] || fail "the newer database was modified"
+
+printf '\npackage-test: all checks passed for %s\n' "$(basename "$deb")"
