@@ -17,29 +17,46 @@ from desktop_app.core.text import clean_text
 from tests.conftest import ROOT
 
 FINAL_WORDS = ["final", "finally", "finals", "finalize", "finalist", "finality", "finalised"]
+TOPICS = ["garden", "bread", "bicycle", "python", "travel", "music", "budget", "chess", "coffee",
+          "running", "camera", "kitchen", "laptop", "river", "mountain", "library", "winter",
+          "meeting", "invoice", "printer"]  # fmt: skip
+CHECKLIST = (
+    "Tag the build, update the changelog, run the smoke tests on every supported platform, "
+    "write the release notes, upload the installers, announce it on the mailing list and close "
+    "the milestone. "
+)
 
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    """Forty notes full of words starting with "final", one holding the marker word."""
+    """60 short notes full of "final…" words (a quarter of the vault, close in meaning to
+    "final mark"), 190 on other things, and one long checklist holding the marker word once:
+    BM25 scores the short prefix matches higher, and the embedder prefers them too."""
     base = tmp_path_factory.mktemp("exact")
     notes, home = base / "notes", base / "home"
     notes.mkdir()
-    for n in range(40):
+    for n in range(60):
         word = FINAL_WORDS[n % len(FINAL_WORDS)]
-        (notes / f"note{n:02}.md").write_text(
-            f"# {word.title()} thoughts {n}\n\nThe {word} review of project {n} went well. "
-            f"We {word} the {word} plan and mark the {word} date.\n",
+        (notes / f"final{n:02}.md").write_text(
+            f"# {word.title()} mark {n}\n\nThe {word} mark of exam {n} went well. "
+            f"We {word} the {word} marks and mark the {word} date.\n",
+            "utf-8",
+        )
+    for n in range(190):
+        topic, other = TOPICS[n % len(TOPICS)], TOPICS[(n * 7 + 3) % len(TOPICS)]
+        (notes / f"{topic}{n:03}.md").write_text(
+            f"# {topic.title()} note {n}\n\nSome thoughts on {topic} and {other}, "
+            f"written down on day {n}.\n",
             "utf-8",
         )
     (notes / "target.md").write_text(
-        "# Release checklist\n\nTag the build, update the changelog and write the release notes."
-        " The build id is finalmark3r59, keep it with the tag.\n",
+        "# Release checklist\n\n" + CHECKLIST * 4 + "The build id is finalmark3r59. "
+        + "Then archive the logs, rotate the signing keys and plan the next sprint. " * 4,
         "utf-8",
-    )
+    )  # fmt: skip
     (notes / "cafe.md").write_text("# Café\n\nThe café opens at nine.\n", "utf-8")
     quire = Quire(home)
-    quire.index([notes])  # embeddings included: the dense half is what used to outrank it
+    quire.index([notes])  # embeddings included: the dense half used to outrank it as well
     quire.close()
     yield notes, home
 
@@ -63,8 +80,7 @@ def test_an_exact_unique_word_ranks_its_own_note_first(quire: Quire) -> None:
 def test_prefix_only_matches_are_not_listed_as_matched(quire: Quire) -> None:
     results = quire.search("finalmarker")  # in no note (nor its stem); shares "final" with many
     assert results and all(r.matched_terms == [] for r in results)
-    finally_hits = [r for r in quire.search("finally review") if r.path != "target.md"]
-    assert any("finally" in r.matched_terms for r in finally_hits)  # stems still count
+    assert "finally" in quire.search("finally marks")[0].matched_terms  # stems still count
 
 
 def test_cli_search_exact_word(

@@ -54,6 +54,7 @@ def test_window_lists_the_good_conversations_and_reports_the_damaged(  # type: i
                         for i in range(win.conversations.count()))  # fmt: skip
         # the repaired copy of good0 keeps its question as its title
         assert titles == ["Good question 0?"] * 2 + ["Good question 1?", "Good question 2?"]
+        win.pages.setCurrentWidget(win.main_page)  # (no folder yet: the welcome page is up)
         assert win.conversation_notice.isVisible()
         notice = win.conversation_notice.text() + win.conversation_notice.toolTip()
         for name in ("null.json", "cut.json", "list.json", "fixable"):

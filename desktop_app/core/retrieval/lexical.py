@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import sqlite_utils
 
@@ -105,16 +106,20 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
         clauses.append("prefixes : (" + " OR ".join(quote(t) for t in prefixes) + ")")
     if not clauses:
         return []
-    rows = db.execute(
-        "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, prefixes, context"
-        " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
-        (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, " OR ".join(clauses), limit),
-    ).fetchall()
+    rows = _rows(db, " OR ".join(clauses), limit)
+    required = {s for w, s, _ in terms.words if not analyzer.is_function_word(w)}
+    if required and all(df.get(t, 0) for t in required):
+        # Passages holding every content word by stem are candidates even when many short
+        # prefix-only matches outscore them in BM25 (they are ranked first by the fusion).
+        seen = {row[0] for row in rows}
+        exact = " AND ".join(
+            "{body context} : " + quote(t) for t in _prune_common(tuple(required), df, total)
+        )
+        rows += [row for row in _rows(db, exact, limit) if row[0] not in seen]
     weights = {t: idf(df.get(t, 0), total) for t in terms.stems}
     mass = sum(weights.values()) or 1.0
     content = _content_words(terms)
     content_mass = sum(weights[stem] for _, stem, _ in content) or 1.0
-    required = {s for w, s, _ in terms.words if not analyzer.is_function_word(w)}
     hits = []
     for rowid, score, body, body_prefixes, context in rows:
         present = set(body.split()) | set(context.split())
@@ -127,6 +132,14 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
             coverage, found / content_mass, bool(required) and required <= present,
         ))  # fmt: skip
     return hits
+
+
+def _rows(db: sqlite_utils.Database, match: str, limit: int) -> list[Any]:
+    return db.execute(
+        "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, prefixes, context"
+        " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
+        (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, match, limit),
+    ).fetchall()
 
 
 def _matched(
