@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
 
+from desktop_app.core.retrieval.analyzer import is_function_word
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.ui.chat import InertBrowser
 from desktop_app.ui.theme import dim_color, mark_color
@@ -74,7 +75,8 @@ class SourcesPanel(InertBrowser):
             if self.answerable:
                 scores = f"score {s['score']:.3f} · {where_in}"
             else:  # a refusal's scores would read as confidence: say what matched instead
-                shared = ", ".join(s.get("matched", [])) or "no word of the question"
+                content = [w for w in s.get("matched", []) if not is_function_word(w)]
+                shared = ", ".join(content) or "no content word of the question"
                 scores = f"shares: {shared} · {where_in}"
             parts.append(
                 f"<p{style}><a href='quire:source/{s['n']}'><b>[{s['n']}]</b> "

@@ -55,3 +55,19 @@ def test_the_tracker_server_sees_a_real_fetch(tracker) -> None:  # type: ignore[
     remote, hits = tracker  # so its "never asked" in the rendering tests is an observation
     urllib.request.urlopen(f"{remote}/probe.png", timeout=5).read()
     assert hits == ["/probe.png"]
+
+
+def test_a_refusal_lists_shared_content_words_not_function_words(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from desktop_app.ui.sources import SourcesPanel
+
+    panel = SourcesPanel()
+    qtbot.addWidget(panel)
+    source = {
+        "n": 1, "heading_path": [], "title": "Bread", "path": "bread.md", "lines": [1, 4],
+        "score": 0.96, "text": "The bread bakes at 250 °C.", "matched": ["the", "bread"],
+    }  # fmt: skip
+    panel.show_sources([source], answerable=False)
+    text = panel.toPlainText()
+    assert "shares: bread ·" in text and "0.96" not in text
+    panel.show_sources([{**source, "matched": ["the", "of"]}], answerable=False)
+    assert "shares: no content word of the question" in panel.toPlainText()
