@@ -475,8 +475,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: Any) -> None:
         self.chat.stop()
-        if self._search_task:
-            self._search_task.cancel()
+        for task in (self._search_task, self._status_task):
+            if task is not None:
+                task.cancel()  # their late results must not reach a closed window
         if self.live is not None:
             self.live.stop(timeout=5.0)
             self.live = None

@@ -138,13 +138,21 @@ def run_in_background(
             _running.discard(events)
             return
         handler = handlers[kind]
-        if handler is not None and not cancel.cancelled:  # a cancelled task's events never arrive
-            handler(value)
+        if handler is not None and not cancel.cancelled and _receiver_alive(handler):
+            handler(value)  # a cancelled task's events, or a deleted widget's, never arrive
 
     events = GuiQueue(deliver)
     _running.add(events)  # kept alive until its last event is delivered, even if the Task is not
     (pool or QThreadPool.globalInstance()).start(_Job(fn, events, cancel))
     return Task(events, cancel)
+
+
+def _receiver_alive(handler: Callable[[Any], None]) -> bool:
+    """False when `handler` is a method of a widget whose C++ object Qt already deleted."""
+    import shiboken6
+
+    owner = getattr(handler, "__self__", None)
+    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
 
 
 def on_gui_thread(

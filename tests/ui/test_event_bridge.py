@@ -121,3 +121,25 @@ def test_the_pinned_qt_binding_keeps_its_references() -> None:
     from desktop_app.ui.app import binding_defect
 
     assert binding_defect() is None
+
+
+def test_a_result_for_a_deleted_widget_is_dropped(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QListWidget
+
+    class Receiver(QListWidget):
+        def take(self, value: object) -> None:
+            self.addItem(str(value))  # raises on a deleted widget
+
+    receiver = Receiver()
+    release = threading.Event()
+
+    def slow(progress, cancel) -> str:  # type: ignore[no-untyped-def]
+        release.wait(10)
+        return "late"
+
+    run_in_background(slow, on_done=receiver.take)
+    receiver.deleteLater()
+    qtbot.waitUntil(lambda: not __import__("shiboken6").isValid(receiver), timeout=5_000)
+    release.set()
+    QThreadPool.globalInstance().waitForDone(10_000)
+    qtbot.wait(100)  # the late "done" is drained here; an exception would fail the test
