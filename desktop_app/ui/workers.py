@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from desktop_app.core.cancel import Cancelled, CancelToken
@@ -149,8 +150,6 @@ def run_in_background(
 
 def _receiver_alive(handler: Callable[[Any], None]) -> bool:
     """False when `handler` is a method of a widget whose C++ object Qt already deleted."""
-    import shiboken6
-
     owner = getattr(handler, "__self__", None)
     return not isinstance(owner, QObject) or shiboken6.isValid(owner)
 
