@@ -27,13 +27,17 @@ def _check_tiktoken() -> dict[str, Any]:
 
 
 def _check_embedder() -> dict[str, Any]:
-    from desktop_app.core.retrieval.embedder import Embedder
+    from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
 
     embedder = Embedder()
     vector = embedder.encode(["Quire self-test"])[0]
     if abs(float((vector**2).sum()) - 1.0) > 1e-3:
         raise RuntimeError("embedding is not normalized")
-    return {"model": embedder.model_id, "dimension": int(vector.shape[0])}
+    return {
+        "model": embedder.model_id,
+        "dimension": int(vector.shape[0]),
+        "backend": embedding_backend(),
+    }
 
 
 def _check_chat_model() -> dict[str, Any]:

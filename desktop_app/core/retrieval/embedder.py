@@ -134,16 +134,42 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-_MODELS: dict[str, Any] = {}
+_MODELS: dict[tuple[str, str], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
+BACKENDS = ("sentence-transformers", "numpy")
+
+
+def embedding_backend() -> str:
+    """sentence-transformers (torch) where installed, else the NumPy encoder the installers
+    ship; QUIRE_EMBEDDING_BACKEND picks one explicitly (tests compare the two)."""
+    from importlib.util import find_spec
+
+    chosen = os.environ.get("QUIRE_EMBEDDING_BACKEND", "")
+    if chosen in BACKENDS:
+        return chosen
+    have_torch = find_spec("torch") is not None and find_spec("sentence_transformers") is not None
+    return "sentence-transformers" if have_torch else "numpy"
+
+
 def _load_model(path: str) -> Any:
-    """One loaded model per folder in the process (the window and the tests share it)."""
+    """One loaded model per folder and backend in the process (the window and tests share it)."""
+    backend = embedding_backend()
     with _MODELS_LOCK:
-        if path not in _MODELS:
-            _MODELS[path] = _load_sentence_transformer(path)
-        return _MODELS[path]
+        if (path, backend) not in _MODELS:
+            load = _load_sentence_transformer if backend != "numpy" else _load_numpy_encoder
+            _MODELS[path, backend] = load(path)
+        return _MODELS[path, backend]
+
+
+def _load_numpy_encoder(path: str) -> Any:
+    from desktop_app.core.retrieval.bert_numpy import NumpyBertEncoder, UnsupportedModel
+
+    try:
+        return NumpyBertEncoder(Path(path))
+    except (UnsupportedModel, OSError, ValueError, KeyError) as exc:
+        raise EmbedderError(f"cannot load embedding model {path}: {exc}") from exc
 
 
 def _load_sentence_transformer(path: str) -> Any:

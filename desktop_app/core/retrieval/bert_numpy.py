@@ -1,0 +1,271 @@
+"""A sentence-transformers BERT encoder in NumPy: the embedding backend of the installers.
+
+torch alone is two thirds of an installer, and a BERT forward pass is a few matrix products.
+This runs the same model folder as sentence-transformers (Transformer → mean or CLS pooling →
+Normalize) for the BERT family (`model_type: bert`, e.g. the bundled MiniLM and
+paraphrase-multilingual-MiniLM); tests check its vectors against sentence-transformers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SUPPORTED_TYPES = ("bert",)
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
+
+
+class UnsupportedModel(Exception):
+    """The folder holds a model this encoder cannot run (it needs sentence-transformers)."""
+
+
+def read_safetensors(file: Path) -> dict[str, np.ndarray]:
+    """Every tensor of a .safetensors file as a float32 (or integer) array."""
+    data = file.read_bytes()
+    (header_size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + header_size])
+    body = memoryview(data)[8 + header_size :]
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = info["data_offsets"]
+        raw = body[start:end]
+        if info["dtype"] == "BF16":  # the upper half of a float32
+            array = (np.frombuffer(raw, np.uint16).astype(np.uint32) << 16).view(np.float32)
+        elif info["dtype"] in _DTYPES:
+            array = np.frombuffer(raw, _DTYPES[info["dtype"]])
+        else:
+            raise UnsupportedModel(f"{file.name}: tensor type {info['dtype']} is not supported")
+        tensors[name] = array.reshape(info["shape"])
+    return tensors
+
+
+_ERF_P = 0.3275911
+_ERF_A = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, below float32 noise in the activations.
+    # Written with in-place operations: the intermediate layer is the largest array by far.
+    t = np.abs(x)
+    t *= _ERF_P
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = np.full_like(x, _ERF_A[0])
+    for coefficient in _ERF_A[1:]:
+        poly *= t
+        poly += coefficient
+    poly *= t
+    square = np.square(x)
+    np.negative(square, out=square)
+    np.exp(square, out=square)
+    poly *= square
+    np.subtract(1.0, poly, out=poly)
+    poly *= np.sign(x)
+    return poly
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    result = _erf(x * np.float32(1 / np.sqrt(2.0)))
+    result += 1.0
+    result *= x
+    result *= 0.5
+    return result
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    centered = x - mean
+    variance = (centered * centered).mean(-1, keepdims=True)
+    return centered / np.sqrt(variance + eps) * weight + bias
+
+
+@dataclass(frozen=True)
+class _Linear:
+    weight_t: np.ndarray  # (in, out), contiguous for the matrix product
+    bias: np.ndarray
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        # A 2-D product: NumPy hands stacked (3-D) products to BLAS far less efficiently.
+        flat = np.ascontiguousarray(x).reshape(-1, x.shape[-1]) @ self.weight_t
+        flat += self.bias
+        return flat.reshape(*x.shape[:-1], -1)
+
+
+@dataclass(frozen=True)
+class _Layer:
+    query: _Linear
+    key: _Linear
+    value: _Linear
+    attention_out: _Linear
+    attention_norm: tuple[np.ndarray, np.ndarray]
+    intermediate: _Linear
+    output: _Linear
+    output_norm: tuple[np.ndarray, np.ndarray]
+
+
+class NumpyBertEncoder:
+    """`encode(texts, batch_size=…)` → one pooled (and normalized) float32 row per text."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        config = json.loads((folder / "config.json").read_text("utf-8"))
+        if config.get("model_type") not in SUPPORTED_TYPES:
+            raise UnsupportedModel(
+                f"model type {config.get('model_type')!r} needs sentence-transformers, "
+                "which this build does not include"
+            )
+        self.heads = int(config["num_attention_heads"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.pooling, self.normalize = _pipeline(folder)
+        self.max_length = min(_max_seq_length(folder), int(config["max_position_embeddings"]))
+        self.tokenizer = _tokenizer(folder, self.max_length)
+        weights = _weights(folder)
+        self.word = weights["embeddings.word_embeddings.weight"]
+        self.position = weights["embeddings.position_embeddings.weight"]
+        self.token_type = weights["embeddings.token_type_embeddings.weight"]
+        self.embed_norm = _norm(weights, "embeddings.LayerNorm")
+        self.layers = [
+            _layer(weights, f"encoder.layer.{i}") for i in range(int(config["num_hidden_layers"]))
+        ]
+
+    def encode(self, texts: list[str], batch_size: int = 32, **_: Any) -> np.ndarray:
+        """Batches of similar length run on one thread per core, each with a one-thread BLAS:
+        NumPy's element-wise steps use a single core, and a multi-threaded BLAS under
+        several callers oversubscribes the cores (measured: 50× slower small products)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from threadpoolctl import threadpool_limits
+
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+        out = np.zeros((len(texts), self.word.shape[1]), dtype=np.float32)
+        workers = max(1, min(len(batches), os.cpu_count() or 1, 4))
+        with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
+            vectors = pool.map(lambda b: self._encode_batch([encodings[i] for i in b]), batches)
+            for chosen, rows in zip(batches, vectors, strict=True):
+                out[chosen] = rows
+        return out
+
+    def _encode_batch(self, encodings: list[Any]) -> np.ndarray:
+        length = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), length), dtype=np.int64)
+        types = np.zeros_like(ids)
+        mask = np.zeros((len(encodings), length), dtype=np.float32)
+        for row, encoding in enumerate(encodings):
+            n = len(encoding.ids)
+            ids[row, :n], types[row, :n], mask[row, :n] = encoding.ids, encoding.type_ids, 1.0
+        hidden = self.word[ids] + self.position[:length] + self.token_type[types]
+        hidden = _layer_norm(hidden, *self.embed_norm, self.eps)
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+        for layer in self.layers:
+            hidden = self._layer(layer, hidden, bias)
+        return self._pool(hidden, mask)
+
+    def _layer(self, layer: _Layer, hidden: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        batch, length, width = hidden.shape
+        size = width // self.heads
+
+        def heads(x: np.ndarray) -> np.ndarray:
+            split = x.reshape(batch, length, self.heads, size).transpose(0, 2, 1, 3)
+            return np.ascontiguousarray(split)
+
+        q, k, v = heads(layer.query(hidden)), heads(layer.key(hidden)), heads(layer.value(hidden))
+        scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size)) + bias
+        scores -= scores.max(-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, width)
+        hidden = _layer_norm(layer.attention_out(context) + hidden, *layer.attention_norm, self.eps)
+        inner = _gelu(layer.intermediate(hidden))
+        return _layer_norm(layer.output(inner) + hidden, *layer.output_norm, self.eps)
+
+    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self.pooling == "cls":
+            pooled = hidden[:, 0]
+        else:
+            summed = (hidden * mask[:, :, None]).sum(1)
+            pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        if self.normalize:
+            pooled = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return pooled.astype(np.float32)
+
+
+def _pipeline(folder: Path) -> tuple[str, bool]:
+    """(pooling, normalize) from modules.json and the pooling config."""
+    modules_file = folder / "modules.json"
+    modules = json.loads(modules_file.read_text("utf-8")) if modules_file.is_file() else []
+    kinds = {m["type"].rsplit(".", 1)[-1]: m.get("path", "") for m in modules}
+    unknown = set(kinds) - {"Transformer", "Pooling", "Normalize"}
+    if unknown:
+        raise UnsupportedModel(f"modules {sorted(unknown)} need sentence-transformers")
+    pooling = "mean"
+    if "Pooling" in kinds:
+        config = json.loads((folder / kinds["Pooling"] / "config.json").read_text("utf-8"))
+        if config.get("pooling_mode_cls_token"):
+            pooling = "cls"
+        elif not config.get("pooling_mode_mean_tokens", True):
+            raise UnsupportedModel("only mean or CLS pooling is supported without torch")
+    return pooling, "Normalize" in kinds
+
+
+def _max_seq_length(folder: Path) -> int:
+    file = folder / "sentence_bert_config.json"
+    config = json.loads(file.read_text("utf-8")) if file.is_file() else {}
+    return int(config.get("max_seq_length", 512))
+
+
+def _tokenizer(folder: Path, max_length: int) -> Any:
+    from tokenizers import Tokenizer
+
+    file = folder / "tokenizer.json"
+    if not file.is_file():
+        raise UnsupportedModel(f"{folder} has no tokenizer.json")
+    tokenizer = Tokenizer.from_file(str(file))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_length)
+    return tokenizer
+
+
+def _weights(folder: Path) -> dict[str, np.ndarray]:
+    file = folder / "model.safetensors"
+    if not file.is_file():
+        raise UnsupportedModel(f"{folder} has no model.safetensors")
+    tensors = read_safetensors(file)
+    # Some exports prefix every name with the architecture ("bert.embeddings…").
+    return {
+        name.removeprefix("bert."): array.astype(np.float32) if array.dtype.kind == "f" else array
+        for name, array in tensors.items()
+    }
+
+
+def _linear(weights: dict[str, np.ndarray], prefix: str) -> _Linear:
+    weight = weights[f"{prefix}.weight"].astype(np.float32)
+    return _Linear(np.ascontiguousarray(weight.T), weights[f"{prefix}.bias"].astype(np.float32))
+
+
+def _norm(weights: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    return weights[f"{prefix}.weight"].astype(np.float32), weights[f"{prefix}.bias"].astype(
+        np.float32
+    )
+
+
+def _layer(weights: dict[str, np.ndarray], prefix: str) -> _Layer:
+    return _Layer(
+        query=_linear(weights, f"{prefix}.attention.self.query"),
+        key=_linear(weights, f"{prefix}.attention.self.key"),
+        value=_linear(weights, f"{prefix}.attention.self.value"),
+        attention_out=_linear(weights, f"{prefix}.attention.output.dense"),
+        attention_norm=_norm(weights, f"{prefix}.attention.output.LayerNorm"),
+        intermediate=_linear(weights, f"{prefix}.intermediate.dense"),
+        output=_linear(weights, f"{prefix}.output.dense"),
+        output_norm=_norm(weights, f"{prefix}.output.LayerNorm"),
+    )
