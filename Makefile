@@ -48,8 +48,6 @@ ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 PKG_CACHE ?= $(HOME)/.cache/quire-package
 PKG_BUILD := build/package
 LLAMA_PORTABLE := $(PKG_BUILD)/llama-portable
-# Runtime CPU dispatch: every CPU variant is built, the best one is loaded at start-up.
-LLAMA_PORTABLE_CMAKE := -DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DLLAMA_CURL=OFF
 DEB := dist/quire_$(VERSION)_$(ARCH).deb
 PKG_SOURCES := $(shell find desktop_app resources packaging -type f -not -name '*.pyc') pyproject.toml
 
@@ -58,11 +56,11 @@ $(VENV)/.package-tools: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,package]'
 	touch $@
 
-# Built with pip's cache off: pip would otherwise hand back the dev venv's GGML_NATIVE=OFF wheel.
-$(LLAMA_PORTABLE)/.stamp: pyproject.toml $(STAMP)
+# Runtime CPU dispatch over 7 x86 levels (packaging/build_llama.sh says which and why); built
+# with pip's cache off, which would otherwise hand back the dev venv's GGML_NATIVE=OFF wheel.
+$(LLAMA_PORTABLE)/.stamp: pyproject.toml $(STAMP) packaging/build_llama.sh
 	ls $(PKG_CACHE)/llama-portable/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
-	  CMAKE_ARGS="$(LLAMA_PORTABLE_CMAKE)" nice -n 10 $(BIN)/python -m pip wheel --quiet \
-	    --no-cache-dir --no-deps llama-cpp-python==$(LLAMA_VERSION) -w $(PKG_CACHE)/llama-portable
+	  nice -n 5 packaging/build_llama.sh $(LLAMA_VERSION) $(PKG_CACHE)/llama-portable $(BIN)/python
 	rm -rf $(LLAMA_PORTABLE)
 	$(BIN)/python -m pip install --quiet --no-deps --no-compile --target $(LLAMA_PORTABLE) \
 	  $(PKG_CACHE)/llama-portable/llama_cpp_python-$(LLAMA_VERSION)-*.whl

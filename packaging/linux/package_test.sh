@@ -71,6 +71,15 @@ ls "$home/.local/share/Quire"
 changed=$(find "$app" -newer "$scratch/installed" -print -quit)
 [ -z "$changed" ] || fail "the app wrote into its install folder: $changed"
 
+step "installing again over the installed app upgrades in place and keeps the user's index"
+notes_before=$(as_user quire status --json | grep -o '"notes": *[0-9]*' | head -n 1)
+chmod -R u+w "$app" && dpkg-deb -x "$deb" "$scratch/root" && chmod -R a-w "$app"
+notes_after=$(as_user quire status --json | grep -o '"notes": *[0-9]*' | head -n 1)
+echo "before: $notes_before, after: $notes_after"
+[ -n "$notes_before" ] && [ "$notes_before" = "$notes_after" ] || fail "the index changed"
+as_user quire search --json "how long to bake sourdough bread" | grep -q 'bread.md' \
+    || fail "search after the upgrade did not find bread.md"
+
 step "a database from a newer Quire is refused clearly and left as it was"
 db=$home/.local/share/Quire/quire.sqlite
 [ -f "$db" ] || fail "no database at $db"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The llama.cpp wheel the installers ship: runtime CPU dispatch (GGML_BACKEND_DL) over a chosen
+# set of x86 CPU levels, each its own libggml-cpu-<level>; ggml loads the best one at start-up.
+#
+#   packaging/build_llama.sh VERSION OUT_DIR [PYTHON]
+#
+# ggml's GGML_CPU_ALL_VARIANTS builds 14 x86 levels, twice the compile time of the 7 kept here
+# (the dropped ones are one instruction set away from a kept neighbour, which runs on them):
+#   x64 (any x86-64), sse42, sandybridge (AVX), haswell (AVX2+FMA: most CPUs since 2013,
+#   AMD Zen 1-3), skylakex (AVX-512), icelake (AVX-512 VNNI, AMD Zen 4-5), alderlake (AVX-VNNI).
+# The multimodal (llava/mtmd) library is not built: Quire never loads it.
+set -euo pipefail
+version=$1
+out=$2
+python=${3:-python3}
+keep="x64 sse42 sandybridge haswell skylakex icelake alderlake"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$python" -m pip download --quiet --no-deps --no-binary :all: "llama-cpp-python==$version" -d "$work"
+tar xzf "$work/llama_cpp_python-$version.tar.gz" -C "$work"
+src="$work/llama_cpp_python-$version"
+cmake_list="$src/vendor/llama.cpp/ggml/src/CMakeLists.txt"
+
+# Comment out every x86 variant not kept (other architectures' lists are left alone).
+"$python" - "$cmake_list" "$keep" <<'PY'
+import re, sys
+path, keep = sys.argv[1], sys.argv[2].split()
+x86 = ("x64 sse42 sandybridge ivybridge piledriver haswell skylakex cannonlake cascadelake "
+       "icelake cooperlake zen4 alderlake sapphirerapids").split()
+call = re.compile(r"^(\s*)(ggml_add_cpu_backend_variant\((\w+)\b.*)$", re.M)
+text = call.sub(lambda m: m[0] if m[3] not in x86 or m[3] in keep
+                else f"{m[1]}# dropped by Quire: {m[2]}", open(path).read())
+kept = [m[3] for m in call.finditer(text) if m[3] in x86]
+if sorted(kept) != sorted(keep):
+    sys.exit(f"build_llama: kept {kept}, expected {keep}")
+open(path, "w").write(text)
+PY
+
+# EXTRA_CMAKE_ARGS: e.g. -DCMAKE_OSX_ARCHITECTURES=x86_64 on an Intel Mac runner.
+CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF ${EXTRA_CMAKE_ARGS:-}" \
+  "$python" -m pip wheel --quiet --no-cache-dir --no-deps "$src" -w "$out"
