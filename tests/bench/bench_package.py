@@ -9,6 +9,7 @@
 - prompt tokens/s (1,500-token prompt, bundled SmolLM2): the shipped portable llama.cpp
   (byte-identical to the installed libraries, checked) vs a GGML_NATIVE=ON build (`--native`,
   a folder holding llama_cpp) and the dev venv's GGML_NATIVE=OFF build; goal ≥ 0.95× native
+- embeddings: the installers' NumPy encoder vs sentence-transformers (torch) on 256 passages
 - older CPU: a short generation under `qemu-x86_64 -cpu Nehalem` (no AVX) with the shipped
   build, and the dev venv's build for contrast
 """
@@ -133,6 +134,34 @@ def older_cpu(model: Path) -> None:
                   f"text {result['text']!r}")  # fmt: skip
 
 
+EMBED_PROBE = """
+import json, sys, time
+from pathlib import Path
+from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
+texts = [p.read_text("utf-8")[:1200] for p in sorted(Path(sys.argv[1]).rglob("*.md"))]
+texts = (texts * (256 // max(1, len(texts)) + 1))[:256]
+embedder = Embedder()
+embedder.encode(texts[:4])  # load
+started = time.perf_counter()
+embedder.encode(texts)
+print(json.dumps({"backend": embedding_backend(), "seconds": time.perf_counter() - started}))
+"""
+
+
+def embedding_speed() -> None:
+    """The installers' NumPy encoder vs sentence-transformers (torch), same 256 passages."""
+    notes = ROOT / "resources" / "sample_notes"
+    results = {}
+    for backend in ("sentence-transformers", "numpy"):
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "QUIRE_EMBEDDING_BACKEND": backend}
+        out = subprocess.run([sys.executable, "-c", EMBED_PROBE, str(notes)], env=env,
+                             capture_output=True, text=True)  # fmt: skip
+        results[backend] = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+    base = results["sentence-transformers"]
+    for backend, seconds in results.items():
+        print(f"  {backend:22} {256 / seconds:6.1f} passages/s  {seconds / base:.2f}× the time")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deb", type=Path, default=None)
@@ -158,6 +187,8 @@ def main() -> int:
         for name, command, env in (("installed", frozen, {}), ("venv", venv, venv_env)):
             seconds, ok = self_test_seconds(command, env)
             print(f"  {name:9} {seconds:.1f} s  ok={ok}")
+        print("== embedding 256 sample passages (≤1,200 chars each), 2 cores")
+        embedding_speed()
         installed_libs = app / "_internal" / "llama_cpp" / "lib"
         print("== prompt speed, 1,500-token prompt, SmolLM2-135M Q4_1, 2 threads")
         print(
