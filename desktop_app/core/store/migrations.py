@@ -74,6 +74,17 @@ def _initial(db: sqlite_utils.Database) -> None:
     db["meta"].create({"key": str, "value": str}, pk="key")
 
 
+def _chunking_by_size_only(db: sqlite_utils.Database) -> None:
+    """Versions before embedding parts were planned late recorded the chunking as
+    "tokens=N;embed_limit=M"; the embedder's limit no longer shapes chunks, so only the chunk
+    size is kept (the same size then re-chunks nothing)."""
+    db.execute(
+        "UPDATE meta SET value = substr(value, 1, instr(value, ';') - 1)"
+        " WHERE key = 'chunking' AND instr(value, ';') > 0"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
+    ("0002_chunking_by_size_only", _chunking_by_size_only),
 ]
