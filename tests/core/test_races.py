@@ -100,7 +100,9 @@ def _vectors_db(first_id: int, count: int, version: str) -> tuple[sqlite_utils.D
     return db, expected
 
 
-def _between_every_step(target: Callable[[], None], code: Any, step: Callable[[], None]):
+def _between_every_step(
+    target: Callable[[], None], code: Any, step: Callable[[], None]
+) -> Callable[[], None]:
     """Run `target` with `step()` called between every two bytecodes of `code`: the worst a
     thread switch can do (a free-threaded Python switches anywhere; this one only rarely
     inside a few bytecodes, which is how such a race hides for months)."""

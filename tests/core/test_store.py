@@ -129,7 +129,7 @@ def test_parts_planned_for_a_replaced_chunk_are_not_written(
     long_note = notes_dir / "long.md"
     long_note.write_text(" ".join(f"slovo{i}" for i in range(400)), "utf-8")
     indexer.index_folder(db, notes_dir, options)
-    edited = []
+    edited: list[bool] = []
 
     def offsets_while_the_note_changes(text: str) -> list[tuple[int, int]]:
         if not edited and len(text) > 1000:

@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from desktop_app.core import names
 
 if TYPE_CHECKING:
-    from watchdog.events import FileSystemEvent
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers.api import BaseObserver, ObservedWatch
 
 _NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "davfs"}
@@ -111,6 +111,10 @@ class Watches:
         self.polling = False
         self._watches: dict[Path, ObservedWatch] = {}
 
+    @property
+    def _handler(self) -> FileSystemEventHandler:
+        return cast("FileSystemEventHandler", self.handler)  # watchdog only calls dispatch()
+
     def start(self, folders: Iterable[Path]) -> None:
         """Watch natively; by polling on a network drive or when the OS runs out of watches."""
         from watchdog.observers import Observer
@@ -133,13 +137,13 @@ class Watches:
 
     def _start(self, observer: BaseObserver, folders: list[Path]) -> None:
         for folder in folders:
-            self._watches[folder] = observer.schedule(self.handler, str(folder), recursive=True)
+            self._watches[folder] = observer.schedule(self._handler, str(folder), recursive=True)
         observer.start()
         self.observer = observer
 
     def add(self, folder: Path) -> None:
         if self.observer is not None:
-            watch = self.observer.schedule(self.handler, str(folder), recursive=True)
+            watch = self.observer.schedule(self._handler, str(folder), recursive=True)
             self._watches[folder] = watch
 
     def remove(self, folder: Path) -> None:

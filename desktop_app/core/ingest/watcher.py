@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from contextlib import suppress
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -110,7 +111,7 @@ class LiveIndex:
             (self._lexical_loop, "quire-index"),
             (self._embed_loop, "quire-embed"),
         ):
-            run = supervised(target, self._stop, lambda exc, n=name: self._restarted(n, exc))
+            run = supervised(target, self._stop, partial(self._restarted, name))
             thread = threading.Thread(target=run, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
