@@ -172,7 +172,10 @@ def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
         if change.kind not in QUIET_KINDS:
             print(change, flush=True)
 
-    live = LiveIndex(quire, args.folders, on_change=print_change, force_polling=args.polling)
+    live = LiveIndex(
+        quire.database, args.folders, quire.index_options, quire.embed,
+        on_change=print_change, force_polling=args.polling, home=quire.home,
+    )  # fmt: skip
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     live.start(reconcile=False)

@@ -12,10 +12,11 @@ from typing import Any
 
 from desktop_app import paths
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
+from desktop_app.core.store import folders as store_folders
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
 from desktop_app.settings import Settings
@@ -94,16 +95,17 @@ class Quire:
     def embed(
         self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
     ) -> int:
-        indexer.use_embedding_model(self.database, self.embedder.model_id, self.embedder.dimension)
+        embedding.use_embedding_model(
+            self.database, self.embedder.model_id, self.embedder.dimension
+        )
         progress(Progress("embed", 0, 0))
         planner = PartPlanner(self.embedder.token_offsets, self.embedder.max_tokens)
-        return indexer.embed_pending(self.database, self.embedder.encode, planner, progress, cancel)
+        return embedding.embed_pending(
+            self.database, self.embedder.encode, planner, progress, cancel
+        )
 
     def folder_id(self, folder: Path) -> int | None:
-        row = self.database.reader.execute(
-            "SELECT id FROM folders WHERE path = ?", (str(folder.resolve()),)
-        ).fetchone()
-        return None if row is None else int(row[0])
+        return store_folders.folder_id(self.database.reader, str(folder.resolve()))
 
     def search(
         self, query: str, top_k: int | None = None, folders: list[Path] | None = None
@@ -227,8 +229,8 @@ class Quire:
         return changed
 
     def known_folders(self) -> list[Path]:
-        rows = self.database.reader.execute("SELECT path FROM folders ORDER BY id").fetchall()
-        return [Path(r[0]) for r in rows if Path(r[0]).is_dir()]
+        paths = store_folders.folder_paths(self.database.reader)
+        return [Path(p) for p in paths if Path(p).is_dir()]
 
 
 def _integrity_problems(integrity: dict[str, Any]) -> list[str]:

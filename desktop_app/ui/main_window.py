@@ -207,8 +207,11 @@ class MainWindow(QMainWindow):
     def start_live_index(self) -> None:
         self.pages.setCurrentWidget(self.main_page)
         self.live = LiveIndex(
-            self.service,
+            self.service.database,
             self.folders,
+            self.service.index_options,
+            self.service.embed,
+            home=self.service.home,
             on_change=on_gui_thread(self._changed, self),
             progress=on_gui_thread(self._progress, self, latest_only=True),
         )

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
-from desktop_app.core.ingest import indexer, loaders, notes  # noqa: E402
+from desktop_app.core.ingest import embedding, indexer, loaders, notes  # noqa: E402
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
@@ -183,8 +183,8 @@ def bench_embedding(work: Path, limit: int) -> None:
     quire.index([TIL / "notes"], embed=False)
     embedder = quire.embedder
     planner = notes.PartPlanner(embedder.token_offsets, embedder.max_tokens)
-    planned, plan_time = timed(lambda: indexer.plan_parts(quire.database, planner))
-    todo = indexer.pending_embeddings(quire.database)[:limit]
+    planned, plan_time = timed(lambda: embedding.plan_parts(quire.database, planner))
+    todo = embedding.pending_embeddings(quire.database)[:limit]
     keep = {h for h, _ in todo}
     with quire.database.write() as db:  # embed exactly these texts in both runs
         db.execute("CREATE TEMP TABLE keep (hash TEXT PRIMARY KEY)")

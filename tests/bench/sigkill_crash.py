@@ -109,13 +109,13 @@ def check(db_path: Path, vault: Vault, every_chunk_has_parts: bool = False) -> l
 def pending_parts(db_path: Path) -> int:
     """Distinct part texts without a vector, once every chunk has its parts planned (with the
     embedder's real tokenizer, as the embedding pass does)."""
-    from desktop_app.core.ingest import indexer
+    from desktop_app.core.ingest import embedding
     from desktop_app.core.ingest.notes import PartPlanner
     from desktop_app.core.service import Quire
 
     service = Quire(db_path.parent)
     embedder = service.embedder
-    indexer.plan_parts(service.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
+    embedding.plan_parts(service.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
     service.close()
     conn = sqlite3.connect(db_path)
     try:

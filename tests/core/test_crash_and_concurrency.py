@@ -10,9 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
+from tests.core.live_index import live_index
 
 
 def test_sigkill_script_keeps_the_database_consistent(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_watcher_searches_and_another_process_share_the_database(
         (vault / f"n{i}.md").write_text(f"# Note {i}\n\nAbout topic number {i}.\n", "utf-8")
     quire = Quire(quire_home)
     quire.index([vault])
-    watcher = LiveIndex(quire, [vault])
+    watcher = live_index(quire, [vault])
     watcher.start(reconcile=False)
     errors: list[BaseException] = []
     stop = threading.Event()

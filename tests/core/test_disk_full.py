@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from desktop_app.core.ingest.watcher import Change, LiveIndex
+from desktop_app.core.ingest.watcher import Change
 from desktop_app.core.service import Quire
 from desktop_app.core.store.db import Database
 from tests.core.hostile import word
+from tests.core.live_index import live_index
 from tests.core.test_watcher import wait_for
 
 
@@ -98,7 +99,7 @@ def test_live_index_writes_what_waited_once_the_disk_has_room(
     quire = Quire(quire_home)
     quire.index([folder], embed=False)
     changes: list[Change] = []
-    live = LiveIndex(quire, [folder], on_change=changes.append, reconcile_every=3600)
+    live = live_index(quire, [folder], on_change=changes.append, reconcile_every=3600)
     live.start(reconcile=False)
     try:
         wait_for(lambda: any(c.kind == "caught-up" for c in changes), timeout=120)

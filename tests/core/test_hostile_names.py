@@ -15,10 +15,11 @@ import pytest
 
 from desktop_app import cli
 from desktop_app.core.ingest import indexer
-from desktop_app.core.ingest.watcher import Change, LiveIndex
+from desktop_app.core.ingest.watcher import Change
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
 from tests.core.hostile import Hostile, make_hostile_folder, word
+from tests.core.live_index import live_index
 from tests.core.test_watcher import wait_for
 
 
@@ -174,7 +175,7 @@ def test_live_index_reconciles_and_stays_live_on_a_hostile_folder(
 ) -> None:
     quire = Quire(quire_home)
     changes: list[Change] = []
-    live = LiveIndex(quire, [hostile.folder], on_change=changes.append)
+    live = live_index(quire, [hostile.folder], on_change=changes.append)
     live.start()  # reconcile at start, as the window does
     try:
         wait_for(lambda: any(c.kind == "scanned" for c in changes), timeout=120)
@@ -197,7 +198,7 @@ def test_a_crashed_index_loop_is_logged_and_restarted(
     (folder / "a.md").write_text(f"# A\n\n{word(1)}\n", "utf-8")
     quire = Quire(quire_home)
     changes: list[Change] = []
-    live = LiveIndex(quire, [folder], on_change=changes.append)
+    live = live_index(quire, [folder], on_change=changes.append)
     real = live._reconcile
     calls = []
 

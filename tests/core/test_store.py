@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from desktop_app.core.cancel import Progress
-from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.chunker import word_offsets
 from desktop_app.core.ingest.notes import PartPlanner
+from desktop_app.core.store import meta
 from desktop_app.core.store.db import Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
@@ -74,19 +76,19 @@ def test_changing_the_embedding_model_drops_vectors(notes_dir: Path, tmp_path: P
     db = Database(tmp_path / "q.sqlite")
     options = indexer.IndexOptions()
     indexer.index_folder(db, notes_dir, options)
-    indexer.use_embedding_model(db, "fake-a", 4)
+    embedding.use_embedding_model(db, "fake-a", 4)
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.ones((len(texts), 4), dtype=np.float32) / 2
 
     planner = PartPlanner(word_offsets, 200)
-    first = indexer.embed_pending(db, encode, planner)
+    first = embedding.embed_pending(db, encode, planner)
     assert first > 0
-    assert indexer.embed_pending(db, encode, planner) == 0  # nothing new to embed
-    assert not indexer.use_embedding_model(db, "fake-a", 4)
-    assert indexer.use_embedding_model(db, "fake-b", 4)
+    assert embedding.embed_pending(db, encode, planner) == 0  # nothing new to embed
+    assert not embedding.use_embedding_model(db, "fake-a", 4)
+    assert embedding.use_embedding_model(db, "fake-b", 4)
     assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 0
-    assert indexer.embed_pending(db, encode, planner) == first
+    assert embedding.embed_pending(db, encode, planner) == first
 
 
 def parts_of(db: Database) -> list[tuple[int, int, int, str, int, int]]:
@@ -104,7 +106,7 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=2000))
     assert parts_of(db) == []
     seen: list[Progress] = []
-    planned = indexer.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
+    planned = embedding.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
     chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert planned == chunks
     assert seen[-1] == Progress("parts", chunks, chunks)
@@ -114,7 +116,7 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     }
     assert len(parts) > chunks  # the long note was cut into several parts
     assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
-    assert indexer.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
+    assert embedding.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
 
 
 def test_parts_planned_for_a_replaced_chunk_are_not_written(
@@ -127,7 +129,7 @@ def test_parts_planned_for_a_replaced_chunk_are_not_written(
     long_note = notes_dir / "long.md"
     long_note.write_text(" ".join(f"slovo{i}" for i in range(400)), "utf-8")
     indexer.index_folder(db, notes_dir, options)
-    edited = []
+    edited: list[bool] = []
 
     def offsets_while_the_note_changes(text: str) -> list[tuple[int, int]]:
         if not edited and len(text) > 1000:
@@ -136,9 +138,9 @@ def test_parts_planned_for_a_replaced_chunk_are_not_written(
             indexer.index_folder(db, notes_dir, options)
         return word_offsets(text)
 
-    indexer.plan_parts(db, PartPlanner(offsets_while_the_note_changes, 100))
+    embedding.plan_parts(db, PartPlanner(offsets_while_the_note_changes, 100))
     assert edited
-    indexer.plan_parts(db, PartPlanner(word_offsets, 100))  # the next pass plans the new chunk
+    embedding.plan_parts(db, PartPlanner(word_offsets, 100))  # the next pass plans the new chunk
     parts = parts_of(db)
     long_id = db.reader.execute(
         "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = 'long.md'"
@@ -162,7 +164,7 @@ def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
     paragraphs = [f"Paragraph {i} talks about topic{i} at some length here." for i in range(6)]
     note.write_text("\n\n".join(paragraphs), "utf-8")
     indexer.index_folder(db, notes_dir, options)
-    indexer.use_embedding_model(db, "fake", 4)
+    embedding.use_embedding_model(db, "fake", 4)
     encoded: list[str] = []
 
     def encode(texts: list[str]) -> np.ndarray:
@@ -170,29 +172,63 @@ def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
         return np.ones((len(texts), 4), dtype=np.float32) / 2
 
     planner = PartPlanner(word_offsets, 200)
-    indexer.embed_pending(db, encode, planner)
+    embedding.embed_pending(db, encode, planner)
     vectors = db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0]
     note.write_text("\n\n".join([*paragraphs, "A new closing paragraph."]), "utf-8")
     indexer.index_folder(db, notes_dir, options)
-    indexer._drop_orphan_embeddings(db)  # the end of a pass that planned before the edit
+    embedding.drop_orphan_embeddings(db)  # the end of a pass that planned before the edit
     assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
     encoded.clear()
-    indexer.embed_pending(db, encode, planner)
+    embedding.embed_pending(db, encode, planner)
     assert encoded and all("closing" in text for text in encoded)
 
 
-def test_a_database_from_before_parts_were_planned_late_is_not_re_chunked(
+def test_migration_0002_keeps_an_older_database_from_being_re_chunked(
     notes_dir: Path, tmp_path: Path
 ) -> None:
-    db = Database(tmp_path / "q.sqlite")
-    indexer.index_folder(db, notes_dir, indexer.IndexOptions())
-    with db.write() as w:  # what the previous version recorded
-        indexer.set_meta(w, "chunking", "tokens=200;embed_limit=254")
+    """An index from before parts were planned late (schema 0001, chunking recorded with the
+    embedder's limit) is migrated once on open, and its notes are not chunked again."""
+    path = tmp_path / "q.sqlite"
+    old = Database(path, migrations=MIGRATIONS[:1])  # the older version's schema
+    indexer.index_folder(old, notes_dir, indexer.IndexOptions())
+    with old.write() as w:  # what the older version recorded
+        meta.set_meta(w, "chunking", "tokens=200;embed_limit=254")
+    old.close()
+    db = Database(path)
+    assert db.applied_migrations() == ["0001_initial", "0002_chunking_by_size_only"]
+    assert meta.read_meta(db.reader, "chunking") == "tokens=200"
     again = indexer.index_folder(db, notes_dir, indexer.IndexOptions())
     assert (again.indexed, again.unchanged) == (0, 3)
-    assert indexer.read_meta(db.reader, "chunking") == "tokens=200"
-    resized = indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=100))
+    db.close()
+    reopened = Database(path)
+    assert reopened.apply_migrations(MIGRATIONS) == []  # once only
+    resized = indexer.index_folder(reopened, notes_dir, indexer.IndexOptions(chunk_tokens=100))
     assert resized.indexed == 3
+
+
+def test_vectors_of_another_dimension_than_the_model_makes_are_embedded_again(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    """The same model id, but the recorded dimension differs (e.g. a model folder replaced by
+    another model): the stored vectors are stale and every passage is embedded again."""
+    import numpy as np
+
+    db = Database(tmp_path / "q.sqlite")
+    indexer.index_folder(db, notes_dir, indexer.IndexOptions())
+    planner = PartPlanner(word_offsets, 200)
+
+    def encoder(dim: int) -> Callable[[list[str]], np.ndarray]:
+        return lambda texts: np.full((len(texts), dim), dim**-0.5, dtype=np.float32)
+
+    assert not embedding.use_embedding_model(db, "fake", 4)
+    first = embedding.embed_pending(db, encoder(4), planner)
+    assert not embedding.use_embedding_model(db, "fake", 4)  # same model and size: kept
+    assert embedding.embed_pending(db, encoder(4), planner) == 0
+    assert embedding.use_embedding_model(db, "fake", 8)
+    assert meta.read_meta(db.reader, "embed_dim") == "8"
+    assert embedding.embed_pending(db, encoder(8), planner) == first
+    sizes = {len(r[0]) for r in db.reader.execute("SELECT vector FROM embeddings").fetchall()}
+    assert sizes == {8 * 4}
 
 
 def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
@@ -204,13 +240,13 @@ def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
 
     db = Database(tmp_path / "q.sqlite")
     indexer.index_folder(db, notes_dir, indexer.IndexOptions())
-    indexer.use_embedding_model(db, "fake", 4)
+    embedding.use_embedding_model(db, "fake", 4)
     seen: list[Progress] = []
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.ones((len(texts), 4), dtype=np.float32)
 
-    done = indexer.embed_pending(db, encode, PartPlanner(word_offsets, 200), seen.append)
+    done = embedding.embed_pending(db, encode, PartPlanner(word_offsets, 200), seen.append)
     phases = [p.phase for p in seen]
     assert phases.index("embed") > phases.index("parts")
     first_embed = seen[phases.index("embed")]

@@ -12,6 +12,7 @@ import pytest
 
 from desktop_app.core.ingest.watcher import Change, LiveIndex
 from desktop_app.core.service import Quire
+from tests.core.live_index import live_index
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -53,7 +54,7 @@ def live(vault: Path, quire_home: Path) -> Iterator[tuple[Quire, LiveIndex, list
     quire.index([vault])
     spy = Spy(quire)
     changes: list[Change] = []
-    watcher = LiveIndex(quire, [vault], on_change=changes.append)
+    watcher = live_index(quire, [vault], on_change=changes.append)
     watcher.start(reconcile=False)
     yield quire, watcher, changes, spy
     watcher.stop()
@@ -152,7 +153,7 @@ def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Pa
     (vault / "new.md").write_text("# New\n\nA note about spoonbills.\n", "utf-8")
     (vault / "projects" / "beta.md").unlink()
     quire = Quire(quire_home)
-    watcher = LiveIndex(quire, [vault])
+    watcher = live_index(quire, [vault])
     watcher.start()
     try:
         wait_for(lambda: paths_for(quire, "ibises") == ["alpha.md"])
@@ -165,7 +166,9 @@ def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Pa
 
 def test_dropped_events_are_caught_by_reconcile(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
     quire, watcher, _, _ = live
-    watcher._observer.unschedule_all()  # from now on the OS "drops" every event
+    observer = watcher._watches.observer
+    assert observer is not None
+    observer.unschedule_all()  # from now on the OS "drops" every event
     (vault / "alpha.md").write_text("# Alpha\n\nUnseen edit about egrets.\n", "utf-8")
     time.sleep(1.0)
     assert paths_for(quire, "egrets") == []
@@ -176,7 +179,7 @@ def test_dropped_events_are_caught_by_reconcile(live, vault: Path) -> None:  # t
 def test_polling_fallback_works_and_says_so(vault: Path, quire_home: Path) -> None:
     quire = Quire(quire_home)
     changes: list[Change] = []
-    watcher = LiveIndex(quire, [vault], on_change=changes.append, force_polling=True)
+    watcher = live_index(quire, [vault], on_change=changes.append, force_polling=True)
     watcher.start()
     try:
         assert watcher.polling

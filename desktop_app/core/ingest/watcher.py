@@ -1,113 +1,81 @@
 """Keep the index true to the folders while Quire runs.
 
-watchdog events → per-path debounce (editors write several times per save) → one lexical
-worker that re-indexes just those notes → an embedding worker that follows in the background.
-A reconcile pass (the same cheap size/mtime/hash walk as `quire index`) runs at start and
-periodically, so edits made while Quire was closed or events the OS dropped are caught too.
+watchdog events (`observer`) → per-path debounce (editors write several times per save) → one
+lexical worker that re-indexes just those notes → an embedding worker that follows in the
+background. A reconcile pass (the same cheap size/mtime/hash walk as `quire index`) runs at
+start and periodically, so edits made while Quire was closed or events the OS dropped are
+caught too.
 """
 
 from __future__ import annotations
 
-import errno
-import heapq
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
-from desktop_app.core import names
 from desktop_app.core.cancel import Cancelled, CancelToken, ProgressCallback, no_progress
 from desktop_app.core.ingest import indexer, loaders
+from desktop_app.core.ingest.indexer import IndexOptions
+from desktop_app.core.ingest.observer import (
+    QUIET_KINDS,
+    Change,
+    ChangeCallback,
+    Debouncer,
+    Handler,
+    Watches,
+)
 from desktop_app.core.ingest.recovery import FullDiskRetry, supervised
-from desktop_app.core.store.db import DiskFull
+from desktop_app.core.ingest.writer import IndexReport
+from desktop_app.core.store.db import Database, DiskFull
+
+__all__ = ["QUIET_KINDS", "Change", "ChangeCallback", "EmbedPass", "LiveIndex"]
 
 DEBOUNCE_SECONDS = 0.25
 RECONCILE_SECONDS = 300.0
-_NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "davfs"}
 
 
-@dataclass(frozen=True)
-class Change:
-    """One line of what happened, for `quire watch` and the window's status."""
+class EmbedPass(Protocol):
+    """The embedding pass (plan parts, encode what has no vector); returns how many it made."""
 
-    # "indexed", "removed", "moved", "skipped", "failed", "warning", "embedded", "notice",
-    # "error", and the quiet ones (QUIET_KINDS) the window uses to know when work is done
-    kind: str
-    path: str = ""
-    detail: str = ""
-
-    def __str__(self) -> str:
-        """One line, whatever the note's name holds (newlines, undecodable bytes)."""
-        return " ".join(names.printable(x) for x in (self.kind, self.path, self.detail) if x)
-
-
-ChangeCallback = Callable[[Change], None]
-QUIET_KINDS = frozenset({"scanned", "caught-up"})
-
-
-class _Debouncer:
-    """Collects paths and releases each one after it has been quiet for `delay` seconds."""
-
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
-        self._due: dict[tuple[Path, str], float] = {}
-        self._heap: list[tuple[float, Path, str]] = []
-        self._cond = threading.Condition()
-
-    def touch(self, folder: Path, rel: str) -> None:
-        with self._cond:
-            due = time.monotonic() + self.delay
-            self._due[(folder, rel)] = due
-            heapq.heappush(self._heap, (due, folder, rel))
-            self._cond.notify()
-
-    def wake(self) -> None:
-        with self._cond:
-            self._cond.notify()
-
-    def take_due(self, timeout: float) -> list[tuple[Path, str]]:
-        """Wait up to `timeout` for paths whose quiet period is over."""
-        with self._cond:
-            deadline = time.monotonic() + timeout
-            while True:
-                now = time.monotonic()
-                ready = []
-                while self._heap and self._heap[0][0] <= now:
-                    due, folder, rel = heapq.heappop(self._heap)
-                    if self._due.get((folder, rel)) == due:  # not touched again since
-                        del self._due[(folder, rel)]
-                        ready.append((folder, rel))
-                if ready or now >= deadline:
-                    return ready
-                wait = min(deadline, self._heap[0][0] if self._heap else deadline) - now
-                self._cond.wait(max(0.001, wait))
+    def __call__(
+        self, progress: ProgressCallback = ..., cancel: CancelToken | None = ...
+    ) -> int: ...
 
 
 class LiveIndex:
-    """Watches folders and keeps their index live. `start()` reconciles first, then watches."""
+    """Watches folders and keeps their index live. `start()` reconciles first, then watches.
+    Writes to `database` with the `options()` of the moment; `embed` makes the vectors;
+    unexpected errors are logged in `home` (errors.log)."""
 
     def __init__(
         self,
-        service: Any,
-        folders: list[Path],
+        database: Database,
+        folders: Iterable[Path],
+        options: Callable[[], IndexOptions],
+        embed: EmbedPass,
         on_change: ChangeCallback = lambda _: None,
         debounce: float = DEBOUNCE_SECONDS,
         reconcile_every: float = RECONCILE_SECONDS,
         force_polling: bool = False,
         progress: ProgressCallback = no_progress,
+        home: Path | None = None,
     ) -> None:
-        self.service = service
-        self.folders = [f.resolve() for f in folders]
+        self.database = database
+        self.options = options
+        self.embed = embed
+        self.home = home
+        self._folders_lock = threading.Lock()
+        self._folders: tuple[Path, ...] = tuple(f.resolve() for f in folders)
         self.on_change = on_change
         self.progress = progress
         self.reconcile_every = reconcile_every
-        self.force_polling = force_polling
-        self.polling = False
-        self._debouncer = _Debouncer(debounce)
+        self._watches = Watches(Handler(self), force_polling, self._notice)
+        self._debouncer = Debouncer(debounce)
         self._moves: list[tuple[Path, str, str]] = []
         self._removals: list[Path] = []
         self._queue_lock = threading.Lock()
@@ -118,15 +86,24 @@ class LiveIndex:
         self._running = threading.Event()  # cleared while paused
         self._running.set()
         self._threads: list[threading.Thread] = []
-        self._observer: Any = None
-        self._watches: dict[Path, Any] = {}
         self.idle = threading.Event()  # set whenever no lexical work is queued
         self.embedding = threading.Event()  # set while an embedding pass runs
         self.full_disk = FullDiskRetry()
 
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """The watched folders: a tuple swapped whole under a lock (add_folder, remove_folder),
+        never changed in place, so the watchdog and indexing threads read a consistent list."""
+        return self._folders
+
+    @property
+    def polling(self) -> bool:
+        """Whether folders are watched by polling (network drive, OS limit, or requested)."""
+        return self._watches.polling
+
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, reconcile: bool = True) -> None:
-        self._observer = self._start_observer()
+        self._watches.start(self.folders)
         if reconcile:
             self._rescan.set()
         self._embed_needed.set()
@@ -134,7 +111,7 @@ class LiveIndex:
             (self._lexical_loop, "quire-index"),
             (self._embed_loop, "quire-embed"),
         ):
-            run = supervised(target, self._stop, lambda exc, n=name: self._restarted(n, exc))
+            run = supervised(target, self._stop, partial(self._restarted, name))
             thread = threading.Thread(target=run, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -145,9 +122,7 @@ class LiveIndex:
         self._running.set()
         self._debouncer.wake()
         self._embed_needed.set()
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout)
+        self._watches.stop(timeout)
         for thread in self._threads:
             thread.join(timeout)
 
@@ -190,22 +165,20 @@ class LiveIndex:
 
     def add_folder(self, folder: Path) -> None:
         folder = folder.resolve()
-        if folder in self.folders:
-            return
-        self.folders.append(folder)
-        if self._observer is not None:
-            self._schedule(self._observer, folder)
+        with self._folders_lock:
+            if folder in self._folders:
+                return
+            self._folders = (*self._folders, folder)
+        self._watches.add(folder)
         self.reconcile_now()
 
     def remove_folder(self, folder: Path) -> None:
         """Stop watching a folder; the indexing thread then drops it from the index (there, so
         that a pass still writing its notes cannot bring them back)."""
         folder = folder.resolve()
-        if folder in self.folders:
-            self.folders.remove(folder)
-        watch = self._watches.pop(folder, None)
-        if watch is not None and self._observer is not None:
-            self._observer.unschedule(watch)
+        with self._folders_lock:
+            self._folders = tuple(f for f in self._folders if f != folder)
+        self._watches.remove(folder)
         with self._queue_lock:
             self._removals.append(folder)
         self.redo()  # interrupt a pass that may be indexing it
@@ -215,7 +188,7 @@ class LiveIndex:
             removals, self._removals = self._removals, []
         for folder in removals:
             try:
-                indexer.remove_folder(self.service.database, folder)
+                indexer.remove_folder(self.database, folder)
             except DiskFull as exc:
                 with self._queue_lock:
                     self._removals.append(folder)  # tried again on the next round
@@ -223,49 +196,18 @@ class LiveIndex:
                 continue
             self.on_change(Change("removed", str(folder), "folder"))
 
-    # -- watchdog ------------------------------------------------------------------------
-    def _start_observer(self) -> Any:
-        from watchdog.observers import Observer
-        from watchdog.observers.polling import PollingObserver
-
-        handler = _Handler(self)
-        use_polling = self.force_polling or any(_on_network_drive(f) for f in self.folders)
-        if not use_polling:
-            observer = Observer()
-            try:
-                for folder in self.folders:
-                    self._schedule(observer, folder, handler)
-                observer.start()
-                return observer
-            except OSError as exc:
-                reason = _watch_limit_reason(exc)
-                self._notice(f"falling back to polling: {reason}")
-                observer.stop()
-        else:
-            self._notice("watching by polling (network drive or polling requested)")
-        self.polling = True
-        observer = PollingObserver(timeout=1.0)
-        for folder in self.folders:
-            self._schedule(observer, folder, handler)
-        observer.start()
-        return observer
-
-    def _schedule(self, observer: Any, folder: Path, handler: Any = None) -> None:
-        handler = handler or _Handler(self)
-        self._watches[folder] = observer.schedule(handler, str(folder), recursive=True)
-
+    # -- reporting ----------------------------------------------------------------------
     def _notice(self, text: str) -> None:
         self.on_change(Change("notice", detail=text))
 
     def _error(self, where: str, exc: BaseException) -> None:
         """An unexpected error: logged with its traceback (errors.log) and shown; the thread
         it happened on goes on (or is restarted)."""
-        home = getattr(self.service, "home", None)
-        if home is not None:
+        if self.home is not None:
             from desktop_app.crash import record_exception
 
             with suppress(OSError):
-                record_exception(home, type(exc), exc, exc.__traceback__)
+                record_exception(self.home, type(exc), exc, exc.__traceback__)
         self.on_change(Change("error", detail=f"{where}: {type(exc).__name__}: {exc}"))
 
     def _restarted(self, name: str, exc: BaseException) -> None:
@@ -274,8 +216,14 @@ class LiveIndex:
         self._rescan.set()
         self._embed_needed.set()
 
-    def _disk_full(self, exc: DiskFull, **waiting: Any) -> None:
-        if self.full_disk.failed(**waiting):
+    def _disk_full(
+        self,
+        exc: DiskFull,
+        paths: list[tuple[Path, str]] | None = None,
+        rescan: bool = False,
+        embed: bool = False,
+    ) -> None:
+        if self.full_disk.failed(paths, rescan, embed):
             self.on_change(Change("error", detail=f"{exc} (retrying)"))
 
     def _wrote(self) -> None:
@@ -293,7 +241,9 @@ class LiveIndex:
         if embed:
             self._embed_needed.set()
 
-    def event(self, kind: str, src: str, dest: str | None, is_directory: bool) -> None:
+    def event(
+        self, kind: str, src: str | bytes, dest: str | bytes | None, is_directory: bool
+    ) -> None:
         """Called from watchdog's thread for every event."""
         if is_directory:
             if kind in ("created", "deleted", "moved"):
@@ -314,7 +264,7 @@ class LiveIndex:
             if loc:
                 self._debouncer.touch(*loc)
 
-    def _locate(self, raw: str) -> tuple[Path, str] | None:
+    def _locate(self, raw: str | bytes) -> tuple[Path, str] | None:
         path = Path(os.fsdecode(raw))
         for folder in self.folders:
             try:
@@ -356,12 +306,11 @@ class LiveIndex:
     def _reconcile(self) -> bool:
         """Compare every folder with the disk; False if a pause or stop cut it short."""
         self.idle.clear()
-        for folder in list(self.folders):
+        for folder in self.folders:
             try:
                 report = indexer.index_folder(
-                    self.service.database, folder, self.service.index_options(),
-                    self.progress, cancel=self._work,
-                )  # fmt: skip
+                    self.database, folder, self.options(), self.progress, cancel=self._work
+                )
             except Cancelled:
                 return False
             except DiskFull as exc:
@@ -389,7 +338,7 @@ class LiveIndex:
             if (folder / src).exists():
                 continue  # not a plain rename (e.g. vim's backup dance): re-index both paths
             try:
-                moved = indexer.move_note(self.service.database, folder, src, dest)
+                moved = indexer.move_note(self.database, folder, src, dest)
             except DiskFull:
                 moved = False  # both paths are re-indexed, and wait for room if need be
             if moved:
@@ -397,14 +346,13 @@ class LiveIndex:
 
     def _reindex(self, due: list[tuple[Path, str]]) -> None:
         by_folder: dict[Path, list[str]] = {}
+        watched = self.folders
         for folder, rel in due:
-            if folder in self.folders:  # not a folder removed meanwhile
+            if folder in watched:  # not a folder removed meanwhile
                 by_folder.setdefault(folder, []).append(rel)
         for folder, rels in by_folder.items():
             try:
-                report = indexer.index_paths(
-                    self.service.database, folder, rels, self.service.index_options()
-                )
+                report = indexer.index_paths(self.database, folder, rels, self.options())
             except DiskFull as exc:
                 self._disk_full(exc, paths=[(folder, rel) for rel in rels])
                 continue
@@ -415,7 +363,7 @@ class LiveIndex:
                 self._wrote()
             self._report(report, rels)
 
-    def _report(self, report: indexer.IndexReport, rels: list[str]) -> None:
+    def _report(self, report: IndexReport, rels: list[str]) -> None:
         if report.changed_paths:
             self._embed_needed.set()
         for rel, status, reason in report.problems:
@@ -434,7 +382,7 @@ class LiveIndex:
             self.embedding.set()  # before the request is cleared: `busy` never blinks false
             self._embed_needed.clear()
             try:
-                count = self.service.embed(self.progress, cancel=self._work)
+                count = self.embed(self.progress, cancel=self._work)
             except Cancelled:
                 continue  # paused or stopped; resume() asks again
             except DiskFull as exc:
@@ -449,41 +397,3 @@ class LiveIndex:
                 self._wrote()
                 self.on_change(Change("embedded", detail=f"{count} new passages"))
             self.on_change(Change("caught-up"))
-
-
-class _Handler:
-    """A watchdog event handler that forwards every event to the LiveIndex."""
-
-    def __init__(self, live: LiveIndex) -> None:
-        self.live = live
-
-    def dispatch(self, event: Any) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
-        dest = getattr(event, "dest_path", "") or None
-        self.live.event(event.event_type, event.src_path, dest, event.is_directory)
-
-
-def _watch_limit_reason(exc: OSError) -> str:
-    if exc.errno == errno.ENOSPC:
-        return "the system's limit of watched folders is reached (inotify max_user_watches)"
-    if exc.errno == errno.EMFILE:
-        return "too many open files (inotify max_user_instances)"
-    return str(exc)
-
-
-def _on_network_drive(folder: Path) -> bool:
-    """Linux: look the folder's mount up in /proc/mounts; elsewhere assume local."""
-    try:
-        mounts = Path("/proc/mounts").read_text().splitlines()
-    except OSError:
-        return False
-    best, fstype = "", ""
-    target = str(folder)
-    for line in mounts:
-        fields = line.split()
-        if len(fields) < 3 or len(fields[1]) <= len(best):
-            continue
-        if target == fields[1] or target.startswith(fields[1].rstrip("/") + "/"):
-            best, fstype = fields[1], fields[2]
-    return fstype in _NETWORK_FS

@@ -9,6 +9,7 @@ from typing import Any
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer
+from desktop_app.core.store import chunks
 from desktop_app.core.text import clean_text
 
 # Column weights for bm25(): stems of the body, five-letter prefixes of the body, and the
@@ -75,7 +76,7 @@ def _doc_freqs(db: sqlite_utils.Database, terms: set[str]) -> dict[str, int]:
 
 
 def _chunk_count(db: sqlite_utils.Database) -> int:
-    return int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    return chunks.chunk_count(db)
 
 
 def _prune_common(terms: tuple[str, ...], df: dict[str, int], total: int) -> tuple[str, ...]:
@@ -155,8 +156,8 @@ def _matched(
     by_prefix = [w for w, stem, prefix in terms.words
                  if stem not in present and prefix in present_prefixes]  # fmt: skip
     if by_prefix:
-        text = db.execute("SELECT text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-        folded = {analyzer.fold(w) for w in analyzer.words(text[0] if text else "")}
+        text = chunks.chunk_text(db, chunk_id)
+        folded = {analyzer.fold(w) for w in analyzer.words(text)}
         by_stem += [w for w in by_prefix if analyzer.fold(w) in folded]
     return tuple(w for w, _, _ in terms.words if w in by_stem)
 

@@ -9,6 +9,7 @@ from typing import Any
 from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.embedder import Embedder
 from desktop_app.core.retrieval.vector import VectorIndex
+from desktop_app.core.store import chunks, notes
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
@@ -55,10 +56,7 @@ class Searcher:
         self.vectors = VectorIndex()
 
     def index_languages(self) -> list[str]:
-        rows = self.database.reader.execute(
-            "SELECT language, count(*) FROM notes WHERE status = 'indexed' GROUP BY language"
-        ).fetchall()
-        return [r[0] for r in rows if r[0]]
+        return notes.note_languages(self.database.reader)
 
     def query_language(self, query: str) -> str:
         languages = self.index_languages()
@@ -102,7 +100,9 @@ class Searcher:
         batch = max(options.top_k * 3, 30)
         for i in range(0, len(fused), batch):
             window = [f for f in fused[i : i + batch] if f.score >= options.min_relevance]
-            rows = self._chunk_rows([f.chunk_id for f in window], options.folder_ids)
+            rows = chunks.chunk_details(
+                self.database.reader, [f.chunk_id for f in window], options.folder_ids
+            )
             for item in window:
                 row = rows.get(item.chunk_id)
                 if row is None or row["text"] in seen_texts:
@@ -112,26 +112,6 @@ class Searcher:
                 if len(results) >= options.top_k:
                     return results
         return results
-
-    def _chunk_rows(
-        self, chunk_ids: list[int], folder_ids: tuple[int, ...] | None
-    ) -> dict[int, dict[str, Any]]:
-        if not chunk_ids:
-            return {}
-        marks = ", ".join("?" for _ in chunk_ids)
-        sql = (
-            "SELECT c.id, c.note_id, c.seq, c.start, c.end, c.text, c.heading_path, c.line_start,"
-            " c.line_end, n.path, n.title, n.folder_id, f.path AS folder FROM chunks c"
-            " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
-            f" WHERE c.id IN ({marks})"
-        )
-        params: list[Any] = list(chunk_ids)
-        if folder_ids is not None:
-            sql += f" AND n.folder_id IN ({', '.join('?' for _ in folder_ids)})"
-            params.extend(folder_ids)
-        cursor = self.database.reader.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import sqlite_utils
 
+from desktop_app.core.store import embeddings, meta
+
 
 @dataclass(frozen=True)
 class DenseHit:
@@ -15,31 +17,42 @@ class DenseHit:
     score: float  # cosine similarity
 
 
+@dataclass(frozen=True)
+class _Vectors:
+    """One loaded state of the index: row i of `matrix` is a part of chunk `ids[i]`. Replaced
+    as a whole, never changed, so a search always pairs ids with their own matrix."""
+
+    version: str | None
+    ids: np.ndarray
+    matrix: np.ndarray
+
+
+_EMPTY = _Vectors(None, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32))
+
+
 class VectorIndex:
     """All chunk vectors in one matrix; reloaded when the database's data_version changes."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._version: str | None = None
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._lock = threading.Lock()  # one load at a time; searches never wait for it
+        self._vectors = _EMPTY
 
     def refresh(self, db: sqlite_utils.Database) -> None:
-        row = db.execute("SELECT value FROM meta WHERE key = 'data_version'").fetchone()
-        version = row[0] if row else "0"
+        version = meta.data_version(db)
         with self._lock:
-            if version == self._version:
+            if version == self._vectors.version:
                 return
             ids, matrix = _load(db)
-            self._ids, self._matrix, self._version = ids, matrix, version
+            self._vectors = _Vectors(version, ids, matrix)
 
     @property
     def size(self) -> int:
-        return len(self._ids)
+        return len(self._vectors.ids)
 
     def search(self, query_vector: np.ndarray, limit: int) -> list[DenseHit]:
         """Best chunks by cosine; a chunk embedded in parts scores as its best part."""
-        ids, matrix = self._ids, self._matrix
+        vectors = self._vectors  # one read: a refresh meanwhile swaps in a whole new state
+        ids, matrix = vectors.ids, vectors.matrix
         if not len(ids):
             return []
         scores = matrix @ query_vector.astype(np.float32)
@@ -55,10 +68,7 @@ class VectorIndex:
 
 
 def _load(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
-    rows = db.execute(
-        "SELECT p.chunk_id, e.vector FROM chunk_parts p JOIN embeddings e ON e.hash = p.embed_hash"
-        " ORDER BY p.chunk_id, p.part"
-    ).fetchall()
+    rows = embeddings.part_vectors(db)
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

@@ -10,9 +10,17 @@ Migration = tuple[str, Callable[[sqlite_utils.Database], None]]
 
 
 def _initial(db: sqlite_utils.Database) -> None:
-    db["folders"].create({"id": int, "path": str, "added_at": float}, pk="id", not_null={"path"})
-    db["folders"].create_index(["path"], unique=True)
-    db["notes"].create(
+    _folders_and_notes(db)
+    _chunks_and_parts(db)
+    _search_tables(db)
+
+
+def _folders_and_notes(db: sqlite_utils.Database) -> None:
+    db.table("folders").create(
+        {"id": int, "path": str, "added_at": float}, pk="id", not_null={"path"}
+    )
+    db.table("folders").create_index(["path"], unique=True)
+    db.table("notes").create(
         {
             "id": int,
             "folder_id": int,
@@ -32,8 +40,11 @@ def _initial(db: sqlite_utils.Database) -> None:
         foreign_keys=[("folder_id", "folders", "id")],
         not_null={"folder_id", "path", "status"},
     )
-    db["notes"].create_index(["folder_id", "path"], unique=True)
-    db["chunks"].create(
+    db.table("notes").create_index(["folder_id", "path"], unique=True)
+
+
+def _chunks_and_parts(db: sqlite_utils.Database) -> None:
+    db.table("chunks").create(
         {
             "id": int,
             "note_id": int,
@@ -49,15 +60,18 @@ def _initial(db: sqlite_utils.Database) -> None:
         foreign_keys=[("note_id", "notes", "id")],
         not_null={"note_id", "start", "end", "text"},
     )
-    db["chunks"].create_index(["note_id", "seq"])
+    db.table("chunks").create_index(["note_id", "seq"])
     # A chunk longer than the embedder reads is embedded as several overlapping parts.
-    db["chunk_parts"].create(
+    db.table("chunk_parts").create(
         {"chunk_id": int, "part": int, "parts": int, "start": int, "end": int, "embed_hash": str},
         pk=("chunk_id", "part"),
         foreign_keys=[("chunk_id", "chunks", "id")],
         not_null={"embed_hash"},
     )
-    db["chunk_parts"].create_index(["embed_hash"])
+    db.table("chunk_parts").create_index(["embed_hash"])
+
+
+def _search_tables(db: sqlite_utils.Database) -> None:
     # Analyzed terms are computed in Python, so the FTS table holds its own content; the writer
     # inserts rows in the same transaction as the chunk, and this trigger removes them.
     db.execute(
@@ -70,10 +84,21 @@ def _initial(db: sqlite_utils.Database) -> None:
         "DELETE FROM chunks_fts WHERE rowid = old.id;"
         " DELETE FROM chunk_parts WHERE chunk_id = old.id; END"
     )
-    db["embeddings"].create({"hash": str, "vector": bytes}, pk="hash", not_null={"vector"})
-    db["meta"].create({"key": str, "value": str}, pk="key")
+    db.table("embeddings").create({"hash": str, "vector": bytes}, pk="hash", not_null={"vector"})
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+
+
+def _chunking_by_size_only(db: sqlite_utils.Database) -> None:
+    """Versions before embedding parts were planned late recorded the chunking as
+    "tokens=N;embed_limit=M"; the embedder's limit no longer shapes chunks, so only the chunk
+    size is kept (the same size then re-chunks nothing)."""
+    db.execute(
+        "UPDATE meta SET value = substr(value, 1, instr(value, ';') - 1)"
+        " WHERE key = 'chunking' AND instr(value, ';') > 0"
+    )
 
 
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
+    ("0002_chunking_by_size_only", _chunking_by_size_only),
 ]

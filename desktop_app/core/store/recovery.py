@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.store import embeddings, folders, meta
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.health import (
     Health,
@@ -62,7 +63,7 @@ def folders_file(db_path: Path) -> Path:
 
 
 def save_folder_list(database: Database) -> None:
-    rows = database.reader.execute("SELECT path, added_at FROM folders ORDER BY id").fetchall()
+    rows = folders.folder_rows(database.reader)
     data = {"folders": [{"path": p, "added_at": a} for p, a in rows]}
     target = folders_file(database.path)
     tmp = target.with_suffix(".tmp")
@@ -111,13 +112,13 @@ def replace_damaged(
     old = _read_old(path)
     moved = move_aside(path, when, "replaced" if requested else "damaged")
     database = Database(path)
-    folders = _merge_folders(load_folder_list(path), old.folders)
+    kept_folders = _merge_folders(load_folder_list(path), old.folders)
     with database.write() as db:
-        for folder, added_at in folders:
-            db.execute("INSERT INTO folders (path, added_at) VALUES (?, ?)", (folder, added_at))
+        for folder, added_at in kept_folders:
+            folders.add_folder(db, folder, added_at)
     save_folder_list(database)
     kept = _copy_vectors(moved, database, old.model, old.dimension) if old.model else 0
-    recovery = Recovery(when, problems, str(moved), [f for f, _ in folders], kept, requested)
+    recovery = Recovery(when, problems, str(moved), [f for f, _ in kept_folders], kept, requested)
     _record(path, recovery)
     return database, recovery
 
@@ -193,8 +194,8 @@ def _try(conn: sqlite3.Connection, sql: str) -> list[Any]:
 
 def _merge_folders(*lists: list[tuple[str, float]]) -> list[tuple[str, float]]:
     seen: dict[str, float] = {}
-    for folders in lists:
-        for folder, added_at in folders:
+    for folder_list in lists:
+        for folder, added_at in folder_list:
             seen.setdefault(folder, added_at)
     return list(seen.items())
 
@@ -222,16 +223,13 @@ def _copy_vectors(moved: Path, database: Database, model: str, dimension: int) -
             sound = [(h, v) for h, v in rows if _sound(np, h, v, dimension)]
             if sound:
                 with database.write() as db:
-                    db.conn.executemany(
-                        "INSERT OR IGNORE INTO embeddings (hash, vector) VALUES (?, ?)", sound
-                    )
+                    embeddings.insert_vectors(db, sound, replace=False)
                 kept += len(sound)
     finally:
         conn.close()
     if kept:
         with database.write() as db:
-            for key, value in (("embed_model", model), ("embed_dim", str(dimension))):
-                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+            meta.set_embedding_model(db, model, dimension)
     return kept
 
 

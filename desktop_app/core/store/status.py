@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from desktop_app.core.store import chunks, folders, meta, notes
 from desktop_app.core.store.db import Database
 
 # A chunk waits for vectors until it has parts (planned by the embedding pass) that all have one.
@@ -41,18 +42,16 @@ def collect_status(database: Database, check_integrity: bool = True) -> dict[str
     """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
     db = database.reader
     counts = {
-        "folders": db.execute("SELECT count(*) FROM folders").fetchone()[0],
-        "notes": db.execute("SELECT count(*) FROM notes WHERE status = 'indexed'").fetchone()[0],
-        "skipped": db.execute("SELECT count(*) FROM notes WHERE status = 'skipped'").fetchone()[0],
-        "failed": db.execute("SELECT count(*) FROM notes WHERE status = 'failed'").fetchone()[0],
-        "chunks": db.execute("SELECT count(*) FROM chunks").fetchone()[0],
+        "folders": folders.folder_count(db),
+        **notes.status_counts(db),
+        "chunks": chunks.chunk_count(db),
         "pending_embedding": db.execute(
             f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
         ).fetchone()[0],
     }
-    model = db.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
+    model, _ = meta.embedding_model(db)
     files = []
-    for folder, path, status, reason, language, chunks, pending in db.execute(
+    for folder, path, status, reason, language, chunk_count, pending in db.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
         f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {WAITS_FOR_VECTORS})"
@@ -61,11 +60,11 @@ def collect_status(database: Database, check_integrity: bool = True) -> dict[str
         shown = "pending embedding" if status == "indexed" and pending else status
         files.append(
             {"folder": folder, "path": path, "status": shown, "reason": reason or "",
-             "language": language or "", "chunks": chunks}
+             "language": language or "", "chunks": chunk_count}
         )  # fmt: skip
     return {
         "database": str(database.path),
-        "embedding_model": model[0] if model else None,
+        "embedding_model": model,
         "counts": counts,
         "migrations": database.applied_migrations(),
         "integrity": integrity(database) if check_integrity else None,

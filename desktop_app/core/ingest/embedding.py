@@ -1,0 +1,116 @@
+"""The embedding pass: plan the parts of new chunks, then encode every part text that has no
+vector yet (vectors are stored by the hash of their text, so nothing is encoded twice)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+
+from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.ingest.notes import PartPlanner, embedding_input
+from desktop_app.core.store import embeddings, meta
+from desktop_app.core.store.db import Database
+
+EMBED_BATCH = 64
+Encode = Callable[[list[str]], np.ndarray]
+
+
+def use_embedding_model(database: Database, model_id: str, dimension: int) -> bool:
+    """Record the model; a different model than before, or vectors of another dimension than
+    the model makes, drops all vectors and parts (they follow its tokenizer and limit, and are
+    embedded again). True if it changed."""
+    with database.write() as db:
+        current, recorded_dim = meta.embedding_model(db)
+        if current == model_id and recorded_dim == str(dimension):
+            return False
+        embeddings.drop_all(db)
+        meta.set_embedding_model(db, model_id, dimension)
+        meta.bump_data_version(db)
+    return current is not None
+
+
+def pending_embeddings(database: Database) -> list[tuple[str, str]]:
+    """(embed_hash, embedding input) for chunks without a vector, recently edited notes first."""
+    out: dict[str, str] = {}
+    for hash_, title, heading_json, text, a, b, part, parts in embeddings.pending_parts(
+        database.reader
+    ):
+        if hash_ not in out:
+            heading = tuple(json.loads(heading_json or "[]"))
+            out[hash_] = embedding_input(title or "", heading, text[a:b], part, parts)
+    return list(out.items())
+
+
+def plan_parts(
+    database: Database,
+    planner: PartPlanner,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+    batch: int = 512,
+) -> int:
+    """Give every chunk without embedding parts its parts; returns how many chunks got them."""
+    cancel = cancel or CancelToken()
+    rows = embeddings.unplanned_chunks(database.reader)
+    for i in range(0, len(rows), batch):
+        cancel.raise_if_cancelled()
+        part_rows: list[embeddings.PartRow] = []
+        for chunk_id, title, heading_json, start, text in rows[i : i + batch]:
+            heading = tuple(json.loads(heading_json or "[]"))
+            for p, hash_ in planner.parts(title or "", heading, start, text):
+                part_rows.append(
+                    (chunk_id, p.number, p.count, p.start, p.end, hash_, chunk_id, text)
+                )
+        with database.write() as db:
+            embeddings.insert_parts(db, part_rows)
+        progress(Progress("parts", min(i + batch, len(rows)), len(rows)))
+    return len(rows)
+
+
+def embed_pending(
+    database: Database,
+    encode: Encode,
+    planner: PartPlanner,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+    batch: int = EMBED_BATCH,
+) -> int:
+    """Plan parts for new chunks, then encode every part text that has no vector yet; each
+    batch commits on its own."""
+    cancel = cancel or CancelToken()
+    plan_parts(database, planner, progress, cancel)
+    todo = _length_sorted_windows(pending_embeddings(database))
+    if todo:
+        progress(Progress("embed", 0, len(todo)))
+    done = 0
+    for i in range(0, len(todo), batch):
+        cancel.raise_if_cancelled()
+        part = todo[i : i + batch]
+        vectors = encode([text for _, text in part])
+        with database.write() as db:
+            embeddings.insert_vectors(
+                db, [(h, v.tobytes()) for (h, _), v in zip(part, vectors, strict=True)]
+            )
+            meta.bump_data_version(db)
+        done += len(part)
+        progress(Progress("embed", done, len(todo)))
+    drop_orphan_embeddings(database)
+    return done
+
+
+def _length_sorted_windows(
+    todo: list[tuple[str, str]], window: int = 2048
+) -> list[tuple[str, str]]:
+    """Keep the recently-edited-first order across windows, but sort by length inside each, so
+    batches hold texts of similar length and the model pads little."""
+    out: list[tuple[str, str]] = []
+    for i in range(0, len(todo), window):
+        out.extend(sorted(todo[i : i + window], key=lambda item: len(item[1])))
+    return out
+
+
+def drop_orphan_embeddings(database: Database) -> None:
+    """Drop vectors no part uses (see `embeddings.drop_orphan_vectors`)."""
+    with database.write() as db:
+        embeddings.drop_orphan_vectors(db)

@@ -1,0 +1,182 @@
+"""The watchdog side of live indexing: what changed (`Change`), the observer (native, or
+polling on network drives and when the OS limit of watches is reached), and the per-path
+debounce (editors write several times per save)."""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, cast
+
+from desktop_app.core import names
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers.api import BaseObserver, ObservedWatch
+
+_NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "davfs"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of what happened, for `quire watch` and the window's status."""
+
+    # "indexed", "removed", "moved", "skipped", "failed", "warning", "embedded", "notice",
+    # "error", and the quiet ones (QUIET_KINDS) the window uses to know when work is done
+    kind: str
+    path: str = ""
+    detail: str = ""
+
+    def __str__(self) -> str:
+        """One line, whatever the note's name holds (newlines, undecodable bytes)."""
+        return " ".join(names.printable(x) for x in (self.kind, self.path, self.detail) if x)
+
+
+ChangeCallback = Callable[[Change], None]
+QUIET_KINDS = frozenset({"scanned", "caught-up"})
+
+
+class EventSink(Protocol):
+    """Who hears the file events (the LiveIndex)."""
+
+    def event(
+        self, kind: str, src: str | bytes, dest: str | bytes | None, is_directory: bool
+    ) -> None: ...
+
+
+class Debouncer:
+    """Collects paths and releases each one after it has been quiet for `delay` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self._due: dict[tuple[Path, str], float] = {}
+        self._heap: list[tuple[float, Path, str]] = []
+        self._cond = threading.Condition()
+
+    def touch(self, folder: Path, rel: str) -> None:
+        with self._cond:
+            due = time.monotonic() + self.delay
+            self._due[(folder, rel)] = due
+            heapq.heappush(self._heap, (due, folder, rel))
+            self._cond.notify()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    def take_due(self, timeout: float) -> list[tuple[Path, str]]:
+        """Wait up to `timeout` for paths whose quiet period is over."""
+        with self._cond:
+            deadline = time.monotonic() + timeout
+            while True:
+                now = time.monotonic()
+                ready = []
+                while self._heap and self._heap[0][0] <= now:
+                    due, folder, rel = heapq.heappop(self._heap)
+                    if self._due.get((folder, rel)) == due:  # not touched again since
+                        del self._due[(folder, rel)]
+                        ready.append((folder, rel))
+                if ready or now >= deadline:
+                    return ready
+                wait = min(deadline, self._heap[0][0] if self._heap else deadline) - now
+                self._cond.wait(max(0.001, wait))
+
+
+class Handler:
+    """A watchdog event handler that forwards every event to the LiveIndex."""
+
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+
+    def dispatch(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        dest = getattr(event, "dest_path", "") or None
+        self.sink.event(event.event_type, event.src_path, dest, event.is_directory)
+
+
+class Watches:
+    """The observer and one watch per folder."""
+
+    def __init__(self, handler: Handler, force_polling: bool, notice: Callable[[str], None]):
+        self.handler = handler
+        self.force_polling = force_polling
+        self.notice = notice
+        self.observer: BaseObserver | None = None
+        self.polling = False
+        self._watches: dict[Path, ObservedWatch] = {}
+
+    @property
+    def _handler(self) -> FileSystemEventHandler:
+        return cast("FileSystemEventHandler", self.handler)  # watchdog only calls dispatch()
+
+    def start(self, folders: Iterable[Path]) -> None:
+        """Watch natively; by polling on a network drive or when the OS runs out of watches."""
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        folders = list(folders)
+        if not (self.force_polling or any(_on_network_drive(f) for f in folders)):
+            observer = Observer()
+            try:
+                self._start(observer, folders)
+                return
+            except OSError as exc:
+                self.notice(f"falling back to polling: {_watch_limit_reason(exc)}")
+                observer.stop()
+        else:
+            self.notice("watching by polling (network drive or polling requested)")
+        self.polling = True
+        self._watches.clear()
+        self._start(PollingObserver(timeout=1.0), folders)
+
+    def _start(self, observer: BaseObserver, folders: list[Path]) -> None:
+        for folder in folders:
+            self._watches[folder] = observer.schedule(self._handler, str(folder), recursive=True)
+        observer.start()
+        self.observer = observer
+
+    def add(self, folder: Path) -> None:
+        if self.observer is not None:
+            watch = self.observer.schedule(self._handler, str(folder), recursive=True)
+            self._watches[folder] = watch
+
+    def remove(self, folder: Path) -> None:
+        watch = self._watches.pop(folder, None)
+        if watch is not None and self.observer is not None:
+            self.observer.unschedule(watch)
+
+    def stop(self, timeout: float) -> None:
+        if self.observer is not None:
+            self.observer.stop()
+            self.observer.join(timeout)
+
+
+def _watch_limit_reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "the system's limit of watched folders is reached (inotify max_user_watches)"
+    if exc.errno == errno.EMFILE:
+        return "too many open files (inotify max_user_instances)"
+    return str(exc)
+
+
+def _on_network_drive(folder: Path) -> bool:
+    """Linux: look the folder's mount up in /proc/mounts; elsewhere assume local."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    best, fstype = "", ""
+    target = str(folder)
+    for line in mounts:
+        fields = line.split()
+        if len(fields) < 3 or len(fields[1]) <= len(best):
+            continue
+        if target == fields[1] or target.startswith(fields[1].rstrip("/") + "/"):
+            best, fstype = fields[1], fields[2]
+    return fstype in _NETWORK_FS

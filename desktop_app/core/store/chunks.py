@@ -1,0 +1,73 @@
+"""The `chunks` table and its full-text rows (`chunks_fts`, written in the same transaction)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlite_utils
+
+# (id, note_id, seq, start, end, line_start, line_end, heading_path JSON, text)
+ChunkRow = tuple[int, int, int, int, int, int, int, str, str]
+# (chunk id, body terms, prefix terms, context terms)
+FtsRow = tuple[int, str, str, str]
+
+
+def next_chunk_id(db: sqlite_utils.Database) -> int:
+    """The first free chunk id (the one writer holds the transaction, so ids can be assigned
+    before a batch insert)."""
+    return int(db.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0])
+
+
+def delete_chunks(db: sqlite_utils.Database, note_ids: list[int]) -> None:
+    """Drop these notes' chunks (a trigger drops their FTS rows and embedding parts)."""
+    db.conn.executemany("DELETE FROM chunks WHERE note_id = ?", [(i,) for i in note_ids])
+
+
+def insert_chunks(db: sqlite_utils.Database, chunks: list[ChunkRow], fts: list[FtsRow]) -> None:
+    """Batch-insert chunks and their FTS rows (inside a write transaction)."""
+    db.conn.executemany(
+        "INSERT INTO chunks (id, note_id, seq, start, end, line_start, line_end, heading_path,"
+        " text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        chunks,
+    )
+    db.conn.executemany(
+        "INSERT INTO chunks_fts (rowid, body, prefixes, context) VALUES (?, ?, ?, ?)", fts
+    )
+
+
+def is_empty(db: sqlite_utils.Database) -> bool:
+    """Whether no passage is indexed at all."""
+    return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
+
+
+def chunk_count(db: sqlite_utils.Database) -> int:
+    return int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def chunk_text(db: sqlite_utils.Database, chunk_id: int) -> str:
+    """A chunk's text ("" if it is gone)."""
+    row = db.execute("SELECT text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def chunk_details(
+    db: sqlite_utils.Database, chunk_ids: list[int], folder_ids: tuple[int, ...] | None = None
+) -> dict[int, dict[str, Any]]:
+    """Chunks with their note's path and title and their folder, by id (only chunks of
+    `folder_ids` when given)."""
+    if not chunk_ids:
+        return {}
+    marks = ", ".join("?" for _ in chunk_ids)
+    sql = (
+        "SELECT c.id, c.note_id, c.seq, c.start, c.end, c.text, c.heading_path, c.line_start,"
+        " c.line_end, n.path, n.title, n.folder_id, f.path AS folder FROM chunks c"
+        " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
+        f" WHERE c.id IN ({marks})"
+    )
+    params: list[Any] = list(chunk_ids)
+    if folder_ids is not None:
+        sql += f" AND n.folder_id IN ({', '.join('?' for _ in folder_ids)})"
+        params.extend(folder_ids)
+    cursor = db.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}

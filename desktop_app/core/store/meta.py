@@ -1,0 +1,45 @@
+"""The `meta` table: small named values (settings the index was built with, the data version)."""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+CHUNKING = "chunking"
+EMBED_MODEL = "embed_model"
+EMBED_DIM = "embed_dim"
+DATA_VERSION = "data_version"
+
+
+def read_meta(db: sqlite_utils.Database, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(db: sqlite_utils.Database, key: str, value: str) -> None:
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+        (key, value, value),
+    )
+
+
+def data_version(db: sqlite_utils.Database) -> str:
+    """Changes whenever chunks or vectors change ("0" for an index never written to)."""
+    return read_meta(db, DATA_VERSION) or "0"
+
+
+def bump_data_version(db: sqlite_utils.Database) -> None:
+    """Readers cache the vector matrix; they reload when this number changes."""
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('data_version', '1') ON CONFLICT(key) DO UPDATE "
+        "SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+    )
+
+
+def embedding_model(db: sqlite_utils.Database) -> tuple[str | None, str | None]:
+    """The model the stored vectors were made with, and their recorded dimension."""
+    return read_meta(db, EMBED_MODEL), read_meta(db, EMBED_DIM)
+
+
+def set_embedding_model(db: sqlite_utils.Database, model_id: str, dimension: int) -> None:
+    set_meta(db, EMBED_MODEL, model_id)
+    set_meta(db, EMBED_DIM, str(dimension))

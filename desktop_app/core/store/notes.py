@@ -1,0 +1,89 @@
+"""The `notes` table: one row per file in a notes folder, with its status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlite_utils
+
+# (id, size, mtime_ns, content_hash, status, reason) of a note, as the indexer compares it
+KnownNote = tuple[int, int, int, str | None, str, str | None]
+
+
+def known_notes(db: sqlite_utils.Database, folder_id: int) -> dict[str, KnownNote]:
+    """Every note of a folder by its path."""
+    rows = db.execute(
+        "SELECT path, id, size, mtime_ns, content_hash, status, reason FROM notes"
+        " WHERE folder_id = ?",
+        (folder_id,),
+    ).fetchall()
+    return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+
+def upsert_note(db: sqlite_utils.Database, note: dict[str, Any]) -> int:
+    """Insert or update a note by (folder_id, path); returns its id."""
+    columns = ", ".join(note)
+    marks = ", ".join("?" for _ in note)
+    updates = ", ".join(f"{k} = excluded.{k}" for k in note if k not in ("folder_id", "path"))
+    row = db.execute(
+        f"INSERT INTO notes ({columns}) VALUES ({marks}) "
+        f"ON CONFLICT(folder_id, path) DO UPDATE SET {updates} RETURNING id",
+        list(note.values()),
+    ).fetchone()
+    return int(row[0])
+
+
+def touch_note(db: sqlite_utils.Database, note_id: int, size: int, mtime_ns: int) -> None:
+    """A note whose content did not change: only its size and time are new."""
+    db.execute("UPDATE notes SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, note_id))
+
+
+def rename_note(db: sqlite_utils.Database, folder_id: int, src: str, dest: str) -> bool:
+    """Give a note a new path (its chunks and vectors stay); False if there was nothing to move
+    or the destination is already taken."""
+    taken = db.execute(
+        "SELECT 1 FROM notes WHERE folder_id = ? AND path = ?", (folder_id, dest)
+    ).fetchone()
+    if taken:
+        return False
+    cur = db.execute(
+        "UPDATE notes SET path = ? WHERE folder_id = ? AND path = ?", (dest, folder_id, src)
+    )
+    return cur.rowcount > 0
+
+
+def delete_notes(db: sqlite_utils.Database, folder_id: int, paths: list[str]) -> None:
+    """Remove notes with their chunks (inside a write transaction)."""
+    for path in paths:
+        row = db.execute(
+            "SELECT id FROM notes WHERE folder_id = ? AND path = ?", (folder_id, path)
+        ).fetchone()
+        if row:
+            db.execute("DELETE FROM chunks WHERE note_id = ?", (row[0],))
+            db.execute("DELETE FROM notes WHERE id = ?", (row[0],))
+
+
+def mark_all_changed(db: sqlite_utils.Database) -> None:
+    """Make every note look changed, so the next pass reads and chunks it again."""
+    db.execute("UPDATE notes SET mtime_ns = -1, content_hash = ''")
+
+
+def note_languages(db: sqlite_utils.Database) -> list[str]:
+    """The languages of the indexed notes (each once)."""
+    rows = db.execute(
+        "SELECT language, count(*) FROM notes WHERE status = 'indexed' GROUP BY language"
+    ).fetchall()
+    return [r[0] for r in rows if r[0]]
+
+
+def status_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """How many notes are indexed, skipped and failed."""
+    return {
+        "notes": _count(db, "indexed"),
+        "skipped": _count(db, "skipped"),
+        "failed": _count(db, "failed"),
+    }
+
+
+def _count(db: sqlite_utils.Database, status: str) -> int:
+    return int(db.execute("SELECT count(*) FROM notes WHERE status = ?", (status,)).fetchone()[0])
