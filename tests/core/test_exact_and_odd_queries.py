@@ -105,9 +105,15 @@ def test_core_search_with_surrogate_escaped_bytes(quire: Quire) -> None:
     json.dumps([r.to_json() for r in results]).encode("utf-8")
 
 
-def test_cli_search_with_invalid_utf8_argv(vault: tuple[Path, Path]) -> None:
-    """Real bytes on the command line, as a Latin-1 terminal sends them."""
-    env = dict(os.environ, QUIRE_HOME=str(vault[1]), PYTHONPATH=str(ROOT),
+def test_cli_search_with_invalid_utf8_argv(tmp_path: Path) -> None:
+    """Real bytes on the command line, as a Latin-1 terminal sends them (a keyword index of
+    its own: the process runs the real embedder, which never loads without vectors)."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "cafe.md").write_text("# Café\n\nThe café opens at nine.\n", "utf-8")
+    quire = Quire(tmp_path / "home")
+    quire.index([tmp_path / "notes"], embed=False)
+    quire.close()
+    env = dict(os.environ, QUIRE_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),
                PYTHONUTF8="1", LC_ALL="C.UTF-8")  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-m", "desktop_app", "search", b"caf\xe9 opens", "--json"],
