@@ -14,7 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from desktop_app.core.service import Quire
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, QueuedModel
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL_DIR = ROOT.parent / "shared" / "eval"
@@ -23,6 +23,9 @@ MINI_EVAL_DIR = ROOT / "tests" / "data" / "eval-mini"
 # without them runs on the small set in the repo, which has the same layout and format.
 EVAL_DIR = SHARED_EVAL_DIR if (SHARED_EVAL_DIR / "score.py").is_file() else MINI_EVAL_DIR
 THREAD_GRACE_SECONDS = 2.0  # how long a test's threads get to finish after its teardown
+# Threads a library starts once and keeps for the life of the process (not a test's leak):
+# tqdm's monitor, started by the first progress bar (sentence-transformers loading the model).
+PROCESS_THREADS = {"tqdm_monitor"}
 
 
 class _Models:
@@ -54,10 +57,22 @@ def _fake_embedder_unless_slow() -> Iterator[None]:
         yield
 
 
+@pytest.fixture
+def queued_model(monkeypatch: pytest.MonkeyPatch) -> QueuedModel:
+    """Every `Quire` answers with this fake model (queue answers on it: `.answers.append`)."""
+    model = QueuedModel()
+    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: model)
+    return model
+
+
 def _running_threads() -> set[threading.Thread]:
     # Threads that Qt's pool lends to Python show up as _DummyThread and never end in
     # threading's eyes; the window tests check Qt's pool instead (tests/ui/conftest.py).
-    return {t for t in threading.enumerate() if not isinstance(t, threading._DummyThread)}
+    return {
+        t
+        for t in threading.enumerate()
+        if not isinstance(t, threading._DummyThread) and t.name not in PROCESS_THREADS
+    }
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ from desktop_app.core.answer.prompt import INSTRUCTIONS, Source, assemble
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
+from tests.fakes import QueuedModel
 
 
 @pytest.fixture(scope="module")
@@ -209,11 +210,40 @@ def test_ask_streams_events_with_sources_and_citations(quire: Quire) -> None:
     assert done["timings"]["prompt_tokens"] > 100 and done["timings"]["first_token_seconds"]
 
 
-def test_not_in_notes_answer_shows_closest_passages(quire: Quire) -> None:
+def test_ask_streams_events_on_a_queued_model(quire: Quire, queued_model: QueuedModel) -> None:
+    """The event flow of `Quire.ask` on the fake model (the test above runs the real one)."""
+    queued_model.answers.append("With the lid on it bakes at 250 °C for 20 minutes [1].")
+    events = list(quire.ask("At what temperature is the sourdough bread baked with the lid on?"))
+    kinds = [e["type"] for e in events]
+    assert kinds[:2] == ["sources", "evidence"] and kinds[-1] == "done" and "token" in kinds
+    assert events[0]["answerable"] and events[0]["sources"][0]["path"] == "recipes/bread.md"
+    done = events[-1]
+    assert done["generated"] == "".join(e["text"] for e in events if e["type"] == "token")
+    assert done["citations"]["valid"] == [1] and done["stopped"] == "eos"
+    assert "lid" in queued_model.prompts[0] and done["timings"]["prompt_tokens"] > 100
+
+
+def test_a_new_question_cancels_the_running_one_on_a_queued_model(
+    quire: Quire, queued_model: QueuedModel
+) -> None:
+    queued_model.answers += ["The starter is fed the evening before. " * 20, "About an hour."]
+    first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
+    assert next(first)["type"] == "sources"
+    next(first)  # the evidence: the answer comes next
+    second = list(quire.ask("How long does the autolyse rest last?"))
+    rest = list(first)
+    assert rest[-1]["type"] == "done" and rest[-1]["stopped"] == "cancelled"
+    assert second[-1]["type"] == "done" and second[-1]["stopped"] == "eos"
+
+
+def test_not_in_notes_answer_shows_closest_passages(
+    quire: Quire, queued_model: QueuedModel
+) -> None:
     events = list(quire.ask("Who won the 1998 football world cup final?"))
     assert events[0]["type"] == "sources" and not events[0]["answerable"]
     assert events[-1]["answer"].startswith("Your notes don't")
     assert events[-1]["timings"]["prompt_tokens"] == 0  # the model was not asked
+    assert queued_model.prompts == []
 
 
 @pytest.mark.slow
