@@ -22,6 +22,8 @@ MINI_EVAL_DIR = ROOT / "tests" / "data" / "eval-mini"
 # The full eval sets (../shared/eval, next to a checkout of the project) when present; a clone
 # without them runs on the small set in the repo, which has the same layout and format.
 EVAL_DIR = SHARED_EVAL_DIR if (SHARED_EVAL_DIR / "score.py").is_file() else MINI_EVAL_DIR
+# For a fixture or test that should run on both: the fake embedder, and the real one (slow).
+EMBEDDERS = ["fake", pytest.param("real", marks=pytest.mark.slow)]
 THREAD_GRACE_SECONDS = 2.0  # how long a test's threads get to finish after its teardown
 # Threads a library starts once and keeps for the life of the process (not a test's leak):
 # tqdm's monitor, started by the first progress bar (sentence-transformers loading the model).

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from tests.conftest import MINI_EVAL_DIR, ROOT
+from tests.conftest import EMBEDDERS, MINI_EVAL_DIR, ROOT
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -20,7 +20,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.fixture
+@pytest.fixture(params=EMBEDDERS)
 def indexed(notes_dir: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     (notes_dir / "fake.md").write_bytes(b"\x00\x01\x02binary pretending to be markdown")
     (notes_dir / "legacy.txt").write_bytes("Stará poznámka o řetězech a kolech".encode("cp1250"))
@@ -106,8 +106,9 @@ def _mini_set(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.parametrize("embedder", EMBEDDERS)
 def test_eval_matches_score_py_on_batch_search_output(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    embedder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mini = _mini_set(tmp_path)
     code, out, _ = run(capsys, "eval", str(mini))

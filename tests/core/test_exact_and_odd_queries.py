@@ -14,7 +14,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.service import Quire
 from desktop_app.core.text import clean_text
-from tests.conftest import ROOT
+from tests.conftest import EMBEDDERS, ROOT
 
 FINAL_WORDS = ["final", "finally", "finals", "finalize", "finalist", "finality", "finalised"]
 TOPICS = ["garden", "bread", "bicycle", "python", "travel", "music", "budget", "chess", "coffee",
@@ -27,7 +27,7 @@ CHECKLIST = (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=EMBEDDERS)  # the dense half ranks with either
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """60 short notes full of "final…" words (a quarter of the vault, close in meaning to
     "final mark"), 190 on other things, and one long checklist holding the marker word once:
