@@ -16,6 +16,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from desktop_app.core.service import Quire
 from tests.fakes import FakeEmbedder, QueuedModel
 
+pytest_plugins = ["pytester"]  # tests/core/test_fakes.py runs the harness on planted tests
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL_DIR = ROOT.parent / "shared" / "eval"
 MINI_EVAL_DIR = ROOT / "tests" / "data" / "eval-mini"

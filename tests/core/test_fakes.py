@@ -73,6 +73,28 @@ def test_queued_model_streams_its_answers_in_order_and_stops_on_cancel() -> None
         next(QueuedModel().stream("p", 1, CancelToken()))
 
 
+LEAKY = """
+import threading
+
+def test_leaves_a_thread() -> None:
+    stop = threading.Event()
+    threading.Thread(target=stop.wait, name="leaky", daemon=True).start()
+
+def test_joins_its_thread() -> None:
+    thread = threading.Thread(target=lambda: None, name="tidy")
+    thread.start()
+"""
+
+
+def test_a_test_that_leaves_a_thread_running_fails(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_planted=LEAKY)
+    result = pytester.runpytest_subprocess(
+        "-p", "tests.conftest", "-p", "no:cacheprovider", "-q", "test_planted.py"
+    )  # the second test's thread ends by itself, within the grace
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["*test_leaves_a_thread left threads running: leaky (daemon*"])
+
+
 @pytest.mark.slow
 def test_the_fakes_have_what_the_core_uses_of_the_real_models() -> None:
     real = Embedder()
