@@ -106,9 +106,8 @@ def _mini_set(tmp_path: Path) -> Path:
     return target
 
 
-@pytest.mark.parametrize("embedder", EMBEDDERS)
 def test_eval_matches_score_py_on_batch_search_output(
-    embedder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mini = _mini_set(tmp_path)
     code, out, _ = run(capsys, "eval", str(mini))
