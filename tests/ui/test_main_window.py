@@ -317,6 +317,7 @@ def test_remote_images_and_html_are_never_loaded(qtbot, tracker) -> None:  # typ
     assert "alert(1)" not in browser.toPlainText()  # raw HTML from a note is neither run nor shown
 
 
+@pytest.mark.slow  # loads a second copy of the real embedding model
 def test_a_new_embedding_model_reembeds_everything(
     qtbot, window: MainWindow, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
