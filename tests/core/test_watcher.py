@@ -220,11 +220,11 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) ->
 def test_a_10_mb_note_on_one_line_is_indexed_and_the_rest_keeps_working(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
     quire = live[0]
     (vault / "long-line.md").write_text("word " * 2_000_000, "utf-8")  # 10 MB on one line
+    wait_for(
+        lambda: "long-line.md" in {f["path"] for f in quire.status(False)["files"]}, timeout=300
+    )
     (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
     wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
-    wait_for(
-        lambda: "long-line.md" in {f["path"] for f in quire.status(False)["files"]}, timeout=120
-    )
     files = {f["path"]: f for f in quire.status()["files"]}
     assert files["long-line.md"]["chunks"] > 100
     assert quire.status()["integrity"]["ok"]
