@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench clean package package-test
+.PHONY: run test test-fast lint bench clean package package-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -26,9 +26,15 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
+# The edit-test loop: the core and window tests on the fake embedder and model, in seconds.
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not slow"
+
 lint: $(STAMP)
 	$(BIN)/ruff check desktop_app tests
 	$(BIN)/ruff format --check desktop_app tests
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy desktop_app
 
 bench: $(STAMP)
 	bash tests/bench/eval_all.sh

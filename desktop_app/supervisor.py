@@ -9,12 +9,14 @@ before it aborts. The parent copies the child's stderr through and, if the child
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import subprocess
 import sys
 from collections import deque
 from pathlib import Path
+from typing import cast
 
 SUPERVISED_ENV = "QUIRE_SUPERVISED"
 TAIL_BYTES = 64_000
@@ -46,10 +48,11 @@ def run_supervised(command: list[str], home: Path) -> int:
 
 def _copy_through(child: subprocess.Popen[bytes]) -> bytes:
     assert child.stderr is not None
+    stream = cast(io.BufferedReader, child.stderr)  # Popen's default buffering: read1 exists
     out = sys.stderr.buffer if sys.stderr is not None else None  # None in a windowed build
     tail: deque[bytes] = deque()
     size = 0
-    while chunk := child.stderr.read1(8192):
+    while chunk := stream.read1(8192):
         if out is not None:
             with contextlib.suppress(OSError, ValueError):
                 out.write(chunk)

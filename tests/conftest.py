@@ -1,7 +1,11 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -9,8 +13,92 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from desktop_app.core.service import Quire
+from tests.fakes import FakeEmbedder, QueuedModel
+
+pytest_plugins = ["pytester"]  # tests/core/test_fakes.py runs the harness on planted tests
+
 ROOT = Path(__file__).resolve().parents[1]
-EVAL_DIR = ROOT.parent / "shared" / "eval"
+SHARED_EVAL_DIR = ROOT.parent / "shared" / "eval"
+MINI_EVAL_DIR = ROOT / "tests" / "data" / "eval-mini"
+# The full eval sets (../shared/eval, next to a checkout of the project) when present; a clone
+# without them runs on the small set in the repo, which has the same layout and format.
+EVAL_DIR = SHARED_EVAL_DIR if (SHARED_EVAL_DIR / "score.py").is_file() else MINI_EVAL_DIR
+# For a fixture or test that should run on both: the fake embedder, and the real one (slow).
+EMBEDDERS = ["fake", pytest.param("real", marks=pytest.mark.slow)]
+THREAD_GRACE_SECONDS = 2.0  # how long a test's threads get to finish after its teardown
+# Threads a library starts once and keeps for the life of the process (not a test's leak):
+# tqdm's monitor, started by the first progress bar (sentence-transformers loading the model).
+PROCESS_THREADS = {"tqdm_monitor"}
+
+
+class _Models:
+    """Whether the running test uses the real embedding model (tests marked `slow` or
+    `real_embedder`) or the fake one; read whenever a `Quire` is built (by module-scoped
+    fixtures and `cli.main` too)."""
+
+    real = False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _Models.real = any(item.get_closest_marker(m) for m in ("slow", "real_embedder"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fake_embedder_unless_slow() -> Iterator[None]:
+    """Every `Quire` built in a test not marked `slow` embeds with `FakeEmbedder` (fast and
+    deterministic), unless the test passes its own `embedder`."""
+    original = Quire.__init__
+
+    def init(self: Quire, *args: Any, embedder: Any = None, **kwargs: Any) -> None:
+        if embedder is None and not _Models.real:
+            embedder = FakeEmbedder()
+        original(self, *args, embedder=embedder, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Quire, "__init__", init)
+        yield
+
+
+@pytest.fixture
+def queued_model(monkeypatch: pytest.MonkeyPatch) -> QueuedModel:
+    """Every `Quire` answers with this fake model (queue answers on it: `.answers.append`)."""
+    model = QueuedModel()
+    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: model)
+    return model
+
+
+def _running_threads() -> set[threading.Thread]:
+    # Threads that Qt's pool lends to Python show up as _DummyThread and never end in
+    # threading's eyes; the window tests check Qt's pool instead (tests/ui/conftest.py).
+    return {
+        t
+        for t in threading.enumerate()
+        if not isinstance(t, threading._DummyThread) and t.name not in PROCESS_THREADS
+    }
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails a test that leaves a thread of its own running after its teardown (set up first,
+    torn down last, so the test's other fixtures have stopped what they started)."""
+    before = _running_threads()
+    yield
+    deadline = time.monotonic() + THREAD_GRACE_SECONDS
+    for thread in _running_threads() - before:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    left = sorted(
+        f"{t.name} ({'daemon' if t.daemon else 'non-daemon'}, target {_target(t)})"
+        for t in _running_threads() - before
+    )
+    if left:
+        pytest.fail(f"{request.node.nodeid} left threads running: {', '.join(left)}", False)
+
+
+def _target(thread: threading.Thread) -> str:
+    target = getattr(thread, "_target", None)
+    return getattr(target, "__qualname__", type(thread).__name__)
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,12 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 _LOCK = threading.RLock()
 _PRELOADED: set[str] = set()
@@ -32,7 +34,7 @@ SHARED_OBJECTS = {
 }
 
 
-def _loader() -> ctypes._CFuncPtr | None:
+def _loader() -> Callable[..., Any] | None:
     """dlopen / LoadLibraryW as a foreign function: calling it releases the GIL."""
     if sys.platform == "win32":
         load = ctypes.windll.kernel32.LoadLibraryW  # type: ignore[attr-defined]
@@ -86,7 +88,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def import_heavy(module: str) -> object:
+def import_heavy(module: str) -> ModuleType:
     """Import `module` (a key of SHARED_OBJECTS or any module) the gentle way, once."""
     with _LOCK:  # another thread may be halfway through this very import
         if module in sys.modules:

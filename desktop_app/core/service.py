@@ -14,7 +14,7 @@ from desktop_app import paths
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.notes import PartPlanner
-from desktop_app.core.retrieval.embedder import Embedder, EmbedderError
+from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folders as store_folders
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
@@ -30,8 +30,14 @@ class FolderReport:
 
 class Quire:
     def __init__(
-        self, home: Path | None = None, settings: Settings | None = None, check: str | None = None
+        self,
+        home: Path | None = None,
+        settings: Settings | None = None,
+        check: str | None = None,
+        embedder: TextEmbedder | None = None,
     ) -> None:
+        # `embedder`: used instead of the settings' model (tests pass a fake; kept on a change)
+        self._given_embedder = embedder
         self.home = home or paths.quire_home()
         self.settings = settings or Settings.load(self.home / "settings.json")
         # A damaged index is replaced on open; `recovery` says so (the caller tells the user).
@@ -48,7 +54,9 @@ class Quire:
         self.database.close()
 
     @cached_property
-    def embedder(self) -> Embedder:
+    def embedder(self) -> TextEmbedder:
+        if self._given_embedder is not None:
+            return self._given_embedder
         model = self.settings.embedding_model
         return Embedder(Path(model) if model else None)
 

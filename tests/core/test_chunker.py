@@ -8,20 +8,35 @@ import pytest
 from desktop_app.core.ingest.chunker import chunk_note, embedding_parts, word_offsets
 from desktop_app.core.ingest.markdown import parse_markdown
 from desktop_app.core.tokens import count_tokens
-from tests.conftest import EVAL_DIR
+from tests.conftest import EVAL_DIR, MINI_EVAL_DIR, SHARED_EVAL_DIR
+
+# The small set in the repo always; the full sets (slow) where they are.
+EVAL_ROOTS = [
+    pytest.param(MINI_EVAL_DIR, id="mini"),
+    pytest.param(
+        SHARED_EVAL_DIR,
+        id="full",
+        marks=[
+            pytest.mark.slow,
+            pytest.mark.skipif(not SHARED_EVAL_DIR.is_dir(), reason="no ../shared/eval"),
+        ],
+    ),
+]
 
 
-def eval_notes() -> list[Path]:
-    return sorted(p for p in EVAL_DIR.glob("*/notes/**/*") if p.suffix in (".md", ".txt"))
+def eval_notes(root: Path) -> list[Path]:
+    return sorted(p for p in root.glob("*/notes/**/*") if p.suffix in (".md", ".txt"))
 
 
-def test_eval_sets_are_present() -> None:
-    assert len(eval_notes()) > 3000
+@pytest.mark.parametrize("root", EVAL_ROOTS)
+def test_eval_sets_are_present(root: Path) -> None:
+    assert len(eval_notes(root)) > (3000 if root == SHARED_EVAL_DIR else 30)
 
 
+@pytest.mark.parametrize("root", EVAL_ROOTS)
 @pytest.mark.parametrize("set_name", ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"])
-def test_offsets_round_trip_for_every_chunk_of_every_eval_note(set_name: str) -> None:
-    notes = [p for p in eval_notes() if p.relative_to(EVAL_DIR).parts[0] == set_name]
+def test_offsets_round_trip_for_every_chunk_of_every_eval_note(root: Path, set_name: str) -> None:
+    notes = [p for p in eval_notes(root) if p.relative_to(root).parts[0] == set_name]
     assert notes
     for path in notes:
         text = path.read_text(encoding="utf-8")
@@ -98,6 +113,7 @@ def test_short_chunk_is_one_part() -> None:
     assert [(p.start, p.end, p.count) for p in parts] == [(0, 12, 1)]
 
 
+@pytest.mark.slow
 def test_embedding_parts_never_exceed_the_real_model_limit() -> None:
     from desktop_app.core.retrieval.embedder import Embedder
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from tests.conftest import EVAL_DIR, ROOT
+from tests.conftest import EMBEDDERS, MINI_EVAL_DIR, ROOT
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -20,7 +20,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.fixture
+@pytest.fixture(params=EMBEDDERS)
 def indexed(notes_dir: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     (notes_dir / "fake.md").write_bytes(b"\x00\x01\x02binary pretending to be markdown")
     (notes_dir / "legacy.txt").write_bytes("Stará poznámka o řetězech a kolech".encode("cp1250"))
@@ -91,8 +91,8 @@ def test_missing_folder_is_a_clear_error(
 
 
 def _mini_set(tmp_path: Path) -> Path:
-    """A small copy of xquad-en: six notes and their questions."""
-    source = EVAL_DIR / "xquad-en"
+    """A copy of the repository's small xquad-en: six notes and their questions."""
+    source = MINI_EVAL_DIR / "xquad-en"
     questions = [
         json.loads(x) for x in (source / "questions.jsonl").read_text("utf-8").splitlines()
     ]
@@ -118,7 +118,8 @@ def test_eval_matches_score_py_on_batch_search_output(
     results = tmp_path / "results.jsonl"
     results.write_text(out, "utf-8")
     scored = subprocess.run(
-        [sys.executable, str(EVAL_DIR / "score.py"), str(mini / "questions.jsonl"), str(results)],
+        [sys.executable, str(MINI_EVAL_DIR / "score.py"), str(mini / "questions.jsonl"),
+         str(results)],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     theirs = {line.split("\t")[0]: line.split("\t")[-1] for line in scored.splitlines()}

@@ -10,11 +10,14 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
 from tests.core.live_index import live_index
 
 
+@pytest.mark.slow  # a second process with the real embedder
 def test_sigkill_script_keeps_the_database_consistent(tmp_path: Path) -> None:
     """A short run of tests/bench/sigkill_crash.py (the benchmark does 100 kills)."""
     out = subprocess.run(
@@ -29,6 +32,7 @@ def test_sigkill_script_keeps_the_database_consistent(tmp_path: Path) -> None:
     assert out.returncode == 0
 
 
+@pytest.mark.slow  # a second process with the real embedder
 def test_watcher_searches_and_another_process_share_the_database(
     tmp_path: Path, quire_home: Path
 ) -> None:

@@ -7,44 +7,20 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from desktop_app import cli
 from desktop_app.core.answer import attribution, cues, evidence, gate
 from desktop_app.core.answer.ask import answer_events
-from desktop_app.core.answer.llm import Generation
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest.loaders import read_note
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
+from tests.fakes import QueuedModel
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "sample_questions.jsonl"
-
-
-class QueuedModel:
-    """A fake chat model: answers from a queue, records the prompts it was given."""
-
-    n_ctx = 4096
-
-    def __init__(self, *answers: str) -> None:
-        self.notices: list[str] = []
-        self.answers = list(answers)
-        self.prompts: list[str] = []
-
-    def render(self, messages: list[dict[str, str]]) -> str:
-        return "\n".join(f"<{m['role']}>{m['content']}" for m in messages)
-
-    def tokenize(self, text: str) -> list[int]:
-        return list(range(len(text.split())))
-
-    def stream(self, prompt: str, max_tokens: int, cancel: Any, temperature: float = 0.2,
-               stats: Generation | None = None) -> Iterator[str]:  # fmt: skip
-        self.prompts.append(prompt)
-        for word in self.answers.pop(0).split(" "):
-            yield word + " "
 
 
 @pytest.fixture(scope="module")
@@ -241,7 +217,9 @@ def test_empty_question_is_refused(sample: tuple[Quire, Path]) -> None:
     assert [e["type"] for e in events] == ["error"]
 
 
-def test_cli_empty_question_and_empty_index(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_empty_question_and_empty_index(
+    capsys: pytest.CaptureFixture[str], queued_model: QueuedModel
+) -> None:
     assert cli.main(["ask", ""]) == 2
     assert "empty" in capsys.readouterr().err
     assert cli.main(["ask", "what is in my notes?"]) == 1

@@ -14,7 +14,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.service import Quire
 from desktop_app.core.text import clean_text
-from tests.conftest import ROOT
+from tests.conftest import EMBEDDERS, ROOT
 
 FINAL_WORDS = ["final", "finally", "finals", "finalize", "finalist", "finality", "finalised"]
 TOPICS = ["garden", "bread", "bicycle", "python", "travel", "music", "budget", "chess", "coffee",
@@ -27,7 +27,7 @@ CHECKLIST = (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=EMBEDDERS)  # the dense half ranks with either
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """60 short notes full of "final…" words (a quarter of the vault, close in meaning to
     "final mark"), 190 on other things, and one long checklist holding the marker word once:
@@ -105,9 +105,15 @@ def test_core_search_with_surrogate_escaped_bytes(quire: Quire) -> None:
     json.dumps([r.to_json() for r in results]).encode("utf-8")
 
 
-def test_cli_search_with_invalid_utf8_argv(vault: tuple[Path, Path]) -> None:
-    """Real bytes on the command line, as a Latin-1 terminal sends them."""
-    env = dict(os.environ, QUIRE_HOME=str(vault[1]), PYTHONPATH=str(ROOT),
+def test_cli_search_with_invalid_utf8_argv(tmp_path: Path) -> None:
+    """Real bytes on the command line, as a Latin-1 terminal sends them (a keyword index of
+    its own: the process runs the real embedder, which never loads without vectors)."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "cafe.md").write_text("# Café\n\nThe café opens at nine.\n", "utf-8")
+    quire = Quire(tmp_path / "home")
+    quire.index([tmp_path / "notes"], embed=False)
+    quire.close()
+    env = dict(os.environ, QUIRE_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),
                PYTHONUTF8="1", LC_ALL="C.UTF-8")  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-m", "desktop_app", "search", b"caf\xe9 opens", "--json"],

@@ -129,6 +129,7 @@ def test_an_unexpected_error_fails_only_that_note(
     assert "1 indexed, 2 unchanged" in out
 
 
+@pytest.mark.slow  # a second process with the real embedder
 def test_watch_starts_and_stays_live_on_a_hostile_folder(hostile: Hostile, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QUIRE_HOME": str(tmp_path / "home"),
            "PYTHONUNBUFFERED": "1"}  # fmt: skip

@@ -17,6 +17,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.real_embedder
 def test_vanished_embedding_model(
     notes_dir: Path, tmp_path: Path, quire_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +20,7 @@ from desktop_app.core.answer.prompt import (
 )
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
+from tests.fakes import QueuedModel
 
 HUGE_QUESTION = ("How long do I bake the sourdough bread with the lid on? " * 900)[:50_000]
 
@@ -84,22 +84,6 @@ def test_the_old_endless_case_ends() -> None:
     assert prompt.tokens <= n_ctx and prompt.dropped_sources == 1 and count.calls < 40
 
 
-class FakeModel:
-    """Just enough of LocalModel for the ask pipeline, with a small context."""
-
-    n_ctx = 2048
-    notices = ()
-
-    def render(self, messages: list[dict[str, str]]) -> str:
-        return "\n".join(m["content"] for m in messages)
-
-    def tokenize(self, text: str) -> list[int]:
-        return [0] * (len(text) // 4 + 1)
-
-    def stream(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a question too long for the model must not reach generation")
-
-
 @pytest.fixture
 def indexed(tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     notes = tmp_path / "notes"
@@ -114,7 +98,8 @@ def indexed(tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_cli_ask_json_refuses_a_50000_character_question(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: FakeModel())
+    model = QueuedModel(n_ctx=2048)  # no answer queued: generation would fail the test
+    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: model)
     code = cli.main(["ask", HUGE_QUESTION, "--json"])
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1
@@ -123,6 +108,7 @@ def test_cli_ask_json_refuses_a_50000_character_question(
     assert "Shorten it to about" in events[0]["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("indexed")
 def test_cli_ask_plain_refuses_a_50000_character_question_with_the_bundled_model(
     capsys: pytest.CaptureFixture[str],

@@ -29,3 +29,15 @@ def tracker() -> Iterator[tuple[str, list[str]]]:
     yield f"http://127.0.0.1:{server.server_port}", hits
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def no_job_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails a window test that leaves a job running on Qt's thread pool after its teardown
+    (threading does not see those threads end; tests/conftest.py checks Python's own)."""
+    yield
+    from PySide6.QtCore import QThreadPool
+
+    pool = QThreadPool.globalInstance()
+    if not pool.waitForDone(2000):
+        pytest.fail(f"{request.node.nodeid} left {pool.activeThreadCount()} Qt pool jobs running")

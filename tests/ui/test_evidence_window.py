@@ -38,6 +38,7 @@ def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-
     service.close()
 
 
+@pytest.mark.slow  # the real chat model answers in the window
 def test_evidence_before_tokens_and_its_link_selects_the_sentence(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     chat = window.chat
     seen: list[tuple[int, str]] = []  # (evidence shown, answer shown) at every view update

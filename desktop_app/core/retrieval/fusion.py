@@ -68,9 +68,9 @@ def fuse(
     for rank, hit in enumerate(lexical, start=1):
         lex_rank[hit.chunk_id] = rank
         scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weights.lexical / (c + rank)
-    for rank, hit in enumerate(dense, start=1):
-        dense_rank[hit.chunk_id] = rank
-        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weights.dense / (c + rank)
+    for rank, near in enumerate(dense, start=1):
+        dense_rank[near.chunk_id] = rank
+        scores[near.chunk_id] = scores.get(near.chunk_id, 0.0) + weights.dense / (c + rank)
     norm = (weights.lexical + weights.dense) / (c + 1) or 1.0
     # Passages holding every content word of the query (by stem) come first: a note that has
     # the rare word itself outranks any that only share its first letters or its meaning.

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
-from desktop_app.core.retrieval.embedder import Embedder
+from desktop_app.core.retrieval.embedder import TextEmbedder
 from desktop_app.core.retrieval.vector import VectorIndex
 from desktop_app.core.store import chunks, notes
 from desktop_app.core.store.db import Database
@@ -50,7 +50,7 @@ class SearchResult:
 
 
 class Searcher:
-    def __init__(self, database: Database, embedder: Embedder | None) -> None:
+    def __init__(self, database: Database, embedder: TextEmbedder | None) -> None:
         self.database = database
         self.embedder = embedder
         self.vectors = VectorIndex()
