@@ -13,6 +13,7 @@ from desktop_app.core.answer.llm import Generation, LocalModel
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.retrieval.embedder import Embedder, TextEmbedder
 from desktop_app.core.service import Quire
+from tests.conftest import ROOT
 from tests.fakes import FakeEmbedder, QueuedModel
 
 PROTOCOL = [n for n in vars(TextEmbedder) if not n.startswith("_")]
@@ -86,7 +87,10 @@ def test_joins_its_thread() -> None:
 """
 
 
-def test_a_test_that_leaves_a_thread_running_fails(pytester: pytest.Pytester) -> None:
+def test_a_test_that_leaves_a_thread_running_fails(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the subprocess imports tests.conftest
     pytester.makepyfile(test_planted=LEAKY)
     result = pytester.runpytest_subprocess(
         "-p", "tests.conftest", "-p", "no:cacheprovider", "-q", "test_planted.py"
