@@ -41,6 +41,8 @@ chmod 644 "$doc/changelog.gz"
 install -D -m 644 "$here/lintian-overrides" "$stage/usr/share/lintian/overrides/quire"
 find "$stage/opt/quire" -type d -exec chmod 755 {} +
 find "$stage/opt/quire" -type f -exec chmod go-w {} +
+# Shared libraries are mapped, never executed: no execute bit (lintian shared-library-is-executable).
+find "$stage/opt/quire" -type f -name '*.so*' -exec chmod 644 {} +
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 install -d "$stage/DEBIAN"
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
