@@ -22,6 +22,8 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from desktop_app.core.cancel import Cancelled, CancelToken
 
+ProgressFn = Callable[[Any], None]  # what a background job calls with each event
+
 
 class _Wake(QObject):
     """Lives on the GUI thread, so a wake-up emitted by any other thread is queued to it."""

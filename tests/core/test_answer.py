@@ -11,11 +11,13 @@ import pytest
 
 from desktop_app import cli
 from desktop_app.core.answer import citations, gate
-from desktop_app.core.answer.ask import Turn, retrieval_query
+from desktop_app.core.answer.ask import retrieval_query
 from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.answer.llm import Generation, LocalModel, bundled_model_path
-from desktop_app.core.answer.prompt import INSTRUCTIONS, Source, assemble
+from desktop_app.core.answer.prompt import INSTRUCTIONS, assemble
 from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.conversations import Turn
+from desktop_app.core.passage import Passage
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 
@@ -106,8 +108,8 @@ def test_cancel_during_prompt_processing(model: LocalModel) -> None:
 
 
 # -- prompt assembly -------------------------------------------------------------------------
-def source(n: int, text: str) -> Source:
-    return Source(
+def source(n: int, text: str) -> Passage:
+    return Passage(
         number=n, path=f"n{n}.md", folder="/", title=f"Note {n}", heading_path=[], start=0,
         end=len(text), line_start=1, line_end=1, text=text, score=1.0 / n,
     )  # fmt: skip
@@ -190,8 +192,8 @@ def test_follow_ups_reuse_the_previous_question() -> None:
 
 
 def test_ask_streams_events_with_sources_and_citations(quire: Quire) -> None:
-    events = list(quire.ask("At what temperature is the sourdough bread baked with the lid on?",
-                            max_tokens=48))  # fmt: skip
+    question = "At what temperature is the sourdough bread baked with the lid on?"
+    events = [e.to_json() for e in quire.ask(question, max_tokens=48)]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "sources" and kinds[-1] == "done" and "token" in kinds
     assert events[0]["answerable"] and events[0]["sources"][0]["path"] == "recipes/bread.md"
@@ -204,17 +206,19 @@ def test_ask_streams_events_with_sources_and_citations(quire: Quire) -> None:
 
 
 def test_not_in_notes_answer_shows_closest_passages(quire: Quire) -> None:
-    events = list(quire.ask("Who won the 1998 football world cup final?"))
+    events = [e.to_json() for e in quire.ask("Who won the 1998 football world cup final?")]
     assert events[0]["type"] == "sources" and not events[0]["answerable"]
     assert events[-1]["answer"].startswith("Your notes don't")
     assert events[-1]["timings"]["prompt_tokens"] == 0  # the model was not asked
 
 
 def test_a_new_question_cancels_the_running_one(quire: Quire) -> None:
-    first = quire.ask("Describe the sourdough starter, dough and baking in detail.", max_tokens=200)
+    first = (e.to_json() for e in quire.ask(
+        "Describe the sourdough starter, dough and baking in detail.", max_tokens=200))  # fmt: skip
     assert next(first)["type"] == "sources"
     next(first)  # streaming has begun
-    second = list(quire.ask("How long does the autolyse rest last?", max_tokens=16))
+    second = [e.to_json() for e in quire.ask("How long does the autolyse rest last?",
+                                             max_tokens=16)]  # fmt: skip
     rest = list(first)
     assert rest[-1]["type"] == "done" and rest[-1]["stopped"] == "cancelled"
     assert second[-1]["type"] == "done"
