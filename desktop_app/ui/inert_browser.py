@@ -13,7 +13,8 @@ class InertBrowser(QTextBrowser):
 
     blocked = Signal(str)
 
-    def loadResource(self, kind: int, url: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        url = QUrl(name)
         if url.isLocalFile() or url.scheme() in ("", "data"):
             return super().loadResource(kind, url)
         self.blocked.emit(url.toString())

@@ -171,19 +171,12 @@ def answer_events(
     if not decision.answerable:
         yield from _refusal(decision, sources, retrieval_seconds)
         return
-    sources, found = grounded.choose_sources(sources, found)
     try:
-        prompt = assemble(
-            question, grounded.excerpts(sources, found),
-            [(t.question, t.answer) for t in history], _counter(model), model.n_ctx, max_tokens,
-            grounded.instructions(language), grounded.key_sentences(found),
-        )  # fmt: skip
+        prompt, sources, found = _fit(question, history, model, max_tokens, language, sources,
+                                      found)  # fmt: skip
     except ValueError as exc:
         yield Error(str(exc))
         return
-    kept = {s.number for s in prompt.sources}
-    sources = [s for s in sources if s.number in kept]
-    found = [e for e in found if e.number in kept]
     evidence_seconds = round(time.perf_counter() - started, 3)
     yield Sources(True, decision.outcome, decision.to_json(), sources, prompt.dropped_sources,
                   prompt.dropped_turns, list(model.notices))  # fmt: skip
@@ -191,6 +184,22 @@ def answer_events(
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
     yield _checked_done(answer, sources, language, retrieval_seconds, decision, evidence_seconds)
+
+
+def _fit(
+    question: str, history: Sequence[PastTurn], model: ChatModel, max_tokens: int, language: str,
+    sources: list[Passage], found: list[evidence.Evidence],
+) -> tuple[Prompt, list[Passage], list[evidence.Evidence]]:  # fmt: skip
+    """The compact prompt, and the sources and evidence that fit in it (numbered as in it);
+    raises ValueError (QuestionTooLong) when not even the question fits."""
+    sources, found = grounded.choose_sources(sources, found)
+    prompt = assemble(
+        question, grounded.excerpts(sources, found),
+        [(t.question, t.answer) for t in history], _counter(model), model.n_ctx, max_tokens,
+        grounded.instructions(language), grounded.key_sentences(found),
+    )  # fmt: skip
+    kept = {s.number for s in prompt.sources}
+    return prompt, [s for s in sources if s.number in kept], [e for e in found if e.number in kept]
 
 
 class _AnswerStream:
