@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop_app import paths
-from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import indexer
@@ -21,6 +21,7 @@ from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.live import Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
+from desktop_app.core.store.db import NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
 from desktop_app.settings import Settings
@@ -31,8 +32,21 @@ if TYPE_CHECKING:
 
 # What the window and the CLI use along with the facade (they import nothing else of the core).
 __all__ = [
-    "CancelToken", "Change", "Conversation", "FolderReport", "Health", "IndexDamaged",
-    "LiveIndex", "Progress", "Quire", "Recovery", "SearchResult", "Turn", "Watching",
+    "CancelToken",
+    "Cancelled",
+    "Change",
+    "Conversation",
+    "FolderReport",
+    "Health",
+    "IndexDamaged",
+    "LiveIndex",
+    "NewerDatabaseError",
+    "Progress",
+    "Quire",
+    "Recovery",
+    "SearchResult",
+    "Turn",
+    "Watching",
 ]  # fmt: skip
 
 

@@ -18,7 +18,7 @@ def run_app(
     from PySide6.QtWidgets import QApplication
 
     from desktop_app import crash
-    from desktop_app.core.service import Quire
+    from desktop_app.core.service import NewerDatabaseError, Quire
     from desktop_app.ui.dialogs import offer_crash_report, show_error
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
@@ -30,8 +30,6 @@ def run_app(
         return 1
     app.setApplicationName("Quire")
     app.setDesktopFileName("app.quire.Quire")  # the .desktop file's id (packaging/linux)
-    from desktop_app.core.store.db import NewerDatabaseError
-
     try:
         service = Quire()
     except NewerDatabaseError as exc:
