@@ -89,11 +89,11 @@ class SourcesPanel(InertBrowser):
             parts.append(f"<p style='color:{dim}'>Passages behind an answer appear here.</p>")
         self.setHtml("".join(parts))
 
-    def source(self, number: int) -> Passage | None:
+    def passage(self, number: int) -> Passage | None:
         return next((s for s in self.sources if s.number == number), None)
 
     def _clicked(self, url: QUrl) -> None:
         if url.scheme() == "quire" and url.path().startswith("source/"):
-            found = self.source(int(url.path().split("/")[1]))
+            found = self.passage(int(url.path().split("/")[1]))
             if found is not None:
                 self.source_clicked.emit(found)
