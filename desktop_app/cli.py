@@ -18,8 +18,7 @@ from desktop_app.core.names import printable
 from desktop_app.core.text import clean_text
 
 if TYPE_CHECKING:
-    from desktop_app.core.retrieval.search import SearchResult
-    from desktop_app.core.service import FolderReport, Quire
+    from desktop_app.core.service import FolderReport, Quire, SearchResult
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -87,8 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return open_window(argv, args)
     if args.command == "models":  # needs no database
         return models_cli.cmd_models(args)
-    from desktop_app.core.service import Quire
-    from desktop_app.core.store.db import DiskFull, NewerDatabaseError
+    from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
 
     # Commands that write or report run the quick check on open whatever the size.
     try:
@@ -160,8 +158,7 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from desktop_app.core.ingest.watcher import QUIET_KINDS, Change
-    from desktop_app.core.live import Watching
+    from desktop_app.core.service import QUIET_KINDS, Change, Watching
     from desktop_app.progressbar import ProgressBar
 
     for folder in args.folders:
@@ -233,13 +230,11 @@ def _batch_search(
     top: int | None,
     folders: list[Path] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    from desktop_app.core.answer.gate import decide
-
     for item in queries:
         results = quire.search(item["question"], top_k=top, folders=folders)
         yield {
             "id": item["id"],
-            "answerable": decide(results).answerable,
+            "answerable": quire.answerable(results),
             "results": [_public(r) for r in results],
         }
 

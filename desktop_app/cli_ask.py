@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from desktop_app.core.names import printable
 
 if TYPE_CHECKING:
-    from desktop_app.core.events import Done, Evidence
-    from desktop_app.core.passage import Passage
+    from desktop_app.core.events import Done, Evidence, Passage
     from desktop_app.core.service import Quire
 
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_app.core.store.health import IndexDamaged
+from desktop_app.core.service import IndexDamaged
 
 if TYPE_CHECKING:
     from desktop_app.core.service import Quire

@@ -18,10 +18,10 @@ from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import indexer
 from desktop_app.core.ingest.notes import PartPlanner
-from desktop_app.core.live import Change, LiveFolders, LiveIndex, Watching
+from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
-from desktop_app.core.store.db import NewerDatabaseError
+from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
 from desktop_app.settings import Settings
@@ -32,10 +32,12 @@ if TYPE_CHECKING:
 
 # What the window and the CLI use along with the facade (they import nothing else of the core).
 __all__ = [
+    "QUIET_KINDS",
     "CancelToken",
     "Cancelled",
     "Change",
     "Conversation",
+    "DiskFull",
     "FolderReport",
     "Health",
     "IndexDamaged",
@@ -214,6 +216,12 @@ class Quire:
         from desktop_app.core.answer.ask import relevant
 
         return relevant(self.search(query), floor)
+
+    def answerable(self, results: list[SearchResult]) -> bool:
+        """The gate's first look at search results: do the notes seem to cover the question?"""
+        from desktop_app.core.answer.gate import decide
+
+        return decide(results).answerable
 
     def status(self, check_integrity: bool = True) -> dict[str, Any]:
         """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
