@@ -147,15 +147,10 @@ def answer_events(
 
     `override_gate`: the user asked for an answer although the notes seem not to cover it (the
     answer is still grounded in, and checked against, the closest passages)."""
-    if not question.strip():
-        yield Error(EMPTY_QUESTION)
-        return
     started = time.perf_counter()
-    question = clean_text(question)
-    try:  # a question the model cannot even read is refused before any work is done
-        check_question(question, _counter(model), model.n_ctx, max_tokens)
-    except (ModelFileError, ValueError) as exc:
-        yield Error(str(exc))
+    question, problem = _readable(question, model, max_tokens)
+    if problem is not None:
+        yield Error(problem)
         return
     results = retrieval.search(retrieval_query(question, history), sources_wanted)
     if not results and retrieval.is_empty():
@@ -184,6 +179,19 @@ def answer_events(
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
     yield _checked_done(answer, sources, language, retrieval_seconds, decision, evidence_seconds)
+
+
+def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, str | None]:
+    """The question cleaned, and why it cannot be answered at all (empty, too long for the
+    model): such a question is refused before any work is done."""
+    if not question.strip():
+        return question, EMPTY_QUESTION
+    question = clean_text(question)
+    try:
+        check_question(question, _counter(model), model.n_ctx, max_tokens)
+    except (ModelFileError, ValueError) as exc:
+        return question, str(exc)
+    return question, None
 
 
 def _fit(
