@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_app.core.passage import Passage, is_number
 
 if TYPE_CHECKING:
-    from desktop_app.core.answer.evidence import Evidence
+    from desktop_app.core.passage import Evidence
 
 TITLE_CHARS = 60
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.answer.evidence import Evidence as Quote
+from desktop_app.core.passage import Evidence as Quote
 from desktop_app.core.passage import Passage
 
 __all__ = ["AnswerEvent", "Done", "Error", "Evidence", "Passage", "Quote", "Sources", "Token"]

@@ -11,8 +11,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.ingest.notes import context_line
-
 
 @dataclass
 class Passage:
@@ -81,3 +79,40 @@ def _str(value: Any) -> str:
 
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+HEADING_SEPARATOR = " › "
+
+
+def context_line(title: str, heading_path: tuple[str, ...]) -> str:
+    """Where a chunk sits, e.g. 'Sync › Settings › Selective sync' (title first, no repeats)."""
+    parts: list[str] = []
+    for part in (title, *heading_path):
+        if part and (not parts or parts[-1] != part):
+            parts.append(part)
+    return HEADING_SEPARATOR.join(parts)
+
+
+@dataclass
+class Evidence:
+    number: int  # the `[n]` of the source that holds it
+    path: str
+    folder: str
+    title: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    text: str
+    kind: str
+    score: float
+    overlap: float  # share of the question's content-word IDF mass found in the unit
+    cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
+            "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
+            "text": self.text, "kind": self.kind, "score": round(self.score, 3),
+            "overlap": round(self.overlap, 3), "cue": self.cue,
+        }  # fmt: skip

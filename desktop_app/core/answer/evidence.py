@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
+from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
 if TYPE_CHECKING:
@@ -49,31 +50,6 @@ class Unit:
     text: str
     kind: str  # "sentence", "item", "row"
     heading: str = ""  # the nearest heading above it inside the passage
-
-
-@dataclass
-class Evidence:
-    number: int  # the `[n]` of the source that holds it
-    path: str
-    folder: str
-    title: str
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    text: str
-    kind: str
-    score: float
-    overlap: float  # share of the question's content-word IDF mass found in the unit
-    cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
-            "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
-            "text": self.text, "kind": self.kind, "score": round(self.score, 3),
-            "overlap": round(self.overlap, 3), "cue": self.cue,
-        }  # fmt: skip
 
 
 def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
