@@ -8,13 +8,17 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_app import __version__, models_cli
+from desktop_app.cli_ask import EMPTY_INDEX_HINT, cmd_ask
 from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
 from desktop_app.core.names import printable
 from desktop_app.core.text import clean_text
+
+if TYPE_CHECKING:
+    from desktop_app.core.service import FolderReport, Quire, SearchResult
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -82,8 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return open_window(argv, args)
     if args.command == "models":  # needs no database
         return models_cli.cmd_models(args)
-    from desktop_app.core.service import Quire
-    from desktop_app.core.store.db import DiskFull, NewerDatabaseError
+    from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
 
     # Commands that write or report run the quick check on open whatever the size.
     try:
@@ -125,7 +128,7 @@ def open_window(argv: list[str], args: argparse.Namespace) -> int:
     return supervisor.run_supervised(supervisor.window_command(argv), quire_home())
 
 
-def cmd_index(quire: Any, args: argparse.Namespace) -> int:
+def cmd_index(quire: Quire, args: argparse.Namespace) -> int:
     from desktop_app.progressbar import ProgressBar
 
     bar = ProgressBar()
@@ -139,7 +142,7 @@ def cmd_index(quire: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_reports(reports: list[Any]) -> None:
+def _print_reports(reports: list[FolderReport]) -> None:
     for item in reports:
         r = item.report
         print(
@@ -151,11 +154,11 @@ def _print_reports(reports: list[Any]) -> None:
             print(f"  {status}: {printable(path)}: {printable(reason)}")
 
 
-def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
+def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from desktop_app.core.ingest.watcher import QUIET_KINDS, Change, LiveIndex
+    from desktop_app.core.service import QUIET_KINDS, Change, Watching
     from desktop_app.progressbar import ProgressBar
 
     for folder in args.folders:
@@ -172,13 +175,11 @@ def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
         if change.kind not in QUIET_KINDS:
             print(change, flush=True)
 
-    live = LiveIndex(
-        quire.database, args.folders, quire.index_options, quire.embed,
-        on_change=print_change, force_polling=args.polling, home=quire.home,
-    )  # fmt: skip
+    for folder in args.folders:
+        quire.watch(folder)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    live.start(reconcile=False)
+    quire.start_live(Watching(print_change, force_polling=args.polling), reconcile=False)
     print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
     try:
         while not stopped.wait(0.5):
@@ -186,11 +187,11 @@ def cmd_watch(quire: Any, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        live.stop()
+        quire.stop_live()
     return 0
 
 
-def cmd_search(quire: Any, args: argparse.Namespace) -> int:
+def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
     if args.queries:
         for line in _batch_search(quire, _read_queries(args.queries), args.top):
             print(json.dumps(line, ensure_ascii=False), flush=True)
@@ -198,7 +199,7 @@ def cmd_search(quire: Any, args: argparse.Namespace) -> int:
     if not args.query or not args.query.strip():
         print("quire search: give a QUERY or --queries FILE", file=sys.stderr)
         return 2
-    if _index_is_empty(quire):
+    if quire.index_is_empty():
         print(f"quire search: {EMPTY_INDEX_HINT}", file=sys.stderr)
         return 1
     query = clean_text(args.query)  # argv bytes that are not UTF-8 arrive surrogate-escaped
@@ -224,23 +225,21 @@ def _read_queries(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _batch_search(
-    quire: Any,
+    quire: Quire,
     queries: Iterator[dict[str, Any]],
     top: int | None,
     folders: list[Path] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    from desktop_app.core.answer.gate import decide
-
     for item in queries:
         results = quire.search(item["question"], top_k=top, folders=folders)
         yield {
             "id": item["id"],
-            "answerable": decide(results).answerable,
+            "answerable": quire.answerable(results),
             "results": [_public(r) for r in results],
         }
 
 
-def _public(result: Any) -> dict[str, Any]:
+def _public(result: SearchResult) -> dict[str, Any]:
     data = result.to_json()
     return {
         "path": data["path"],
@@ -256,7 +255,7 @@ def _public(result: Any) -> dict[str, Any]:
     }
 
 
-def _print_results(results: list[Any], out: TextIO) -> None:
+def _print_results(results: list[SearchResult], out: TextIO) -> None:
     if not results:
         print("No matching passages.", file=out)
     for n, r in enumerate(results, start=1):
@@ -269,78 +268,7 @@ def _print_results(results: list[Any], out: TextIO) -> None:
         print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
 
 
-EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
-
-
-def _index_is_empty(quire: Any) -> bool:
-    return quire.database.reader.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
-
-
-def cmd_ask(quire: Any, args: argparse.Namespace) -> int:
-    if not args.question.strip():
-        print("quire ask: the question is empty", file=sys.stderr)
-        return 2
-    if _index_is_empty(quire):
-        print(f"quire ask: {EMPTY_INDEX_HINT}", file=sys.stderr)
-        return 1
-    events = quire.ask(args.question, model_path=args.model, max_tokens=args.max_tokens)
-    if args.json:
-        code = 0
-        for event in events:
-            print(json.dumps(event, ensure_ascii=False), flush=True)
-            code = 1 if event["type"] == "error" else code
-        return code
-    sources: list[dict[str, Any]] = []
-    for event in events:
-        if event["type"] == "error":
-            print(f"quire: {event['message']}", file=sys.stderr)
-            return 1
-        if event["type"] == "sources":
-            sources = event["sources"]
-        elif event["type"] == "evidence":
-            _print_evidence(event)
-        elif event["type"] == "token":
-            print(event["text"], end="", flush=True)
-        elif event["type"] == "done":
-            print()
-            _print_checks(event)
-            _print_sources(sources, event)
-    return 0
-
-
-def _print_evidence(event: dict[str, Any]) -> None:
-    if event["caution"]:
-        print(f"⚠ {event['caution']}")
-    if not event["evidence"]:
-        return
-    print("From your notes:")
-    for e in event["evidence"]:
-        print(f"  [{e['n']}] “{' '.join(e['text'].split())}”  ({e['path']}:{e['lines'][0]})")
-    print()
-
-
-def _print_checks(done: dict[str, Any]) -> None:
-    """What checking the answer changed: added citations, figures found in no source."""
-    if done.get("added_citations") or done.get("unsupported"):
-        print(f"\nChecked: {done['marked_answer']}")
-
-
-def _print_sources(sources: list[dict[str, Any]], done: dict[str, Any]) -> None:
-    if sources:
-        print("\nSources:" if done["answerable"] else "\nClosest passages:")
-    for s in sources:
-        n = s["n"] if done["answerable"] else "-"
-        where = printable(" › ".join(s["heading_path"]) or s["title"])
-        print(f"  [{n}] {printable(s['path'])}:{s['lines'][0]}-{s['lines'][1]}  {where}")
-    invalid = done["citations"]["invalid"]
-    if invalid:
-        print(f"  (ignored citations that match no source: {', '.join(f'[{n}]' for n in invalid)})")
-    weak = [s for s in done["citations"]["sentences"] if s["weak"]]
-    if weak:
-        print(f"  ({len(weak)} cited sentence(s) only weakly supported by their source)")
-
-
-def cmd_eval(quire: Any, args: argparse.Namespace) -> int:
+def cmd_eval(quire: Quire, args: argparse.Namespace) -> int:
     from desktop_app.core.evaluate import evaluate_set
     from desktop_app.progressbar import ProgressBar
 
@@ -355,7 +283,7 @@ def cmd_eval(quire: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_status(quire: Any, args: argparse.Namespace) -> int:
+def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     status = quire.status()
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))

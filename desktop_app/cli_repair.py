@@ -8,14 +8,17 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop_app.core.store.health import IndexDamaged
+from desktop_app.core.service import IndexDamaged
 
-Command = Callable[[Any, argparse.Namespace], int]
+if TYPE_CHECKING:
+    from desktop_app.core.service import Quire
+
+Command = Callable[["Quire", argparse.Namespace], int]
 
 
-def run_guarded(quire: Any, command: Command, args: argparse.Namespace) -> int:
+def run_guarded(quire: Quire, command: Command, args: argparse.Namespace) -> int:
     if quire.recovery is not None and command is not cmd_repair:
         _announce_and_rebuild(quire, args)
     try:
@@ -36,8 +39,10 @@ def run_guarded(quire: Any, command: Command, args: argparse.Namespace) -> int:
         return 1
 
 
-def _announce_and_rebuild(quire: Any, args: argparse.Namespace) -> None:
+def _announce_and_rebuild(quire: Quire, args: argparse.Namespace) -> None:
     recovery = quire.recovery
+    if recovery is None:
+        return
     print(f"quire: {recovery.message}", file=sys.stderr, flush=True)
     listed = {Path(f).resolve() for f in getattr(args, "folders", None) or []}
     folders = [f for f in quire.known_folders() if f not in listed]  # `index` reads its own
@@ -49,7 +54,7 @@ def _announce_and_rebuild(quire: Any, args: argparse.Namespace) -> None:
     quire.recovery = None  # told once
 
 
-def _rebuild(quire: Any, folders: list[Path]) -> None:
+def _rebuild(quire: Quire, folders: list[Path]) -> None:
     from desktop_app.progressbar import ProgressBar
 
     bar = ProgressBar()
@@ -67,7 +72,7 @@ def _rebuild(quire: Any, folders: list[Path]) -> None:
     )
 
 
-def cmd_repair(quire: Any, args: argparse.Namespace) -> int:
+def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
     """Check fully; replace and rebuild a damaged index (any index with --rebuild)."""
     recovery = quire.recovery  # damaged on open: that is the repair
     if recovery is None:

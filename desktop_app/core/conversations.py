@@ -12,24 +12,44 @@ the repaired conversation is saved in its place, and the problem is reported onc
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from desktop_app.core.passage import Passage, is_number
+
+if TYPE_CHECKING:
+    from desktop_app.core.passage import Evidence
 
 TITLE_CHARS = 60
 
 
 @dataclass
-class SavedTurn:
+class Turn:
+    """One question and its answer: what the window shows, what the next question follows up
+    on, and what is saved (the saved file keeps question, answer, sources, citations and
+    answerable; the rest is shown only while the answer is on screen)."""
+
     question: str
     answer: str
-    sources: list[dict[str, Any]] = field(default_factory=list)
-    citations: dict[str, Any] = field(default_factory=dict)
+    sources: list[Passage] = field(default_factory=list)  # what its `[n]` open
+    citations: dict[str, Any] = field(default_factory=dict)  # the `Done` event's report
     answerable: bool = True
+    evidence: list[Evidence] = field(default_factory=list)  # verbatim sentences, shown first
+    caution: str = ""  # "weak evidence" notice
+    unsupported: list[dict[str, Any]] = field(default_factory=list)  # figures in no source
+
+    @property
+    def cited(self) -> set[int]:
+        return set(self.citations.get("valid", []))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"question": self.question, "answer": self.answer,
+                "sources": [s.to_json() for s in self.sources], "citations": self.citations,
+                "answerable": self.answerable}  # fmt: skip
 
 
 @dataclass
@@ -38,13 +58,17 @@ class Conversation:
     title: str = ""
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
-    turns: list[SavedTurn] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
 
-    def add(self, turn: SavedTurn) -> None:
+    def add(self, turn: Turn) -> None:
         if not self.turns:
             self.title = _title(turn.question)
         self.turns.append(turn)
         self.updated = time.time()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "created": self.created,
+                "updated": self.updated, "turns": [t.to_json() for t in self.turns]}  # fmt: skip
 
 
 def _title(question: str) -> str:
@@ -72,7 +96,7 @@ class ConversationStore:
     def save(self, conversation: Conversation) -> None:
         path = self._path(conversation.id)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(conversation), ensure_ascii=False), encoding="utf-8")
+        tmp.write_text(json.dumps(conversation.to_json(), ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)  # a crash mid-write never leaves half a conversation
 
     def load(self, conversation_id: str) -> Conversation:
@@ -173,22 +197,18 @@ def _kind(data: Any) -> str:
 
 
 def _timestamp(value: Any, name: str, default: float, problems: list[str]) -> float:
-    if _is_number(value) and 0 <= value <= time.time() + _FUTURE_SLACK:
+    if is_number(value) and 0 <= value <= time.time() + _FUTURE_SLACK:
         return float(value)
     if value is not None:
         problems.append(name)
     return default
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _is_int(value: Any, low: int = 0) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
-def _turn(raw: Any, where: str, problems: list[str]) -> SavedTurn | None:
+def _turn(raw: Any, where: str, problems: list[str]) -> Turn | None:
     if not isinstance(raw, dict) or not all(
         isinstance(raw.get(k), str) for k in ("question", "answer")
     ):
@@ -198,10 +218,10 @@ def _turn(raw: Any, where: str, problems: list[str]) -> SavedTurn | None:
     if not isinstance(raw_sources, list):
         problems.append(f"{where} sources")
         raw_sources = []
-    sources = [s for s in (_source(s) for s in raw_sources) if s is not None]
+    sources = [s for s in (Passage.from_json(s) for s in raw_sources) if s is not None]
     if len(sources) != len(raw_sources) or any(
         k in given and given[k] != kept[k]
-        for given, kept in zip(raw_sources, sources, strict=True)
+        for given, kept in zip(raw_sources, (s.to_json() for s in sources), strict=True)
         for k in kept
     ):
         problems.append(f"{where} sources")
@@ -212,31 +232,7 @@ def _turn(raw: Any, where: str, problems: list[str]) -> SavedTurn | None:
     if not isinstance(answerable, bool):
         problems.append(f"{where} answerable")
         answerable = True
-    return SavedTurn(raw["question"], raw["answer"], sources, citations or {}, answerable)
-
-
-def _source(raw: Any) -> dict[str, Any] | None:
-    """A saved source with every field the window reads, or None without a number and path."""
-    if not isinstance(raw, dict) or not _is_int(raw.get("n"), 1):
-        return None
-    if not isinstance(raw.get("path"), str) or not raw["path"]:
-        return None
-    source = dict(raw)
-    for key in ("folder", "title", "text"):
-        source[key] = raw.get(key) if isinstance(raw.get(key), str) else ""
-    for key in ("heading_path", "matched"):
-        value = raw.get(key)
-        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        source[key] = value if ok else []
-    start = raw.get("start") if _is_int(raw.get("start")) else 0
-    end = raw.get("end") if _is_int(raw.get("end"), start) else start
-    lines = raw.get("lines")
-    if not (isinstance(lines, list) and len(lines) == 2 and all(_is_int(x, 1) for x in lines)
-            and lines[0] <= lines[1]):  # fmt: skip
-        lines = [1, 1]
-    score = raw.get("score") if _is_number(raw.get("score")) else 0.0
-    source.update(start=start, end=end, lines=lines, score=score)
-    return source
+    return Turn(raw["question"], raw["answer"], sources, citations or {}, answerable)
 
 
 def _citations(raw: Any) -> dict[str, Any] | None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.core.cancel import ProgressCallback, no_progress
+
+if TYPE_CHECKING:
+    from desktop_app.core.service import Quire
 
 KS = (1, 3, 5, 10)
 
@@ -43,7 +46,7 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
 
 
 def evaluate_set(
-    quire: Any,
+    quire: Quire,
     set_dir: Path,
     progress: ProgressCallback = no_progress,
     results_path: Path | None = None,

@@ -1,25 +1,56 @@
-"""The facade the CLI and the window call: open the index, index folders, search, report status."""
+"""The facade the CLI and the window call: the one door to the index (index, search, status,
+repair), the live index (watch/unwatch, pause/resume), answers (the chat model, streamed
+events) and saved conversations. Lower layers get what they need as plain parameters."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_app import paths
-from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.conversations import Conversation, ConversationStore, Turn
+from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.notes import PartPlanner
+from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folders as store_folders
+from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
 from desktop_app.settings import Settings
+
+if TYPE_CHECKING:
+    from desktop_app.core.answer.ask import PastTurn, Retrieval
+    from desktop_app.core.answer.llm import LocalModel
+
+# What the window and the CLI use along with the facade (they import nothing else of the core).
+__all__ = [
+    "QUIET_KINDS",
+    "CancelToken",
+    "Cancelled",
+    "Change",
+    "Conversation",
+    "DiskFull",
+    "FolderReport",
+    "Health",
+    "IndexDamaged",
+    "LiveIndex",
+    "NewerDatabaseError",
+    "Progress",
+    "Quire",
+    "Recovery",
+    "SearchResult",
+    "Turn",
+    "Watching",
+]  # fmt: skip
 
 
 @dataclass
@@ -48,10 +79,68 @@ class Quire:
         self._ask_lock = threading.Lock()
         self._running: CancelToken | None = None
         self._model_lock = threading.Lock()
-        self._chat_model: Any = None
+        self._chat_model: LocalModel | None = None
+        self.live_folders = LiveFolders(self._live_index)
 
     def close(self) -> None:
+        self.stop_live()
         self.database.close()
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        return ConversationStore(self.home / "conversations")
+
+    # -- the live index ------------------------------------------------------------------------
+    def _live_index(self, folders: list[Path], watching: Watching) -> LiveIndex:
+        return LiveIndex(
+            self.database, folders, self.index_options, self.embed,
+            on_change=watching.on_change, progress=watching.progress,
+            force_polling=watching.force_polling, home=self.home,
+        )  # fmt: skip
+
+    @property
+    def folders(self) -> list[Path]:
+        """The folders kept live (resolved), in the order they were added."""
+        return self.live_folders.folders
+
+    @property
+    def live(self) -> LiveIndex | None:
+        """The running live index (None before start_live and after stop_live)."""
+        return self.live_folders.index
+
+    def watch(self, folder: Path) -> bool:
+        """Keep `folder` indexed live (at once if the live index runs, else from start_live);
+        False if it already is."""
+        return self.live_folders.watch(folder)
+
+    def unwatch(self, folder: Path) -> None:
+        """Stop watching `folder`; its notes then leave the index (the files stay untouched)."""
+        self.live_folders.unwatch(folder)
+
+    def start_live(self, watching: Watching | None = None, reconcile: bool = True) -> LiveIndex:
+        """Reconcile (unless told not to), then keep the watched folders' index live."""
+        return self.live_folders.start(watching, reconcile)
+
+    def stop_live(self, timeout: float = 10.0) -> None:
+        self.live_folders.stop(timeout)
+
+    def pause(self) -> None:
+        """Stop indexing and embedding soon; changes are collected for resume()."""
+        if self.live is not None:
+            self.live.pause()
+
+    def resume(self) -> None:
+        if self.live is not None:
+            self.live.resume()
+
+    @property
+    def paused(self) -> bool:
+        return self.live_folders.paused
+
+    @property
+    def busy(self) -> bool:
+        """Whether live indexing or embedding runs or is asked for (read before status())."""
+        return self.live_folders.busy
 
     @cached_property
     def embedder(self) -> TextEmbedder:
@@ -133,6 +222,18 @@ class Quire:
             self._raise_damage(exc)
             raise
 
+    def browse(self, query: str, floor: float = 0.5) -> list[SearchResult]:
+        """The Search tab's list: passages down to `floor` of the best one's score."""
+        from desktop_app.core.answer.ask import relevant
+
+        return relevant(self.search(query), floor)
+
+    def answerable(self, results: list[SearchResult]) -> bool:
+        """The gate's first look at search results: do the notes seem to cover the question?"""
+        from desktop_app.core.answer.gate import decide
+
+        return decide(results).answerable
+
     def status(self, check_integrity: bool = True) -> dict[str, Any]:
         """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
         from desktop_app.core.store.status import collect_status
@@ -179,7 +280,7 @@ class Quire:
             return health, None
         return health, self.recover(health.problems or ["rebuild requested"], health.ok)
 
-    def chat_model(self, path: Path | None = None) -> Any:
+    def chat_model(self, path: Path | None = None) -> LocalModel:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""
         from desktop_app.core.answer.llm import LocalModel, bundled_model_path
 
@@ -191,18 +292,35 @@ class Quire:
             if current is None or current.path != wanted or current.requested_ctx != n_ctx:
                 model = LocalModel(wanted, n_ctx=n_ctx)
                 model.llm  # load now, so errors surface here  # noqa: B018
-                self._chat_model = model
-            return self._chat_model
+                self._chat_model = current = model
+            return current
+
+    def index_is_empty(self) -> bool:
+        from desktop_app.core.answer.ask import index_is_empty
+
+        return index_is_empty(self.database)
+
+    def retrieval(self) -> Retrieval:
+        """What answering needs of the index, as plain callables."""
+        from desktop_app.core.answer import ask
+
+        return ask.Retrieval(
+            search=lambda query, top_k: self.search(query, top_k=top_k),
+            language=lambda question: self.searcher.query_language(question),
+            is_empty=self.index_is_empty,
+            idf=ask.index_weights(self.database),
+            similarity=lambda language: ask.embedder_similarity(self.searcher, language),
+        )
 
     def ask(
         self,
         question: str,
-        history: list[Any] | None = None,
+        history: Sequence[PastTurn] = (),
         model_path: Path | None = None,
         cancel: CancelToken | None = None,
         max_tokens: int = 384,
         override_gate: bool = False,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[AnswerEvent]:
         """Stream answer events. A new question cancels the one still running (last one wins)."""
         from desktop_app.core.answer.ask import answer_events
         from desktop_app.core.answer.gguf import ModelFileError
@@ -215,11 +333,11 @@ class Quire:
         try:
             model = self.chat_model(model_path)
         except ModelFileError as exc:
-            yield {"type": "error", "message": str(exc)}
+            yield Error(str(exc))
             return
         yield from answer_events(
-            self, question, history or [], model, cancel, max_tokens, self.settings.temperature,
-            override_gate=override_gate,
+            self.retrieval(), question, history, model, cancel, max_tokens,
+            self.settings.temperature, override_gate=override_gate,
         )  # fmt: skip
 
     def apply_settings(self, new: Settings) -> list[str]:
@@ -234,6 +352,8 @@ class Quire:
             changed.append("embedding model")
         if new.chunk_tokens != old.chunk_tokens:
             changed.append("chunking")
+        if changed and self.live is not None:
+            self.live.redo()  # interrupt the current pass and compare everything again
         return changed
 
     def known_folders(self) -> list[Path]:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop_app.core.service import Quire
 
 
 def run_app(
@@ -18,7 +22,6 @@ def run_app(
     from PySide6.QtWidgets import QApplication
 
     from desktop_app import crash
-    from desktop_app.core.service import Quire
     from desktop_app.ui.dialogs import offer_crash_report, show_error
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
@@ -30,16 +33,8 @@ def run_app(
         return 1
     app.setApplicationName("Quire")
     app.setDesktopFileName("app.quire.Quire")  # the .desktop file's id (packaging/linux)
-    from desktop_app.core.store.db import NewerDatabaseError
-
-    try:
-        service = Quire()
-    except NewerDatabaseError as exc:
-        print(f"quire: {exc}", file=sys.stderr)
-        if not smoke:
-            from PySide6.QtWidgets import QMessageBox
-
-            QMessageBox.critical(None, "Quire", str(exc))
+    service = _open_service(smoke)
+    if service is None:
         return 3
     apply_theme(app, service.settings.theme)
     report = crash.previous_crash(service.home)
@@ -64,6 +59,21 @@ def run_app(
     service.close()
     crash.clean_exit(service.home)
     return int(code)
+
+
+def _open_service(smoke: bool) -> Quire | None:
+    """The facade on the user's index; None (after saying why) when a newer Quire wrote it."""
+    from desktop_app.core.service import NewerDatabaseError, Quire
+
+    try:
+        return Quire()
+    except NewerDatabaseError as exc:
+        print(f"quire: {exc}", file=sys.stderr)
+        if not smoke:
+            from PySide6.QtWidgets import QMessageBox
+
+            QMessageBox.critical(None, "Quire", str(exc))
+        return None
 
 
 def _quit_on_sigterm(app: object) -> None:

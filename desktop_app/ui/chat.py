@@ -3,150 +3,36 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QPlainTextEdit,
-    QPushButton,
-    QTextBrowser,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from desktop_app.core.answer.ask import Turn
-from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import replace_citations
-from desktop_app.core.conversations import Conversation, ConversationStore, SavedTurn
-from desktop_app.ui.workers import Task, run_in_background
+from desktop_app.core.events import AnswerEvent, Done, Error, Evidence, Passage, Sources, Token
+from desktop_app.core.service import CancelToken, Conversation, Quire, Turn
+from desktop_app.ui.answer_view import turn_markdown
+from desktop_app.ui.inert_browser import InertBrowser
+from desktop_app.ui.workers import ProgressFn, Task, run_in_background
 
 FLUSH_MS = 30  # tokens reach the view in small batches, so the event loop stays free
 
 
-class InertBrowser(QTextBrowser):
-    """Renders Markdown but never loads anything remote: notes and answers are data."""
-
-    blocked = Signal(str)
-
-    def loadResource(self, kind: int, url: QUrl) -> Any:
-        if url.isLocalFile() or url.scheme() in ("", "data"):
-            return super().loadResource(kind, url)
-        self.blocked.emit(url.toString())
-        return None
-
-
-def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
-    """Markdown for an answer: valid `[n]` become links to that turn's source, others plain."""
-
-    def render(numbers: list[int]) -> str:
-        return "".join(
-            f"[[{n}]](quire:source/{turn}/{n})" if valid(n) else f"\\[{n}\\]" for n in numbers
-        )
-
-    return replace_citations(answer.replace("<", "&lt;"), render)
-
-
-@dataclass
-class ShownTurn:
-    """A turn as the view shows it, with the sources its `[n]` links open."""
-
-    question: str
-    answer: str
-    sources: list[dict] = field(default_factory=list)
-    answerable: bool = True
-    citations: dict = field(default_factory=dict)  # the `done` event's citation report
-    evidence: list[dict] = field(default_factory=list)  # verbatim sentences, shown first
-    caution: str = ""  # "weak evidence" notice
-    unsupported: list[dict] = field(default_factory=list)  # figures found in no source
-
-    @property
-    def cited(self) -> set[int]:
-        return set(self.citations.get("valid", []))
-
-    def markdown(self, index: int) -> str:
-        count = len(self.sources)
-        answer = linkify(mark_unsupported(self.answer, self.unsupported), lambda n: 1 <= n <= count,
-                         index)  # fmt: skip
-        answer = evidence_markdown(self.evidence, index) + caution_markdown(self.caution) + answer
-        notice = check_notice(self.citations) if self.answerable else ""
-        notice = f"\n\n*⚠ {notice}*" if notice else ""
-        if not self.answerable and self.sources and self.citations:
-            notice = f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
-        return f"**You:** {html.escape(self.question)}\n\n{answer}{notice}\n\n---\n"
-
-
-def evidence_markdown(evidence: list[dict], turn: int) -> str:
-    """The "From your notes" block: each sentence quoted verbatim, its `[n]` selects its span."""
-    if not evidence:
-        return ""
-    lines = ["**From your notes:**", ""]
-    for i, e in enumerate(evidence):
-        quoted = _literal_markdown(" ".join(e["text"].split()))
-        lines.append(f"> “{quoted}” [[{e['n']}]](quire:evidence/{turn}/{i})")
-        lines.append(">")
-    return "\n".join(lines[:-1]) + "\n\n"
-
-
-def _literal_markdown(text: str) -> str:
-    """Note text shown as itself: no emphasis, code, links or HTML from inside the note."""
-    for ch in "\\`*_[]#":
-        text = text.replace(ch, "\\" + ch)
-    return text.replace("<", "&lt;")
-
-
-def caution_markdown(caution: str) -> str:
-    return f"*⚠ {html.escape(caution, quote=False)}*\n\n" if caution else ""
-
-
-def mark_unsupported(answer: str, unsupported: list[dict]) -> str:
-    """Each figure found in no source, marked in place (spans index into `answer`)."""
-    out, pos = [], 0
-    for f in sorted(unsupported, key=lambda f: f["start"]):
-        if f["start"] < pos or answer[f["start"] : f["end"]] != f["text"]:
-            continue
-        out += [answer[pos : f["start"]], f"**{f['text']}** *(⚠ {NOT_FOUND})*"]
-        pos = f["end"]
-    return "".join(out) + answer[pos:]
-
-
-def check_notice(citations: dict) -> str:
-    """What the reader should know about an answer's grounding, from the citation report."""
-    if not citations:
-        return ""
-    notes = []
-    if not citations.get("valid"):
-        notes.append("This answer cites none of the sources: check it against the passages.")
-    weak = sum(1 for s in citations.get("sentences", []) if s.get("weak"))
-    if weak:
-        notes.append(f"{weak} cited sentence{'s' if weak != 1 else ''} weakly supported "
-                     "by the cited passage.")  # fmt: skip
-    invalid = citations.get("invalid", [])
-    if invalid:
-        notes.append(f"Ignored citations of sources that do not exist: {invalid}.")
-    return " ".join(notes)
-
-
 class ChatPane(QWidget):
-    source_clicked = Signal(dict)  # a source of some turn: open its passage
-    sources_ready = Signal(list, bool, object)  # sources, answerable, cited numbers (or None)
-    finished = Signal(dict)
+    source_clicked = Signal(object)  # a Passage or a Quote of some turn: open it in its note
+    sources_ready = Signal(list, bool, object)  # passages, answerable, cited numbers (or None)
+    finished = Signal(dict)  # the Done event, as `quire ask --json` prints it
     conversation_saved = Signal(str)
     activity = Signal(str)  # what the answer is waiting for, for the status bar ("" when done)
     cleared = Signal()  # a new chat: nothing of the old one stays on screen
 
-    def __init__(self, service: Any, store: ConversationStore | None = None) -> None:
+    def __init__(self, service: Quire) -> None:
         super().__init__()
         self.service = service
-        self.store = store
         self.conversation = Conversation()
-        self.history: list[Turn] = []
-        self.turns: list[ShownTurn] = []
+        self.history: list[Turn] = []  # what follow-ups follow up on (the checked answers)
+        self.turns: list[Turn] = []
         self._task: Task | None = None
-        self._live: ShownTurn | None = None
+        self._live: Turn | None = None
         self._pending = ""
         self._hint = ""
         self.view = InertBrowser(openLinks=False)
@@ -160,7 +46,8 @@ class ChatPane(QWidget):
         self.input.setMaximumHeight(90)
         self.ask_button = QPushButton("Ask")
         self.ask_button.setToolTip("Ask (Ctrl+Enter)")
-        self.stop_button = QPushButton("Stop", enabled=False)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
         self.stop_button.setToolTip("Stop the answer (Esc)")
         self.new_button = QPushButton("New chat")
         self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
@@ -178,9 +65,9 @@ class ChatPane(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
-        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.ask)
-        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.ask)
-        QShortcut(QKeySequence("Escape"), self, activated=self.stop)
+        QShortcut(QKeySequence("Ctrl+Return"), self, lambda: self.ask())
+        QShortcut(QKeySequence("Ctrl+Enter"), self, lambda: self.ask())
+        QShortcut(QKeySequence("Escape"), self, self.stop)
         self._flush_timer = QTimer(self, interval=FLUSH_MS)
         self._flush_timer.timeout.connect(self._flush)
         self._render()
@@ -195,7 +82,7 @@ class ChatPane(QWidget):
         self._hint = ""
         self.stop()
         self.input.clear()
-        self._live = ShownTurn(question, "")
+        self._live = Turn(question, "")
         self._pending = ""
         history = list(self.history)
         if override_gate and history and history[-1].question == question:
@@ -218,32 +105,33 @@ class ChatPane(QWidget):
         return self._live is not None
 
     def _consume(
-        self, question: str, history: list[Any], progress: Any, cancel: Any, override: bool
-    ) -> dict:
-        last: dict = {}
+        self, question: str, history: list[Turn], progress: ProgressFn, cancel: CancelToken,
+        override: bool,
+    ) -> AnswerEvent | None:  # fmt: skip
+        last: AnswerEvent | None = None
         events = self.service.ask(question, history=history, cancel=cancel, override_gate=override)
         for event in events:
             progress(event)
             last = event
         return last
 
-    def _event(self, event: dict) -> None:
+    def _event(self, event: AnswerEvent) -> None:
         if self._live is None:
             return
-        if event["type"] == "sources":
-            self._live.sources = event["sources"]
-            self._live.answerable = bool(event["answerable"])
-            self.sources_ready.emit(event["sources"], self._live.answerable, None)
-        elif event["type"] == "evidence":
-            self._live.evidence = event["evidence"]
-            self._live.caution = event["caution"]
+        if isinstance(event, Sources):
+            self._live.sources = event.sources
+            self._live.answerable = event.answerable
+            self.sources_ready.emit(event.sources, self._live.answerable, None)
+        elif isinstance(event, Evidence):
+            self._live.evidence = event.evidence
+            self._live.caution = event.caution
             if self._live.answerable:
                 self.activity.emit("The model is reading the passages…")
             self._render()
-        elif event["type"] == "token":
+        elif isinstance(event, Token):
             if not self._pending and not self._live.answer:
                 self.activity.emit("Writing the answer…")
-            self._pending += event["text"]
+            self._pending += event.text
 
     def _flush(self) -> None:
         if self._pending and self._live is not None:
@@ -251,7 +139,7 @@ class ChatPane(QWidget):
             self._pending = ""
             self._render()
 
-    def _finish_live(self, suffix: str = "") -> ShownTurn | None:
+    def _finish_live(self, suffix: str = "") -> Turn | None:
         self._flush()
         self._flush_timer.stop()
         self.activity.emit("")
@@ -263,22 +151,22 @@ class ChatPane(QWidget):
         self._render()
         return turn
 
-    def _done(self, last: dict) -> None:
-        if last.get("type") == "error":
+    def _done(self, last: AnswerEvent | None) -> None:
+        if isinstance(last, Error):
             if self._live is not None:
-                self._live.answer = f"**Problem:** {html.escape(last['message'])}"
+                self._live.answer = f"**Problem:** {html.escape(last.message)}"
             self._finish_live()
             return
         turn = self._finish_live()
-        if turn is None or last.get("type") != "done":
+        if turn is None or not isinstance(last, Done):
             return
-        turn.answer = last["answer"] if last["answerable"] else turn.answer
-        turn.citations = last["citations"]
-        turn.unsupported = last.get("unsupported", [])
+        turn.answer = last.answer if last.answerable else turn.answer
+        turn.citations = last.citations
+        turn.unsupported = last.unsupported
         self._render()
-        self.history.append(Turn(turn.question, last["answer"]))
-        self._save(turn, last)
-        self.finished.emit(last)
+        self.history.append(Turn(turn.question, last.answer))
+        self._save(turn)
+        self.finished.emit(last.to_json())
 
     def _error(self, message: str) -> None:
         if self._live is not None:
@@ -293,16 +181,13 @@ class ChatPane(QWidget):
         self.stop_button.setEnabled(False)
 
     # -- conversations -------------------------------------------------------------------------
-    def _save(self, turn: ShownTurn, done: dict) -> None:
-        self.conversation.add(
-            SavedTurn(turn.question, turn.answer, turn.sources, done["citations"], turn.answerable)
-        )
-        if self.store is not None:
-            try:
-                self.store.save(self.conversation)
-            except OSError:
-                return  # a full disk must not break the chat; the answer stays on screen
-            self.conversation_saved.emit(self.conversation.id)
+    def _save(self, turn: Turn) -> None:
+        self.conversation.add(turn)
+        try:
+            self.service.conversations.save(self.conversation)
+        except OSError:
+            return  # a full disk must not break the chat; the answer stays on screen
+        self.conversation_saved.emit(self.conversation.id)
 
     def new_chat(self) -> None:
         self.stop()
@@ -318,10 +203,7 @@ class ChatPane(QWidget):
         """Show a saved conversation; new questions continue it (follow-ups included)."""
         self.stop()
         self.conversation = conversation
-        self.turns = [
-            ShownTurn(t.question, t.answer, t.sources, t.answerable, t.citations)
-            for t in conversation.turns
-        ]
+        self.turns = list(conversation.turns)
         self.history = [Turn(t.question, t.answer) for t in conversation.turns]
         self._render()
         if self.turns:
@@ -336,9 +218,9 @@ class ChatPane(QWidget):
 
     # -- rendering -------------------------------------------------------------------------------
     def _render(self) -> None:
-        parts = [t.markdown(i) for i, t in enumerate(self.turns)]
+        parts = [turn_markdown(t, i) for i, t in enumerate(self.turns)]
         if self._live is not None:
-            parts.append(self._live.markdown(len(self.turns)) + "▍")
+            parts.append(turn_markdown(self._live, len(self.turns)) + "▍")
         if self._hint:
             parts.append(f"*{self._hint}*")
         if not parts:
@@ -370,6 +252,6 @@ class ChatPane(QWidget):
                 self.source_clicked.emit(turn.evidence[number])  # selects exactly that sentence
             return
         self.sources_ready.emit(turn.sources, turn.answerable, turn.cited or None)
-        source = next((s for s in turn.sources if s["n"] == number), None)
+        source: Passage | None = next((s for s in turn.sources if s.number == number), None)
         if source is not None:
             self.source_clicked.emit(source)

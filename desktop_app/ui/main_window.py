@@ -1,16 +1,15 @@
 """The Quire window: folders with live status, chat, search, sources, and a viewer that opens a
-note with the passage's exact character span selected. A thin layer over the core service."""
+note with the passage's exact character span selected. A thin layer over the facade (Quire):
+the tabs and panes are their own widgets; `LiveController` runs folders, progress and status."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -19,7 +18,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QStatusBar,
@@ -28,53 +26,45 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.cancel import Progress
-from desktop_app.core.conversations import ConversationStore
-from desktop_app.core.ingest.watcher import Change, LiveIndex
-from desktop_app.core.store.health import IndexDamaged
+from desktop_app.core.events import Passage, Quote
+from desktop_app.core.service import Conversation, LiveIndex, Quire, Recovery, SearchResult
+from desktop_app.settings import Settings
 from desktop_app.ui.chat import ChatPane
+from desktop_app.ui.conversations_pane import ConversationsPane
 from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.folders import FilesView, FoldersPanel
-from desktop_app.ui.repair import (
-    check_in_background,
-    repair_index,
-    report_recovery,
-    search_or_damage,
-)
+from desktop_app.ui.live_status import LiveController
+from desktop_app.ui.repair import check_in_background, repair_index, report_recovery
+from desktop_app.ui.search_tab import SearchTab
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.sources import SourcesPanel
 from desktop_app.ui.viewer import PassageViewer
 from desktop_app.ui.welcome import WelcomePage
-from desktop_app.ui.workers import Task, on_gui_thread, run_in_background
-
-REFRESH_MS = 300  # status refreshes are coalesced: a burst of changes costs one query
-PROGRESS_MS = 100
-BUSY_REFRESH_MS = 1000  # while indexing or embedding runs, counts are re-read this often
+from desktop_app.ui.workers import Task
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, service: Any, folders: list[Path], store: ConversationStore | None = None):
+    def __init__(self, service: Quire, folders: list[Path]) -> None:
         super().__init__()
         self.service = service
-        self.folders = [f.resolve() for f in folders]
-        self.store = store or ConversationStore(service.home / "conversations")
-        self.live: LiveIndex | None = None
+        for folder in folders:
+            service.watch(folder)
         self.settings_notice: QMessageBox | None = None
-        self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
-        self.ready = False
-        self.last_status: dict[str, Any] | None = None
-        self._search_task: Task | None = None
-        self._status_task: Task | None = None
-        self._latest_progress: Progress | None = None
+        self.recovery_reports: list[str] = []  # what was shown about a replaced index
+        self.recovery_box: QMessageBox | None = None
+        self.repaired: Recovery | str | None = None  # the last repair's outcome
+        self.repair_task: Task | None = None
+        self.check_task: Task | None = None
         self.setWindowTitle("Quire")
         self.resize(1280, 820)
         self._build()
-        self.recovery_reports: list[str] = []  # what was shown about a replaced index
+        self.live_status = LiveController(self)
+        self.conversations_pane.list_all()
         if service.recovery is not None:
             QTimer.singleShot(0, lambda: report_recovery(self))
         elif service.checked_on_open == "cheap":  # a large index: the quick check runs now
             QTimer.singleShot(0, lambda: check_in_background(self))
-        if self.folders:
+        if service.folders:
             self.start_live_index()
         else:
             self.pages.setCurrentWidget(self.welcome)
@@ -82,7 +72,7 @@ class MainWindow(QMainWindow):
 
     def _tell_settings_problems(self) -> None:
         """Settings that could not be used were reset when loading (and saved): say so once."""
-        problems = getattr(self.service.settings, "problems", [])
+        problems = self.service.settings.problems
         if problems:
             lines = "\n".join(f"• {p}" for p in problems)
             self.settings_notice = show_error(
@@ -96,58 +86,59 @@ class MainWindow(QMainWindow):
         self.welcome.choose_folder.connect(self.add_folder)
         self.folders_panel = FoldersPanel()
         self.folders_panel.add_requested.connect(self.add_folder)
-        self.folders_panel.remove_requested.connect(self.remove_folder)
-        self.folders_panel.pause_toggled.connect(self.set_paused)
-        self.conversations = QListWidget()
-        self.conversations.setAccessibleName("Earlier conversations")
-        self.conversations.setWordWrap(True)
-        self.conversations.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.conversations.itemActivated.connect(self._open_conversation)
-        self.conversations.itemClicked.connect(self._open_conversation)
-        delete = QPushButton("Delete")
-        delete.setAccessibleName("Delete conversation")
-        delete.clicked.connect(self._delete_conversation)
+        self.folders_panel.remove_requested.connect(lambda f: self.live_status.remove_folder(f))
+        self.folders_panel.pause_toggled.connect(lambda p: self.live_status.set_paused(p))
+        self.conversations_pane = ConversationsPane(self.service)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.addWidget(self.folders_panel, 3)
-        ll.addWidget(QLabel("<b>Conversations</b>"))
-        ll.addWidget(self.conversations, 2)
-        self.conversation_notice = QLabel(wordWrap=True)  # damaged conversation files, once
-        self.conversation_notice.hide()
-        ll.addWidget(self.conversation_notice)
-        ll.addWidget(delete)
-
-        self.chat = ChatPane(self.service, self.store)
-        self.chat.source_clicked.connect(self.open_source)
-        self.chat.finished.connect(lambda done: self.sources.mark_cited(
-            set(done["citations"]["valid"])))  # fmt: skip
-        self.chat.conversation_saved.connect(lambda _: self._conversation_saved())
-        self.chat.activity.connect(self._answer_activity)
-        self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
-        self.query.setAccessibleName("Search query")
-        self.query.setClearButtonEnabled(True)
-        self.query.returnPressed.connect(self.search)
-        self.results = QListWidget()
-        self.results.setAccessibleName("Matching passages")
-        self.results.setWordWrap(True)
-        self.results.currentItemChanged.connect(self._show_result)
-        search = QWidget()
-        sl = QVBoxLayout(search)
-        sl.addWidget(self.query)
-        sl.addWidget(self.results)
+        ll.addWidget(self.conversations_pane, 2)
+        self.chat = ChatPane(self.service)
+        self.search_tab = SearchTab(self.service)
         self.files = FilesView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.chat, "Ask")
-        self.tabs.addTab(search, "Search")
+        self.tabs.addTab(self.search_tab, "Search")
         self.tabs.addTab(self.files, "Files")
-
         self.sources = SourcesPanel()
-        self.sources.source_clicked.connect(self.open_source)
-        self.chat.sources_ready.connect(self.sources.show_sources)
-        self.sources.show_sources([])
         self.viewer = PassageViewer()
-        self.files.open_requested.connect(self.viewer.open_note)
+        self._connect()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        for widget in (left, self.tabs, self._right_pane()):
+            splitter.addWidget(widget)
+        splitter.setSizes([240, 560, 480])
+        self._pages(splitter)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setMaximumWidth(240)
+        self.progress_bar.hide()
+        status = QStatusBar()
+        status.addPermanentWidget(self.progress_bar)
+        self.setStatusBar(status)
+        self._build_menu()
+
+    def _connect(self) -> None:
+        self.conversations_pane.opened.connect(self._show_conversation)
+        self.conversations_pane.deleted.connect(self._conversation_deleted)
+        self.chat.source_clicked.connect(self.open_source)
+        self.chat.finished.connect(lambda done: self.sources.mark_cited(
+            set(done["citations"]["valid"])))  # fmt: skip
+        self.chat.conversation_saved.connect(
+            lambda _: self.conversations_pane.saved(self.chat.conversation)
+        )
+        self.chat.activity.connect(self._answer_activity)
+        self.chat.sources_ready.connect(self.sources.show_sources)
         self.chat.cleared.connect(self.viewer.clear)
+        self.search_tab.passage_chosen.connect(self.open_source)
+        self.search_tab.nothing_found.connect(
+            lambda: self.viewer.show_message("No matching passages in your notes.")
+        )
+        self.search_tab.damaged.connect(lambda exc: repair_index(self, exc.problems))
+        self.search_tab.failed.connect(self.failed)
+        self.sources.source_clicked.connect(self.open_source)
+        self.sources.show_sources([])
+        self.files.open_requested.connect(self.viewer.open_note)
+
+    def _right_pane(self) -> QSplitter:
         right = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -157,11 +148,9 @@ class MainWindow(QMainWindow):
         right.addWidget(top)
         right.addWidget(self.viewer)
         right.setSizes([300, 500])
+        return right
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        for widget in (left, self.tabs, right):
-            splitter.addWidget(widget)
-        splitter.setSizes([240, 560, 480])
+    def _pages(self, splitter: QSplitter) -> None:
         main = QWidget()
         ml = QHBoxLayout(main)
         ml.addWidget(splitter)
@@ -171,18 +160,6 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(main)
         self.main_page = main
         self.setCentralWidget(self.pages)
-
-        self.progress_bar = QProgressBar(maximumWidth=240)
-        self.progress_bar.hide()
-        status = QStatusBar()
-        status.addPermanentWidget(self.progress_bar)
-        self.setStatusBar(status)
-        self._build_menu()
-        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS)
-        self._refresh_timer.timeout.connect(self.refresh_status)
-        self._progress_timer = QTimer(self, interval=PROGRESS_MS)
-        self._progress_timer.timeout.connect(self._show_progress)
-        self._list_conversations()
 
     def _build_menu(self) -> None:
         actions = (
@@ -203,141 +180,49 @@ class MainWindow(QMainWindow):
             menu.addAction(action)
             self.addAction(action)  # shortcuts work even while the menu bar is hidden
 
-    # -- folders and live indexing -------------------------------------------------------------
+    # -- folders and the live index (LiveController) -------------------------------------------
+    @property
+    def folders(self) -> list[Path]:
+        return self.service.folders
+
+    @property
+    def live(self) -> LiveIndex | None:
+        return self.service.live
+
+    @property
+    def ready(self) -> bool:
+        return self.live_status.ready
+
+    @ready.setter
+    def ready(self, value: bool) -> None:
+        self.live_status.ready = value
+
+    @property
+    def last_status(self) -> dict[str, Any] | None:
+        return self.live_status.last_status
+
+    @property
+    def error_notice(self) -> QMessageBox | None:
+        return self.live_status.error_notice
+
     def start_live_index(self) -> None:
-        self.pages.setCurrentWidget(self.main_page)
-        self.live = LiveIndex(
-            self.service.database,
-            self.folders,
-            self.service.index_options,
-            self.service.embed,
-            home=self.service.home,
-            on_change=on_gui_thread(self._changed, self),
-            progress=on_gui_thread(self._progress, self, latest_only=True),
-        )
-        self.live.start()
-        self._progress_timer.start()
-        self.statusBar().showMessage("Looking for new and changed notes…")
-        self.refresh_status()
+        self.live_status.start()
+
+    def add_folder(self, folder: Path | None = None) -> None:
+        self.live_status.add_folder(folder)
+
+    def forget_folder(self, folder: Path) -> None:
+        self.live_status.forget_folder(folder)
 
     def open_sample_notes(self) -> None:
         from desktop_app.paths import user_sample_notes
 
         self.add_folder(user_sample_notes(self.service.home))
 
-    def add_folder(self, folder: Path | None = None) -> None:
-        if folder is None:
-            chosen = QFileDialog.getExistingDirectory(self, "Add a notes folder")
-            if not chosen:
-                return
-            folder = Path(chosen)
-        folder = folder.resolve()
-        if folder in self.folders:
-            return
-        self.folders.append(folder)
-        self.ready = False
-        if self.live is None:
-            self.start_live_index()
-        else:
-            self.live.add_folder(folder)
-            self.refresh_status()
-
-    def remove_folder(self, folder: Path) -> None:
-        answer = QMessageBox.question(
-            self, "Remove folder",
-            f"Stop using {folder}?\nIts notes leave Quire's index; the files stay untouched.",
-        )  # fmt: skip
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        self.forget_folder(folder)
-
-    def forget_folder(self, folder: Path) -> None:
-        self.folders = [f for f in self.folders if f != folder]
-        if self.live is not None:
-            self.live.remove_folder(folder)  # its indexing thread drops it, then reports back
-        self.refresh_status()
-
-    def set_paused(self, paused: bool) -> None:
-        if self.live is None:
-            return
-        if paused:
-            self.live.pause()
-            self.progress_bar.hide()
-            self.statusBar().showMessage("Indexing paused — search and answers still work")
-        else:
-            self.live.resume()
-
-    def _changed(self, change: Change) -> None:
-        if change.kind == "error":  # also in errors.log; indexing goes on
-            self.statusBar().showMessage(str(change))
-            if self.error_notice is None or not self.error_notice.isVisible():
-                self.error_notice = show_error(
-                    self, f"Indexing hit a problem and goes on:\n{change.detail}"
-                )
-        elif change.kind in ("failed", "notice", "warning"):
-            self.statusBar().showMessage(str(change), 8000)
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start(REFRESH_MS)
-
-    def _progress(self, progress: Progress) -> None:
-        self._latest_progress = progress  # shown by a timer: thousands of files, few repaints
-
-    def _show_progress(self) -> None:
-        p, self._latest_progress = self._latest_progress, None
-        if p is None or (self.live is not None and self.live.paused):
-            return
-        if p.done >= p.total:
-            self.progress_bar.hide()
-            return
-        self.ready = False
-        self.progress_bar.show()
-        self.progress_bar.setMaximum(max(p.total, 1))
-        self.progress_bar.setValue(p.done)
-        if p.phase == "embed":
-            text = f"Computing vectors {p.done}/{p.total} — keyword search already works"
-        elif p.phase == "parts":
-            text = f"Preparing passages {p.done}/{p.total} — keyword search already works"
-        else:
-            text = f"Reading notes {p.done}/{p.total}  {p.detail}"
-        self.statusBar().showMessage(text)
-
     def refresh_status(self) -> None:
-        """Read the index status off the GUI thread, then update folders, files and readiness."""
-        if self._status_task is not None:
-            self._status_task.cancel()
-        live = self.live
+        self.live_status.refresh_status()
 
-        def query(progress: Any, cancel: Any) -> tuple[bool, dict[str, Any]]:
-            busy = live is None or live.busy  # read first: the query below is then never older
-            return busy, self.service.status(check_integrity=False)
-
-        self._status_task = run_in_background(
-            query, on_done=self._status_ready, on_error=self._failed
-        )
-
-    def _status_ready(self, result: tuple[bool, dict[str, Any]]) -> None:
-        busy, status = result
-        self.last_status = status
-        self.folders_panel.show_folders(self.folders, status["files"])
-        self.files.show_status(status)
-        counts = status["counts"]
-        if self.live is not None and self.live.paused:
-            return
-        if busy or counts["pending_embedding"]:
-            if not self._refresh_timer.isActive():
-                self._refresh_timer.start(BUSY_REFRESH_MS)  # the workers are still going
-            return
-        self.ready = True
-        self.progress_bar.hide()
-        if self.chat.answering:
-            return  # the status bar says what the answer waits for, not "Ready"
-        problems = counts["skipped"] + counts["failed"]
-        extra = f" · {problems} skipped or failed (see Files)" if problems else ""
-        self.statusBar().showMessage(
-            f"Ready — {counts['notes']} notes, {counts['chunks']} passages{extra}"
-        )
-
-    def _failed(self, message: str) -> None:
+    def failed(self, message: str) -> None:
         first, _, details = message.partition("\n\n")
         show_error(self, f"Something went wrong: {first}", details)
 
@@ -355,17 +240,16 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    def apply_settings(self, settings: Any) -> None:
+    def apply_settings(self, settings: Settings) -> None:
         from PySide6.QtWidgets import QApplication
 
         from desktop_app.ui.theme import apply_theme
 
-        changed = self.service.apply_settings(settings)
+        changed = self.service.apply_settings(settings)  # the live index starts over if need be
         apply_theme(QApplication.instance(), settings.theme)  # type: ignore[arg-type]
         self.sources.refresh()  # its highlight colours follow the theme
         if not changed or self.live is None:
             return
-        self.live.redo()
         self.ready = False
         if "embedding model" in changed:
             self.statusBar().showMessage(
@@ -375,64 +259,40 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage("Passage size changed: reading every note again…")
 
-    # -- conversations -----------------------------------------------------------------------------
-    def _list_conversations(self) -> None:
-        """Read every saved conversation once, at start; later saves update single rows."""
-        self.conversations.clear()
-        for conversation in self.store.recent():
-            self.conversations.addItem(_conversation_item(conversation))
-        reports = self.store.take_reports()
-        if reports:
-            more = f" (and {len(reports) - 1} more)" if len(reports) > 1 else ""
-            self.conversation_notice.setText(reports[0] + more)
-            self.conversation_notice.setToolTip("\n\n".join(reports))
-            self.conversation_notice.show()
+    # -- conversations, search, the viewer -------------------------------------------------------
+    @property
+    def conversations(self) -> QListWidget:
+        return self.conversations_pane.list
 
-    def _conversation_saved(self) -> None:
-        """The current conversation was saved: move its row to the top, with its new count."""
-        saved = self.chat.conversation
-        for row in range(self.conversations.count()):
-            if self.conversations.item(row).data(Qt.ItemDataRole.UserRole) == saved.id:
-                self.conversations.takeItem(row)
-                break
-        self.conversations.insertItem(0, _conversation_item(saved))
+    @property
+    def conversation_notice(self) -> QLabel:
+        return self.conversations_pane.notice
 
     def _open_conversation(self, item: QListWidgetItem) -> None:
-        try:
-            conversation = self.store.load(item.data(Qt.ItemDataRole.UserRole))
-        except (OSError, ValueError, TypeError) as exc:
-            show_error(self, "This conversation cannot be opened.", str(exc))
-            return
+        self.conversations_pane.open_item(item)
+
+    def _show_conversation(self, conversation: Conversation) -> None:
         self.tabs.setCurrentWidget(self.chat)
         self.chat.open_conversation(conversation)
 
-    def _delete_conversation(self) -> None:
-        item = self.conversations.currentItem()
-        if item is None:
-            return
-        conversation_id = item.data(Qt.ItemDataRole.UserRole)
-        self.store.delete(conversation_id)
+    def _conversation_deleted(self, conversation_id: str) -> None:
         if self.chat.conversation.id == conversation_id:
             self.chat.new_chat()
-        self.conversations.takeItem(self.conversations.row(item))
 
-    # -- search ------------------------------------------------------------------------------------
-    def _focus_search(self) -> None:
-        self.tabs.setCurrentIndex(1)
-        self.query.setFocus()
-        self.query.selectAll()
+    @property
+    def query(self) -> QLineEdit:
+        return self.search_tab.query
+
+    @property
+    def results(self) -> QListWidget:
+        return self.search_tab.results
 
     def search(self) -> None:
-        text = self.query.text().strip()
-        if not text:
-            return
-        if self._search_task:
-            self._search_task.cancel()  # last query wins
-        self._search_task = run_in_background(
-            lambda progress, cancel: search_or_damage(self.service, text),
-            on_done=self._show_results,
-            on_error=self._failed,
-        )
+        self.search_tab.search()
+
+    def _focus_search(self) -> None:
+        self.tabs.setCurrentIndex(1)
+        self.search_tab.focus()
 
     def _answer_activity(self, text: str) -> None:
         if text:
@@ -441,61 +301,17 @@ class MainWindow(QMainWindow):
             self.statusBar().clearMessage()
             self.refresh_status()
 
-    def _show_results(self, results: list[Any] | IndexDamaged) -> None:
-        from desktop_app.core.answer.ask import relevant
-
-        if isinstance(results, IndexDamaged):
-            repair_index(self, results.problems)
-            return
-        results = relevant(results, SEARCH_FLOOR)
-        self.results.clear()
-        for n, r in enumerate(results, start=1):
-            where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
-            snippet = " ".join(r.text.split())[:200]
-            item = QListWidgetItem(f"[{n}] {where}  ·  {r.score:.3f}\n{snippet}")
-            item.setData(Qt.ItemDataRole.UserRole, r)
-            item.setToolTip(f"{r.path} · lines {r.line_start}–{r.line_end}")
-            self.results.addItem(item)
-        if results:
-            self.results.setCurrentRow(0)
-        else:
-            self.viewer.show_message("No matching passages in your notes.")
-
-    def _show_result(self, item: QListWidgetItem | None, _: Any = None) -> None:
-        if item is not None:
-            r = item.data(Qt.ItemDataRole.UserRole)
-            self.open_passage(Path(r.folder), r.path, r.start, r.end, r.line_start, r.line_end)
-
-    # -- sources and the viewer ----------------------------------------------------------------
-    def open_source(self, source: dict) -> None:
-        self.open_passage(Path(source["folder"]), source["path"], source["start"],
-                          source["end"], *source["lines"])  # fmt: skip
+    def open_source(self, source: Passage | Quote | SearchResult) -> None:
+        self.open_passage(Path(source.folder), source.path, source.start, source.end,
+                          source.line_start, source.line_end)  # fmt: skip
 
     def open_passage(
         self, folder: Path, path: str, start: int, end: int, line_start: int, line_end: int
     ) -> None:
         self.viewer.open_passage(folder, path, start, end, line_start, line_end)
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.chat.stop()
-        for task in (self._search_task, self._status_task):
-            if task is not None:
-                task.cancel()  # their late results must not reach a closed window
-        if self.live is not None:
-            self.live.stop(timeout=5.0)
-            self.live = None
+        self.search_tab.cancel()
+        self.live_status.stop(timeout=5.0)
         super().closeEvent(event)
-
-
-SEARCH_FLOOR = 0.5  # the Search tab lists passages down to half the best one's score
-
-
-def _conversation_item(conversation: Any) -> QListWidgetItem:
-    when = time.strftime("%d %b %H:%M", time.localtime(conversation.updated))
-    count = len(conversation.turns)
-    item = QListWidgetItem(
-        f"{conversation.title}\n{when} · {count} question{'s' if count != 1 else ''}"
-    )
-    item.setToolTip(conversation.title)
-    item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-    return item

@@ -73,6 +73,28 @@ class SettingsDialog(QDialog):
         )
         embed_browse = QPushButton("Choose…")
         embed_browse.clicked.connect(self._choose_embedding_model)
+        self._number_fields(settings)
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #d93025")
+        general = self._general_page(chat_browse, embed_browse)
+        self.models = ModelsPanel(settings.chat_model, settings.model_folders)
+        self.models.chosen.connect(self._use_chat_model)
+        self.models.embedding_ready.connect(self.embedding_model.setText)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(general, "General")
+        self.tabs.addTab(self.models, "Models")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        outer = QVBoxLayout(self)
+        for widget in (self.tabs, self.problem, self.buttons):
+            outer.addWidget(widget)
+
+    def _number_fields(self, settings: Settings) -> None:
         low, high = RANGES["chunk_tokens"]  # the dialog allows what loading accepts
         self.chunk_tokens = QSpinBox(minimum=int(low), maximum=int(high), singleStep=25)
         self.chunk_tokens.setValue(settings.chunk_tokens)
@@ -91,9 +113,8 @@ class SettingsDialog(QDialog):
         for label, key in (("Follow the system", "system"), ("Light", "light"), ("Dark", "dark")):
             self.theme.addItem(label, key)
         self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
-        self.problem = QLabel()
-        self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #d93025")
+
+    def _general_page(self, chat_browse: QPushButton, embed_browse: QPushButton) -> QWidget:
         general = QWidget()
         form = QFormLayout(general)
         rows = (
@@ -117,21 +138,7 @@ class SettingsDialog(QDialog):
         note.setWordWrap(True)
         note.setEnabled(False)
         form.addRow(note)
-        self.models = ModelsPanel(settings.chat_model, settings.model_folders)
-        self.models.chosen.connect(self._use_chat_model)
-        self.models.embedding_ready.connect(self.embedding_model.setText)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(general, "General")
-        self.tabs.addTab(self.models, "Models")
-        self.tabs.currentChanged.connect(self._tab_changed)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        outer = QVBoxLayout(self)
-        for widget in (self.tabs, self.problem, self.buttons):
-            outer.addWidget(widget)
+        return general
 
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.models and not self.models.scanned:

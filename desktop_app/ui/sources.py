@@ -4,13 +4,13 @@ dimmed, each with its note, heading path, scores and the matching words highligh
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
 
+from desktop_app.core.events import Passage
 from desktop_app.core.retrieval.analyzer import is_function_word
 from desktop_app.core.retrieval.highlight import matching_spans
-from desktop_app.ui.chat import InertBrowser
+from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.theme import dim_color, mark_color
 
 SNIPPET_CHARS = 260
@@ -34,18 +34,18 @@ def snippet_html(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> str
 
 
 class SourcesPanel(InertBrowser):
-    source_clicked = Signal(dict)
+    source_clicked = Signal(object)  # the Passage to open in its note
 
     def __init__(self) -> None:
         super().__init__(openLinks=False)
         self.setAccessibleName("Sources")
-        self.sources: list[dict[str, Any]] = []
+        self.sources: list[Passage] = []
         self.answerable = True
         self.cited: set[int] | None = None
         self.anchorClicked.connect(self._clicked)
 
     def show_sources(
-        self, sources: list[dict[str, Any]], answerable: bool = True, cited: set[int] | None = None
+        self, sources: list[Passage], answerable: bool = True, cited: set[int] | None = None
     ) -> None:
         self.sources, self.answerable, self.cited = sources, answerable, cited
         self._render()
@@ -57,10 +57,11 @@ class SourcesPanel(InertBrowser):
         self.cited = cited
         self._render()
 
-    def _ordered(self) -> list[dict[str, Any]]:
-        if not self.cited:
+    def _ordered(self) -> list[Passage]:
+        cited = self.cited
+        if not cited:
             return self.sources
-        return sorted(self.sources, key=lambda s: s["n"] not in self.cited)  # stable: cited first
+        return sorted(self.sources, key=lambda s: s.number not in cited)  # stable: cited first
 
     def _render(self) -> None:
         dim = dim_color()
@@ -68,31 +69,31 @@ class SourcesPanel(InertBrowser):
         if not self.answerable:
             parts.append("<p><b>Not in your notes</b> — the closest passages:</p>")
         for s in self._ordered():
-            where = " › ".join(s["heading_path"]) or s["title"] or s["path"]
-            unused = bool(self.cited) and s["n"] not in self.cited
+            where = " › ".join(s.heading_path) or s.title or s.path
+            unused = bool(self.cited) and s.number not in (self.cited or ())
             style = f' style="color:{dim}"' if unused else ""
-            where_in = f"{s['path']} · lines {s['lines'][0]}–{s['lines'][1]}"
+            where_in = f"{s.path} · lines {s.line_start}–{s.line_end}"
             if self.answerable:
-                scores = f"score {s['score']:.3f} · {where_in}"
+                scores = f"score {s.score:.3f} · {where_in}"
             else:  # a refusal's scores would read as confidence: say what matched instead
-                content = [w for w in s.get("matched", []) if not is_function_word(w)]
+                content = [w for w in s.matched if not is_function_word(w)]
                 shared = ", ".join(content) or "no content word of the question"
                 scores = f"shares: {shared} · {where_in}"
             parts.append(
-                f"<p{style}><a href='quire:source/{s['n']}'><b>[{s['n']}]</b> "
+                f"<p{style}><a href='quire:source/{s.number}'><b>[{s.number}]</b> "
                 f"{html.escape(where)}</a>{' (not cited)' if unused else ''}<br>"
                 f"<small style='color:{dim}'>{html.escape(scores)}</small><br>"
-                f"{snippet_html(s['text'], s.get('matched', []))}</p>"
+                f"{snippet_html(s.text, s.matched)}</p>"
             )
         if not self.sources:
             parts.append(f"<p style='color:{dim}'>Passages behind an answer appear here.</p>")
         self.setHtml("".join(parts))
 
-    def source(self, number: int) -> dict[str, Any] | None:
-        return next((s for s in self.sources if s["n"] == number), None)
+    def passage(self, number: int) -> Passage | None:
+        return next((s for s in self.sources if s.number == number), None)
 
     def _clicked(self, url: QUrl) -> None:
         if url.scheme() == "quire" and url.path().startswith("source/"):
-            found = self.source(int(url.path().split("/")[1]))
+            found = self.passage(int(url.path().split("/")[1]))
             if found is not None:
                 self.source_clicked.emit(found)

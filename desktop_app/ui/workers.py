@@ -20,7 +20,9 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.service import Cancelled, CancelToken
+
+ProgressFn = Callable[[Any], None]  # what a background job calls with each event
 
 
 class _Wake(QObject):

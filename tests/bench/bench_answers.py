@@ -65,7 +65,7 @@ def contains(text: str, gold: str) -> bool:
 
 def naive_evidence(quire: Quire, question: str, results: list[Any]) -> list[str]:
     """Top-3 passages split into sentences, ranked by IDF-weighted word overlap."""
-    weights = ask._idf(quire)
+    weights = ask.index_weights(quire.database)
     language = quire.searcher.query_language(question)
     q_words = set(analyzer.words(question))
     idf = weights(list(q_words)) if weights else {}
@@ -84,7 +84,7 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
     results = quire.search(q["question"], top_k=8)
     sources = build_sources(relevant(results))
     language = quire.searcher.query_language(q["question"])
-    decision, found = ask.decide(quire, q["question"], language, results, sources)
+    decision, found = ask.decide(quire.retrieval(), q["question"], language, results, sources)
     found = found if decision.answerable else []
     seconds = time.perf_counter() - started
     for e in found:  # the round trip every shown sentence must pass
@@ -109,7 +109,7 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
 def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
     results = quire.search(q["question"], top_k=8)
     language = quire.searcher.query_language(q["question"])
-    decision, found = ask.decide(quire, q["question"], language, results,
+    decision, found = ask.decide(quire.retrieval(), q["question"], language, results,
                                  build_sources(relevant(results)))  # fmt: skip
     best = max(found, key=lambda e: e.overlap) if found else None
     return {"outcome": decision.outcome,
@@ -119,7 +119,8 @@ def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
 
 
 def quire_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
-    events = list(answer_events(quire, q["question"], [], model, CancelToken(), max_tokens, 0.0))
+    events = [e.to_json() for e in answer_events(quire.retrieval(), q["question"], [], model,
+                                                 CancelToken(), max_tokens, 0.0)]  # fmt: skip
     done = events[-1]
     if done["type"] != "done" or not done["answerable"]:
         return {"refused": True, "contains": False, "valid": False, "precision": [],

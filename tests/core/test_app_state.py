@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 from desktop_app import crash
-from desktop_app.core.conversations import Conversation, ConversationStore, SavedTurn
+from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.ingest import indexer
+from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.store.db import Database
 
@@ -17,16 +18,17 @@ from desktop_app.core.store.db import Database
 def test_conversations_round_trip_newest_first(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "conversations")
     older, newer = Conversation(), Conversation()
-    older.add(SavedTurn("How do I bake bread?", "At 250 °C [1].", [{"n": 1, "path": "b.md"}]))
+    passage = Passage.from_json({"n": 1, "path": "b.md"})
+    older.add(Turn("How do I bake bread?", "At 250 °C [1].", [passage] if passage else []))
     store.save(older)
-    newer.add(SavedTurn("Kolik stál řetěz? " * 10, "600 Kč [1]."))
+    newer.add(Turn("Kolik stál řetěz? " * 10, "600 Kč [1]."))
     newer.updated = older.updated + 10
     store.save(newer)
     (store.folder / "damaged.json").write_text("{not json", "utf-8")
     found = store.recent()
     assert [c.id for c in found] == [newer.id, older.id]  # the damaged file is skipped
     [source] = found[1].turns[0].sources  # read back field by field, missing ones defaulted
-    assert (source["n"], source["path"]) == (1, "b.md")
+    assert (source.to_json()["n"], source.to_json()["path"]) == (1, "b.md")
     assert found[0].title.endswith("…") and len(found[0].title) <= 60
     store.delete(older.id)
     assert [c.id for c in store.recent()] == [newer.id]

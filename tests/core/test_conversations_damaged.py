@@ -14,13 +14,15 @@ from desktop_app.core.conversations import (
     Conversation,
     ConversationStore,
     DamagedConversation,
-    SavedTurn,
+    Turn,
 )
+from desktop_app.core.passage import Passage
 
 SOURCE = {"n": 1, "path": "recipes/bread.md", "folder": "/notes", "title": "Bread",
           "heading_path": ["Bread", "Baking"], "start": 10, "end": 60, "lines": [3, 5],
           "score": 0.8, "text": "Bake at 250 °C with the lid on.", "matched": ["bake"]}  # fmt: skip
 CITATIONS = {"valid": [1], "invalid": [], "sentences": [{"text": "Bake.", "weak": False}]}
+PASSAGE = Passage.from_json(SOURCE)
 
 
 def good(**changes: Any) -> dict[str, Any]:
@@ -37,7 +39,7 @@ def good(**changes: Any) -> dict[str, Any]:
 def store(tmp_path: Path) -> ConversationStore:
     s = ConversationStore(tmp_path / "conversations")
     ok = Conversation(id="ok")
-    ok.add(SavedTurn("A good question?", "A good answer.", [dict(SOURCE)], dict(CITATIONS)))
+    ok.add(Turn("A good question?", "A good answer.", [PASSAGE], dict(CITATIONS)))
     s.save(ok)
     return s
 
@@ -97,11 +99,12 @@ def test_invalid_utf8_file_is_set_aside(store: ConversationStore) -> None:
         (good(title=None), "title", lambda c: c.title == "How hot?"),
         (good(turn={"sources": "nope"}), "turn 1 sources", lambda c: c.turns[0].sources == []),
         (good(turn={"sources": [5, {"n": "1"}, dict(SOURCE)]}), "turn 1 sources",
-         lambda c: [s["n"] for s in c.turns[0].sources] == [1]),
+         lambda c: [s.to_json()["n"] for s in c.turns[0].sources] == [1]),
         (good(turn={"sources": [dict(SOURCE, start="a", lines=[5, 2], heading_path=[1])]}),
-         "turn 1 sources", lambda c: (c.turns[0].sources[0]["start"],
-                                      c.turns[0].sources[0]["lines"],
-                                      c.turns[0].sources[0]["heading_path"]) == (0, [1, 1], [])),
+         "turn 1 sources", lambda c: (c.turns[0].sources[0].to_json()["start"],
+                                      c.turns[0].sources[0].to_json()["lines"],
+                                      c.turns[0].sources[0].to_json()["heading_path"])
+         == (0, [1, 1], [])),
         (good(turn={"citations": [1]}), "turn 1 citations", lambda c: c.turns[0].citations == {}),
         (good(turn={"citations": {"valid": ["1"]}}), "turn 1 citations",
          lambda c: c.turns[0].citations == {}),

@@ -38,13 +38,13 @@ def _questions() -> list[dict[str, str]]:
 
 
 def _evidence(quire: Quire, question: str) -> list[evidence.Evidence]:
-    from desktop_app.core.answer.ask import _idf, relevant
+    from desktop_app.core.answer.ask import index_weights, relevant
     from desktop_app.core.answer.prompt import build_sources
 
     results = quire.search(question, top_k=8)
     language = quire.searcher.query_language(question)
     return evidence.select(question, language, results, build_sources(relevant(results)),
-                           _idf(quire))  # fmt: skip
+                           index_weights(quire.database))  # fmt: skip
 
 
 # -- units and spans -------------------------------------------------------------------------
@@ -189,8 +189,9 @@ def test_figures_spelled_differently_are_found() -> None:
 def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire, Path]) -> None:
     quire = sample[0]
     model = QueuedModel("Use 10 g salt and 900 g flour.")
-    events = list(answer_events(quire, "How much salt goes into the sourdough bread?", [], model,
-                                CancelToken()))  # fmt: skip
+    question = "How much salt goes into the sourdough bread?"
+    events = [e.to_json() for e in answer_events(quire.retrieval(), question, [], model,
+                                                 CancelToken())]  # fmt: skip
     kinds = [e["type"] for e in events]
     assert kinds[:2] == ["sources", "evidence"] and kinds[-1] == "done"
     assert set(kinds[2:-1]) == {"token"}
@@ -205,15 +206,17 @@ def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire
 
 
 def test_refusal_says_why_not_a_score(sample: tuple[Quire, Path]) -> None:
-    events = list(answer_events(sample[0], "Who won the 1998 football world cup final?", [],
-                                QueuedModel(), CancelToken()))  # fmt: skip
+    events = [e.to_json() for e in answer_events(
+        sample[0].retrieval(), "Who won the 1998 football world cup final?", [], QueuedModel(),
+        CancelToken())]  # fmt: skip
     done = events[-1]
     assert done["outcome"] == gate.ABSENT and not done["answerable"]
     assert "football" in done["reason"] and "0." not in done["answer"]
 
 
 def test_empty_question_is_refused(sample: tuple[Quire, Path]) -> None:
-    events = list(answer_events(sample[0], "  ", [], QueuedModel(), CancelToken()))
+    events = [e.to_json() for e in answer_events(sample[0].retrieval(), "  ", [], QueuedModel(),
+                                                 CancelToken())]  # fmt: skip
     assert [e["type"] for e in events] == ["error"]
 
 

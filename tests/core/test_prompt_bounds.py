@@ -14,10 +14,10 @@ from desktop_app import cli
 from desktop_app.core.answer.prompt import (
     INSTRUCTIONS,
     QuestionTooLong,
-    Source,
     assemble,
     user_message,
 )
+from desktop_app.core.passage import Passage
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
@@ -25,8 +25,8 @@ from tests.fakes import QueuedModel
 HUGE_QUESTION = ("How long do I bake the sourdough bread with the lid on? " * 900)[:50_000]
 
 
-def source(n: int, text: str) -> Source:
-    return Source(
+def source(n: int, text: str) -> Passage:
+    return Passage(
         number=n, path=f"n{n}.md", folder="/", title=f"Note {n}", heading_path=[], start=0,
         end=len(text), line_start=1, line_end=1, text=text, score=1.0 / n,
     )  # fmt: skip

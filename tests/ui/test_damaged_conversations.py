@@ -15,8 +15,9 @@ from desktop_app.core.conversations import (
     DAMAGED_FOLDER,
     Conversation,
     ConversationStore,
-    SavedTurn,
+    Turn,
 )
+from desktop_app.core.passage import Passage
 from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 
@@ -34,8 +35,8 @@ def test_window_lists_the_good_conversations_and_reports_the_damaged(  # type: i
     store = ConversationStore(folder)
     for n in range(3):
         good = Conversation(id=f"good{n}")
-        good.add(SavedTurn(f"Good question {n}?", f"Good answer {n} [1].", [dict(SOURCE)],
-                           {"valid": [1], "invalid": [], "sentences": []}))  # fmt: skip
+        good.add(Turn(f"Good question {n}?", f"Good answer {n} [1].", [Passage.from_json(SOURCE)],
+                      {"valid": [1], "invalid": [], "sentences": []}))  # fmt: skip
         store.save(good)
     (folder / "null.json").write_text("null", "utf-8")
     (folder / "cut.json").write_text('{"title": "Half a conv', "utf-8")

@@ -55,7 +55,7 @@ def test_evidence_before_tokens_and_its_link_selects_the_sentence(qtbot, window)
     first_answer = next(i for i, (_, answer) in enumerate(seen) if answer)
     assert any(count for count, answer in seen[:first_answer] if not answer)  # evidence first
     assert "The model is reading the passages…" in statuses
-    evidence = chat.turns[0].evidence
+    evidence = [e.to_json() for e in chat.turns[0].evidence]
     assert evidence and "10 g salt" in evidence[0]["text"]
     assert "From your notes" in chat.view.toPlainText()
     assert "quire:evidence/0/0" in link_hrefs(chat.view)

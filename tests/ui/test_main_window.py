@@ -13,6 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt, QThreadPool, QUrl
 
 from desktop_app.core.conversations import ConversationStore
+from desktop_app.core.passage import Passage
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
@@ -59,7 +60,8 @@ def _selection(win: MainWindow) -> tuple[int, int, str]:
     return cursor.selectionStart(), cursor.selectionEnd(), win.viewer.text.toPlainText()
 
 
-def _assert_shows(win: MainWindow, source: dict) -> None:
+def _assert_shows(win: MainWindow, passage: Passage) -> None:
+    source = passage.to_json()  # as it is saved and printed
     start, end, text = _selection(win)
     assert win.viewer.note == Path(source["folder"]) / source["path"]
     assert start == _qt_offset(text, source["start"])
@@ -128,7 +130,7 @@ def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
     if answer_links:  # [n] in the answer itself (the tiny model does not always cite)
         click_link(qtbot, window.chat.view, answer_links[-1])
         number = int(answer_links[-1].rsplit("/", 1)[1])
-        _assert_shows(window, next(s for s in sources if s["n"] == number))
+        _assert_shows(window, next(s for s in sources if s.number == number))
 
 
 @pytest.mark.slow  # the real chat model answers in the window
@@ -298,7 +300,7 @@ def test_viewer_shows_local_images_and_never_fetches_remote_ones(
 
 
 def test_remote_images_and_html_are_never_loaded(qtbot, tracker) -> None:  # type: ignore[no-untyped-def]
-    from desktop_app.ui.chat import InertBrowser
+    from desktop_app.ui.inert_browser import InertBrowser
 
     remote, hits = tracker
     browser = InertBrowser()

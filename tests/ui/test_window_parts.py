@@ -40,7 +40,7 @@ def test_crash_report_is_offered_with_its_text(qtbot, tmp_path: Path) -> None:  
 
 
 def test_answer_links_use_the_same_citation_forms_as_the_validator() -> None:
-    from desktop_app.ui.chat import linkify
+    from desktop_app.ui.answer_view import linkify
 
     markdown = linkify("A [1]. B [1, 3][2] and [ 2 ] <b>", lambda n: n <= 2, turn=4)
     assert markdown.count("(quire:source/4/1)") == 2
@@ -58,6 +58,7 @@ def test_the_tracker_server_sees_a_real_fetch(tracker) -> None:  # type: ignore[
 
 
 def test_a_refusal_lists_shared_content_words_not_function_words(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from desktop_app.core.passage import Passage
     from desktop_app.ui.sources import SourcesPanel
 
     panel = SourcesPanel()
@@ -66,8 +67,8 @@ def test_a_refusal_lists_shared_content_words_not_function_words(qtbot) -> None:
         "n": 1, "heading_path": [], "title": "Bread", "path": "bread.md", "lines": [1, 4],
         "score": 0.96, "text": "The bread bakes at 250 °C.", "matched": ["the", "bread"],
     }  # fmt: skip
-    panel.show_sources([source], answerable=False)
+    panel.show_sources([Passage.from_json(source)], answerable=False)
     text = panel.toPlainText()
     assert "shares: bread ·" in text and "0.96" not in text
-    panel.show_sources([{**source, "matched": ["the", "of"]}], answerable=False)
+    panel.show_sources([Passage.from_json({**source, "matched": ["the", "of"]})], answerable=False)
     assert "shares: no content word of the question" in panel.toPlainText()

@@ -1,24 +1,31 @@
 """Answer a question from the notes: retrieve, gate, assemble, stream, check citations.
 
-`answer_events` is a generator of plain dicts, one per event, shared by `quire ask --json`
-and the window: `sources` (with the gate decision), `evidence` (the verbatim sentences that best
-answer, before any token), `token`…, then `done` (or `error`): the answer with citations added
-where the notes back a sentence, and the figures found in no source.
+`answer_events` is a generator of typed events (desktop_app.core.events), shared by
+`quire ask --json` and the window: `Sources` (with the gate decision), `Evidence` (the verbatim
+sentences that best answer, before any token), `Token`…, then `Done` (or `Error`): the answer
+with citations added where the notes back a sentence, and the figures found in no source.
+
+It is given what it needs (`Retrieval`: a search callable, the query language, the index's term
+weights) and a chat model; it never reaches back into the facade that calls it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from desktop_app.core.answer import attribution, citations, cues, evidence, gate, grounded
 from desktop_app.core.answer.gguf import ModelFileError
-from desktop_app.core.answer.llm import Generation, LocalModel
-from desktop_app.core.answer.prompt import Source, assemble, build_sources, check_question
+from desktop_app.core.answer.llm import Generation
+from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
 from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.events import AnswerEvent, Done, Error, Evidence, Sources, Token
+from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval import analyzer, lexical
+from desktop_app.core.retrieval.search import Searcher, SearchResult
+from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
 RELATIVE_FLOOR = 0.6
@@ -66,14 +73,48 @@ def until_markers(pieces: Iterator[str], markers: tuple[str, ...] = STOP_MARKERS
         yield held
 
 
-@dataclass
-class Turn:
-    question: str
-    answer: str
-    sources: list[Source] = field(default_factory=list)
+class PastTurn(Protocol):
+    """An earlier question and its answer (the conversation's turn type has more)."""
+
+    @property
+    def question(self) -> str: ...
+
+    @property
+    def answer(self) -> str: ...
 
 
-def retrieval_query(question: str, history: list[Turn]) -> str:
+class ChatModel(Protocol):
+    """What answering needs of a chat model (llm.LocalModel; a fake one in tests)."""
+
+    n_ctx: int
+    notices: list[str]
+
+    def render(self, messages: list[dict[str, str]]) -> str: ...
+
+    def tokenize(self, text: str) -> list[int]: ...
+
+    def stream(
+        self, prompt: str, max_tokens: int, cancel: CancelToken, temperature: float = 0.2,
+        stats: Generation | None = None,
+    ) -> Generator[str, None, None]: ...  # fmt: skip
+
+
+Weights = Callable[[list[str]], dict[str, float]]
+Cosines = Callable[[str, list[str]], list[float]]
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What answering needs of the index, as plain callables (the facade builds it)."""
+
+    search: Callable[[str, int], list[SearchResult]]  # query, top_k -> ranked passages
+    language: Callable[[str], str]  # the language a question is read in
+    is_empty: Callable[[], bool] = lambda: False  # nothing indexed at all
+    idf: Weights | None = None  # term weights over the whole index (the gate's)
+    similarity: Callable[[str], Cosines | None] = lambda _language: None
+
+
+def retrieval_query(question: str, history: Sequence[PastTurn]) -> str:
     """Follow-ups retrieve with the previous question in mind, without another model call."""
     if not history:
         return question
@@ -83,7 +124,7 @@ def retrieval_query(question: str, history: list[Turn]) -> str:
     return question
 
 
-def relevant(results: list[Any], floor: float = RELATIVE_FLOOR) -> list[Any]:
+def relevant(results: list[SearchResult], floor: float = RELATIVE_FLOOR) -> list[SearchResult]:
     """The wide net's last filter: passages far below the best one only distract a small model."""
     if not results:
         return []
@@ -92,38 +133,32 @@ def relevant(results: list[Any], floor: float = RELATIVE_FLOOR) -> list[Any]:
 
 
 def answer_events(
-    service: Any,
+    retrieval: Retrieval,
     question: str,
-    history: list[Turn],
-    model: LocalModel | None,
+    history: Sequence[PastTurn],
+    model: ChatModel,
     cancel: CancelToken,
     max_tokens: int = 384,
     temperature: float = 0.2,
     sources_wanted: int = 8,
     override_gate: bool = False,
-) -> Iterator[dict[str, Any]]:
-    """Events: `sources`, `evidence` (before any token), `token`…, `done` (or `error`).
+) -> Iterator[AnswerEvent]:
+    """Events: `Sources`, `Evidence` (before any token), `Token`…, `Done` (or `Error`).
 
     `override_gate`: the user asked for an answer although the notes seem not to cover it (the
     answer is still grounded in, and checked against, the closest passages)."""
-    if not question.strip():
-        yield {"type": "error", "message": EMPTY_QUESTION}
-        return
     started = time.perf_counter()
-    question = clean_text(question)
-    try:  # a question the model cannot even read is refused before any work is done
-        model = model or service.chat_model()
-        check_question(question, _counter(model), model.n_ctx, max_tokens)
-    except (ModelFileError, ValueError) as exc:
-        yield {"type": "error", "message": str(exc)}
+    question, problem = _readable(question, model, max_tokens)
+    if problem is not None:
+        yield Error(problem)
         return
-    results = service.search(retrieval_query(question, history), top_k=sources_wanted)
-    if not results and _index_is_empty(service):
-        yield {"type": "error", "message": EMPTY_INDEX}
+    results = retrieval.search(retrieval_query(question, history), sources_wanted)
+    if not results and retrieval.is_empty():
+        yield Error(EMPTY_INDEX)
         return
     sources = build_sources(relevant(results))
-    language = service.searcher.query_language(question)
-    decision, found = decide(service, question, language, results, sources)
+    language = retrieval.language(question)
+    decision, found = decide(retrieval, question, language, results, sources)
     if override_gate and results and not decision.answerable:
         decision = gate.GateDecision(True, "answer requested anyway", decision.coverage,
                                      decision.cosine, gate.WEAK, decision.missing)  # fmt: skip
@@ -131,46 +166,61 @@ def answer_events(
     if not decision.answerable:
         yield from _refusal(decision, sources, retrieval_seconds)
         return
-    sources, found = grounded.choose_sources(sources, found)
     try:
-        prompt = assemble(
-            question, grounded.excerpts(sources, found),
-            [(t.question, t.answer) for t in history], _counter(model), model.n_ctx, max_tokens,
-            grounded.instructions(language), grounded.key_sentences(found),
-        )  # fmt: skip
+        prompt, sources, found = _fit(question, history, model, max_tokens, language, sources,
+                                      found)  # fmt: skip
     except ValueError as exc:
-        yield {"type": "error", "message": str(exc)}
+        yield Error(str(exc))
         return
-    kept = {s.number for s in prompt.sources}
-    sources = [s for s in sources if s.number in kept]
-    found = [e for e in found if e.number in kept]
-    evidence_seconds = time.perf_counter() - started
-    yield {"type": "sources", "answerable": True, "outcome": decision.outcome,
-           "gate": decision.to_json(), "sources": [s.to_json() for s in sources],
-           "dropped_sources": prompt.dropped_sources, "dropped_turns": prompt.dropped_turns,
-           "notices": list(model.notices)}  # fmt: skip
-    yield {"type": "evidence", "outcome": decision.outcome, "caution": _caution(decision),
-           "evidence": [e.to_json() for e in found],
-           "seconds": round(evidence_seconds, 3)}  # fmt: skip
+    evidence_seconds = round(time.perf_counter() - started, 3)
+    yield Sources(True, decision.outcome, decision.to_json(), sources, prompt.dropped_sources,
+                  prompt.dropped_turns, list(model.notices))  # fmt: skip
+    yield Evidence(decision.outcome, _caution(decision), found, evidence_seconds)
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
-    done = _checked_done(answer, sources, language, retrieval_seconds)
-    done.update(outcome=decision.outcome, caution=_caution(decision))
-    done["timings"]["evidence_seconds"] = round(evidence_seconds, 3)
-    yield done
+    yield _checked_done(answer, sources, language, retrieval_seconds, decision, evidence_seconds)
+
+
+def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, str | None]:
+    """The question cleaned, and why it cannot be answered at all (empty, too long for the
+    model): such a question is refused before any work is done."""
+    if not question.strip():
+        return question, EMPTY_QUESTION
+    question = clean_text(question)
+    try:
+        check_question(question, _counter(model), model.n_ctx, max_tokens)
+    except (ModelFileError, ValueError) as exc:
+        return question, str(exc)
+    return question, None
+
+
+def _fit(
+    question: str, history: Sequence[PastTurn], model: ChatModel, max_tokens: int, language: str,
+    sources: list[Passage], found: list[evidence.Evidence],
+) -> tuple[Prompt, list[Passage], list[evidence.Evidence]]:  # fmt: skip
+    """The compact prompt, and the sources and evidence that fit in it (numbered as in it);
+    raises ValueError (QuestionTooLong) when not even the question fits."""
+    sources, found = grounded.choose_sources(sources, found)
+    prompt = assemble(
+        question, grounded.excerpts(sources, found),
+        [(t.question, t.answer) for t in history], _counter(model), model.n_ctx, max_tokens,
+        grounded.instructions(language), grounded.key_sentences(found),
+    )  # fmt: skip
+    kept = {s.number for s in prompt.sources}
+    return prompt, [s for s in sources if s.number in kept], [e for e in found if e.number in kept]
 
 
 class _AnswerStream:
     """Token events of one generation; afterwards `.text` and `.stats` hold what was streamed."""
 
-    def __init__(self, model: Any, prompt: Any, max_tokens: int, cancel: CancelToken,
+    def __init__(self, model: ChatModel, prompt: Prompt, max_tokens: int, cancel: CancelToken,
                  temperature: float) -> None:  # fmt: skip
         self.model, self.prompt, self.max_tokens = model, prompt, max_tokens
         self.cancel, self.temperature = cancel, temperature
         self.stats = Generation()
         self.text = ""
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Token]:
         stats, stream = self.stats, citations.CitationStream(len(self.prompt.sources))
         pieces = self.model.stream(self.model.render(self.prompt.messages), self.max_tokens,
                                    self.cancel, self.temperature, stats)  # fmt: skip
@@ -178,7 +228,7 @@ class _AnswerStream:
             for piece in until_markers(pieces):
                 stream.feed(piece)
                 self.text = stream.text
-                yield {"type": "token", "text": piece}
+                yield Token(piece)
             if stats.stopped == "length" and stats.completion_tokens < self.max_tokens:
                 stats.stopped = "marker"
             pieces.close()  # ends generation now and releases the model for the next question
@@ -187,25 +237,31 @@ class _AnswerStream:
 
 
 def _checked_done(
-    answer: _AnswerStream, sources: list[Source], language: str, retrieval_seconds: float
-) -> dict[str, Any]:
-    """The `done` event: the answer with citations added where the notes back a sentence, the
+    answer: _AnswerStream, sources: list[Passage], language: str, retrieval_seconds: float,
+    decision: gate.GateDecision, evidence_seconds: float,
+) -> Done:  # fmt: skip
+    """The `Done` event: the answer with citations added where the notes back a sentence, the
     citation report, and the figures found in no source."""
     texts = {s.number: s.text for s in sources}
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
-    done = _done(checked.answer, True, report, answer.stats, retrieval_seconds)
-    done.update(checked.to_json(), generated=answer.text)
-    return done
+    timings = _timings(answer.stats, retrieval_seconds)
+    timings["evidence_seconds"] = evidence_seconds
+    return Done(
+        checked.answer, True, _citations(report), answer.stats.stopped, timings,
+        decision.outcome, _caution(decision), checked.added, checked.unsupported,
+        checked.marked(), generated=answer.text,
+    )  # fmt: skip
 
 
 def decide(
-    service: Any, question: str, language: str, results: list[Any], sources: list[Source]
-) -> tuple[gate.GateDecision, list[evidence.Evidence]]:
+    retrieval: Retrieval, question: str, language: str, results: list[SearchResult],
+    sources: list[Passage],
+) -> tuple[gate.GateDecision, list[evidence.Evidence]]:  # fmt: skip
     """The outcome (answered / weak evidence / not in your notes) and the evidence sentences."""
     decision = gate.classify(question, results)
-    found = evidence.select(question, language, results, sources, _idf(service),
-                            _similarity(service, language))  # fmt: skip
+    found = evidence.select(question, language, results, sources, retrieval.idf,
+                            retrieval.similarity(language))  # fmt: skip
     if found:
         best = max(found, key=lambda e: e.overlap)
         kind = cues.question_kind(question)
@@ -214,19 +270,16 @@ def decide(
 
 
 def _refusal(
-    decision: gate.GateDecision, sources: list[Source], retrieval_seconds: float
-) -> Iterator[dict[str, Any]]:
-    closest = [s.to_json() for s in sources[:5]]
-    yield {"type": "sources", "answerable": False, "outcome": gate.ABSENT,
-           "gate": decision.to_json(), "sources": closest}  # fmt: skip
-    yield {"type": "evidence", "outcome": gate.ABSENT, "caution": "", "evidence": [],
-           "seconds": round(retrieval_seconds, 3)}  # fmt: skip
+    decision: gate.GateDecision, sources: list[Passage], retrieval_seconds: float
+) -> Iterator[AnswerEvent]:
+    yield Sources(False, gate.ABSENT, decision.to_json(), sources[:5])
+    yield Evidence(gate.ABSENT, "", [], round(retrieval_seconds, 3))
     message = f"{NOT_IN_NOTES} (Why: {decision.reason}.)"
-    yield {"type": "token", "text": message}
-    done = _done(message, False, citations.CitationReport(), Generation(), retrieval_seconds)
-    done.update(outcome=gate.ABSENT, reason=decision.reason, unsupported=[], added_citations=[],
-                marked_answer=message, caution="")  # fmt: skip
-    yield done
+    yield Token(message)
+    report = _citations(citations.CitationReport())
+    yield Done(message, False, report, Generation().stopped,
+               _timings(Generation(), retrieval_seconds), gate.ABSENT, "", [], [], message,
+               reason=decision.reason)  # fmt: skip
 
 
 def _caution(decision: gate.GateDecision) -> str:
@@ -235,19 +288,15 @@ def _caution(decision: gate.GateDecision) -> str:
     return f"Weak evidence: {decision.reason}. Check the quoted sentences and passages."
 
 
-def _index_is_empty(service: Any) -> bool:
-    try:
-        row = service.database.reader.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()
-    except Exception:  # a fake service in tests, or no database: not our question to answer
-        return False
-    return row is None
+def index_is_empty(database: Database) -> bool:
+    from desktop_app.core.store import chunks
+
+    return chunks.is_empty(database.reader)
 
 
-def _idf(service: Any) -> Callable[[list[str]], dict[str, float]] | None:
+def index_weights(database: Database) -> Weights:
     """IDF of terms (stems, prefixes) over the whole index (the same weights the gate uses)."""
-    reader = getattr(getattr(service, "database", None), "reader", None)
-    if reader is None:
-        return None
+    reader = database.reader
 
     def weights(terms: list[str]) -> dict[str, float]:
         total = lexical._chunk_count(reader)
@@ -257,12 +306,11 @@ def _idf(service: Any) -> Callable[[list[str]], dict[str, float]] | None:
     return weights
 
 
-def _similarity(service: Any, language: str) -> Callable[[str, list[str]], list[float]] | None:
+def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
     """The embedder's cosine of the question with each sentence, where it knows the language."""
     if not USE_EMBEDDER_FOR_EVIDENCE:
         return None
-    searcher = getattr(service, "searcher", None)
-    embedder = getattr(searcher, "embedder", None)
+    embedder = searcher.embedder
     if embedder is None or not searcher.vectors.size:  # keyword-only index: the model sleeps
         return None
     if embedder.languages is not None and language not in embedder.languages:
@@ -275,31 +323,20 @@ def _similarity(service: Any, language: str) -> Callable[[str, list[str]], list[
     return cosines
 
 
-def _counter(model: Any) -> Callable[[list[dict[str, str]]], int]:
+def _counter(model: ChatModel) -> Callable[[list[dict[str, str]]], int]:
     return lambda messages: len(model.tokenize(model.render(messages)))
 
 
-def _done(
-    answer: str, answerable: bool, report: citations.CitationReport, stats: Generation,
-    retrieval_seconds: float,
-) -> dict[str, Any]:  # fmt: skip
+def _citations(report: citations.CitationReport) -> dict[str, Any]:
+    return {"valid": report.valid, "invalid": report.invalid, "sentences": report.sentences}
+
+
+def _timings(stats: Generation, retrieval_seconds: float) -> dict[str, Any]:
+    first = stats.first_token_seconds
     return {
-        "type": "done",
-        "answer": answer,
-        "answerable": answerable,
-        "citations": {
-            "valid": report.valid,
-            "invalid": report.invalid,
-            "sentences": report.sentences,
-        },
-        "stopped": stats.stopped,
-        "timings": {
-            "retrieval_seconds": round(retrieval_seconds, 3),
-            "prompt_tokens": stats.prompt_tokens,
-            "completion_tokens": stats.completion_tokens,
-            "first_token_seconds": None
-            if stats.first_token_seconds is None
-            else round(stats.first_token_seconds, 3),
-            "tokens_per_second": round(stats.tokens_per_second, 1),
-        },
+        "retrieval_seconds": round(retrieval_seconds, 3),
+        "prompt_tokens": stats.prompt_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "first_token_seconds": None if first is None else round(first, 3),
+        "tokens_per_second": round(stats.tokens_per_second, 1),
     }

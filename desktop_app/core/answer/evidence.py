@@ -13,10 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
+from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
+
+if TYPE_CHECKING:
+    from desktop_app.core.passage import Passage
+    from desktop_app.core.retrieval.search import SearchResult
 
 MAX_EVIDENCE = 3
 PASSAGES_READ = 4  # the top passages split into units
@@ -45,31 +50,6 @@ class Unit:
     text: str
     kind: str  # "sentence", "item", "row"
     heading: str = ""  # the nearest heading above it inside the passage
-
-
-@dataclass
-class Evidence:
-    number: int  # the `[n]` of the source that holds it
-    path: str
-    folder: str
-    title: str
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    text: str
-    kind: str
-    score: float
-    overlap: float  # share of the question's content-word IDF mass found in the unit
-    cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
-            "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
-            "text": self.text, "kind": self.kind, "score": round(self.score, 3),
-            "overlap": round(self.overlap, 3), "cue": self.cue,
-        }  # fmt: skip
 
 
 def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
@@ -208,8 +188,8 @@ def overlap(unit: Unit, q: QuestionTerms, context: _Forms | None = None) -> floa
 def select(
     question: str,
     language: str,
-    results: Sequence[Any],
-    sources: Sequence[Any],
+    results: Sequence[SearchResult],
+    sources: Sequence[Passage],
     idf: Callable[[list[str]], dict[str, float]] | None = None,
     similarity: Callable[[str, list[str]], list[float]] | None = None,
 ) -> list[Evidence]:
@@ -220,7 +200,7 @@ def select(
     """
     q = question_terms(question, language, idf)
     number_of = {cid: s.number for s in sources for cid in s.chunk_ids}
-    candidates: list[tuple[Any, Unit, int]] = []
+    candidates: list[tuple[SearchResult, Unit, int]] = []
     for rank, r in enumerate(r for r in results if r.chunk_id in number_of):
         if rank >= PASSAGES_READ:
             break
@@ -249,14 +229,16 @@ def select(
             for score, lexical, cue, r, unit in picked]  # fmt: skip
 
 
-def _worth_showing(unit: Unit, r: Any) -> bool:
+def _worth_showing(unit: Unit, r: SearchResult) -> bool:
     """Not a fragment of two words, not the note's title line repeated."""
     if unit.kind == "sentence" and len(analyzer.words(unit.text)) < MIN_UNIT_WORDS:
         return False
     return unit.text.strip() != (r.title or "").strip()
 
 
-def _evidence(number: int, r: Any, unit: Unit, score: float, lexical: float, cue: bool) -> Evidence:
+def _evidence(
+    number: int, r: SearchResult, unit: Unit, score: float, lexical: float, cue: bool
+) -> Evidence:
     before = r.text[: unit.start - r.start]
     line_start = r.line_start + before.count("\n")
     return Evidence(

@@ -16,7 +16,10 @@ Signals, each from its own retriever:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop_app.core.retrieval.search import SearchResult
 
 from desktop_app.core.retrieval import analyzer
 
@@ -46,7 +49,7 @@ class GateDecision:
                 "cosine": None if self.cosine is None else round(self.cosine, 3)}  # fmt: skip
 
 
-def decide(results: list[Any]) -> GateDecision:
+def decide(results: list[SearchResult]) -> GateDecision:
     if not results:
         return GateDecision(False, "nothing in your notes matches", 0.0, None)
     coverage = max(r.evidence for r in results)
@@ -60,7 +63,7 @@ def decide(results: list[Any]) -> GateDecision:
     return GateDecision(False, "no passage is relevant enough", coverage, cosine)
 
 
-def missing_words(question: str, results: list[Any]) -> list[str]:
+def missing_words(question: str, results: list[SearchResult]) -> list[str]:
     """The question's key words that none of the first passages contains (by stem or prefix)."""
     found = {w for r in results[:PASSAGES_CHECKED] for w in r.matched_terms}
     key = [w for w in analyzer.words(question) if not analyzer.is_function_word(w) and len(w) > 2]
@@ -69,7 +72,7 @@ def missing_words(question: str, results: list[Any]) -> list[str]:
     return list(dict.fromkeys(w for w in key if w not in found and not is_question_word(w)))
 
 
-def classify(question: str, results: list[Any]) -> GateDecision:
+def classify(question: str, results: list[SearchResult]) -> GateDecision:
     """One of the three outcomes, with a reason a reader can check."""
     base = decide(results)
     missing = missing_words(question, results)

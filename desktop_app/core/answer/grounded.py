@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from desktop_app.core.answer.evidence import Evidence
-from desktop_app.core.answer.prompt import Source
+from desktop_app.core.passage import Passage
 
 MAX_PROMPT_SOURCES = 3
 EXCERPT_CHARS = 700
@@ -28,8 +28,8 @@ def instructions(language: str) -> str:
 
 
 def choose_sources(
-    sources: list[Source], evidence: list[Evidence], limit: int = MAX_PROMPT_SOURCES
-) -> tuple[list[Source], list[Evidence]]:
+    sources: list[Passage], evidence: list[Evidence], limit: int = MAX_PROMPT_SOURCES
+) -> tuple[list[Passage], list[Evidence]]:
     """The sources holding the evidence first, then the best others, renumbered 1..n; the
     evidence renumbered to match. Sources stay whole (the panel and the checks read them)."""
     wanted = list(dict.fromkeys(e.number for e in evidence))
@@ -42,8 +42,8 @@ def choose_sources(
     return new_sources, new_evidence
 
 
-def excerpts(sources: list[Source], evidence: list[Evidence], chars: int = EXCERPT_CHARS
-             ) -> list[Source]:  # fmt: skip
+def excerpts(sources: list[Passage], evidence: list[Evidence], chars: int = EXCERPT_CHARS
+             ) -> list[Passage]:  # fmt: skip
     """Each source cut to a window of about `chars` around its first evidence sentence."""
     out = []
     for source in sources:

@@ -7,7 +7,7 @@ import codecs
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,7 +135,7 @@ class LocalModel:
         cancel: CancelToken,
         temperature: float = 0.2,
         stats: Generation | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Yield text pieces. Raises Cancelled between prompt batches; stops within one token."""
         stats = stats or Generation()
         with self.lock:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
-from desktop_app.core.ingest.notes import context_line
+from desktop_app.core.passage import Passage
+from desktop_app.core.retrieval.search import SearchResult
 
 INSTRUCTIONS = """You answer questions using only the numbered sources from the user's own notes.
 Rules:
@@ -19,48 +19,17 @@ Rules:
 Answer briefly, in the language of the question."""
 
 
-@dataclass
-class Source:
-    number: int
-    path: str
-    folder: str
-    title: str
-    heading_path: list[str]
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    text: str
-    score: float
-    chunk_ids: list[int] = field(default_factory=list)
-    note_id: int = 0
-    seqs: set[int] = field(default_factory=set)
-    matched: list[str] = field(default_factory=list)  # query words found in the passage
-
-    @property
-    def label(self) -> str:
-        return context_line(self.title, tuple(self.heading_path)) or self.path
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
-            "heading_path": self.heading_path, "start": self.start, "end": self.end,
-            "lines": [self.line_start, self.line_end], "score": self.score, "text": self.text,
-            "matched": self.matched,
-        }  # fmt: skip
-
-
-def build_sources(results: list[Any]) -> list[Source]:
+def build_sources(results: list[SearchResult]) -> list[Passage]:
     """One source per passage, neighbouring chunks of one note merged, best first."""
-    merged: list[Source] = []
-    by_note: dict[int, list[Source]] = {}
+    merged: list[Passage] = []
+    by_note: dict[int, list[Passage]] = {}
     for r in results:
         siblings = by_note.setdefault(r.note_id, [])
         neighbour = next((s for s in siblings if _adjacent(s, r)), None)
         if neighbour is not None:
             _merge_into(neighbour, r)
             continue
-        source = Source(
+        source = Passage(
             number=0, path=r.path, folder=r.folder, title=r.title, heading_path=r.heading_path,
             start=r.start, end=r.end, line_start=r.line_start, line_end=r.line_end, text=r.text,
             score=r.score, chunk_ids=[r.chunk_id], note_id=r.note_id, seqs={r.seq},
@@ -73,11 +42,11 @@ def build_sources(results: list[Any]) -> list[Source]:
     return merged
 
 
-def _adjacent(source: Source, result: Any) -> bool:
+def _adjacent(source: Passage, result: SearchResult) -> bool:
     return result.seq - 1 in source.seqs or result.seq + 1 in source.seqs
 
 
-def _merge_into(source: Source, r: Any) -> None:
+def _merge_into(source: Passage, r: SearchResult) -> None:
     if r.start < source.start:
         source.text = r.text + "\n\n" + source.text
         source.start, source.line_start = r.start, r.line_start
@@ -90,13 +59,13 @@ def _merge_into(source: Source, r: Any) -> None:
     source.matched += [w for w in r.matched_terms if w not in source.matched]
 
 
-def fence(source: Source) -> str:
+def fence(source: Passage) -> str:
     """A source as quoted data: tags inside the note are neutralized so they cannot close it."""
     body = source.text.replace("<source", "‹source").replace("</source", "‹/source")
     return f'<source id="{source.number}" note="{source.label}">\n{body}\n</source>'
 
 
-def user_message(question: str, sources: list[Source], extra: str = "") -> str:
+def user_message(question: str, sources: list[Passage], extra: str = "") -> str:
     if not sources:
         return f"There are no sources.\n\nQuestion: {question}"
     blocks = "\n\n".join(fence(s) for s in sources)
@@ -107,7 +76,7 @@ def user_message(question: str, sources: list[Source], extra: str = "") -> str:
 @dataclass
 class Prompt:
     messages: list[dict[str, str]]
-    sources: list[Source]  # the sources actually in the prompt (renumbered 1..n)
+    sources: list[Passage]  # the sources actually in the prompt (renumbered 1..n)
     dropped_sources: int
     dropped_turns: int
     tokens: int
@@ -151,7 +120,7 @@ def check_question(
 
 def _messages(
     question: str,
-    kept: list[Source],
+    kept: list[Passage],
     turns: list[tuple[str, str]],
     instructions: str = INSTRUCTIONS,
     extra: str = "",
@@ -166,7 +135,7 @@ def _messages(
 
 def assemble(
     question: str,
-    sources: list[Source],
+    sources: list[Passage],
     history: list[tuple[str, str]],
     count_prompt_tokens: Callable[[list[dict[str, str]]], int],
     n_ctx: int,
@@ -209,11 +178,11 @@ def assemble(
     return Prompt(messages, numbered, len(sources) - len(kept), len(history) - len(turns), tokens)
 
 
-def _renumber(source: Source, number: int) -> Source:
+def _renumber(source: Passage, number: int) -> Passage:
     if source.number == number:
         return source
     return replace(source, number=number)
 
 
-def _shortened(source: Source, keep: int) -> Source:
+def _shortened(source: Passage, keep: int) -> Passage:
     return replace(source, text=source.text[:keep] + " …")

@@ -10,10 +10,9 @@ from functools import cache
 from typing import Any
 
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
+from desktop_app.core.passage import context_line
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.tokens import count_tokens
-
-HEADING_SEPARATOR = " › "
 
 
 @dataclass(frozen=True)
@@ -67,15 +66,6 @@ def metadata_terms(metadata: dict[str, Any]) -> list[str]:
         elif isinstance(value, list):
             values.extend(str(v) for v in value)
     return values
-
-
-def context_line(title: str, heading_path: tuple[str, ...]) -> str:
-    """Where a chunk sits, e.g. 'Sync › Settings › Selective sync' (title first, no repeats)."""
-    parts: list[str] = []
-    for part in (title, *heading_path):
-        if part and (not parts or parts[-1] != part):
-            parts.append(part)
-    return HEADING_SEPARATOR.join(parts)
 
 
 def embedding_input(

@@ -1,0 +1,82 @@
+"""`quire ask`: stream the answer (or, with --json, one JSON event per line)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from desktop_app.core.names import printable
+
+if TYPE_CHECKING:
+    from desktop_app.core.events import Done, Evidence, Passage
+    from desktop_app.core.service import Quire
+
+EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
+
+
+def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
+    if not args.question.strip():
+        print("quire ask: the question is empty", file=sys.stderr)
+        return 2
+    if quire.index_is_empty():
+        print(f"quire ask: {EMPTY_INDEX_HINT}", file=sys.stderr)
+        return 1
+    from desktop_app.core.events import Done, Error, Evidence, Sources, Token
+
+    events = quire.ask(args.question, model_path=args.model, max_tokens=args.max_tokens)
+    if args.json:
+        code = 0
+        for event in events:
+            print(json.dumps(event.to_json(), ensure_ascii=False), flush=True)
+            code = 1 if isinstance(event, Error) else code
+        return code
+    sources: list[Passage] = []
+    for event in events:
+        if isinstance(event, Error):
+            print(f"quire: {event.message}", file=sys.stderr)
+            return 1
+        if isinstance(event, Sources):
+            sources = event.sources
+        elif isinstance(event, Evidence):
+            _print_evidence(event)
+        elif isinstance(event, Token):
+            print(event.text, end="", flush=True)
+        elif isinstance(event, Done):
+            print()
+            _print_checks(event)
+            _print_sources(sources, event)
+    return 0
+
+
+def _print_evidence(event: Evidence) -> None:
+    if event.caution:
+        print(f"⚠ {event.caution}")
+    if not event.evidence:
+        return
+    print("From your notes:")
+    for e in event.evidence:
+        print(f"  [{e.number}] “{' '.join(e.text.split())}”  ({e.path}:{e.line_start})")
+    print()
+
+
+def _print_checks(done: Done) -> None:
+    """What checking the answer changed: added citations, figures found in no source."""
+    if done.added_citations or done.unsupported:
+        print(f"\nChecked: {done.marked_answer}")
+
+
+def _print_sources(sources: list[Passage], done: Done) -> None:
+    if sources:
+        print("\nSources:" if done.answerable else "\nClosest passages:")
+    for s in sources:
+        n = s.number if done.answerable else "-"
+        where = printable(" › ".join(s.heading_path) or s.title)
+        print(f"  [{n}] {printable(s.path)}:{s.line_start}-{s.line_end}  {where}")
+    invalid = done.citations["invalid"]
+    if invalid:
+        print(f"  (ignored citations that match no source: {', '.join(f'[{n}]' for n in invalid)})")
+    weak = [s for s in done.citations["sentences"] if s["weak"]]
+    if weak:
+        print(f"  ({len(weak)} cited sentence(s) only weakly supported by their source)")

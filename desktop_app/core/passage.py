@@ -1,0 +1,118 @@
+"""A passage of a note, the one shape it keeps from search to a saved conversation.
+
+Search ranks chunks (`SearchResult`, with its ranking signals); `build_sources` merges
+neighbouring chunks into numbered `Passage`s; those travel in the `Sources` event, the window's
+turns and the saved conversation file (`to_json` / `from_json`, the file's format unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Passage:
+    number: int  # the `[n]` an answer cites it by
+    path: str
+    folder: str
+    title: str
+    heading_path: list[str]
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    text: str
+    score: float
+    chunk_ids: list[int] = field(default_factory=list)
+    note_id: int = 0
+    seqs: set[int] = field(default_factory=set)
+    matched: list[str] = field(default_factory=list)  # query words found in the passage
+
+    @property
+    def label(self) -> str:
+        return context_line(self.title, tuple(self.heading_path)) or self.path
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
+            "heading_path": self.heading_path, "start": self.start, "end": self.end,
+            "lines": [self.line_start, self.line_end], "score": self.score, "text": self.text,
+            "matched": self.matched,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Passage | None:
+        """A saved passage read field by field (a bad field gets its default), or None
+        without a number and a path."""
+        if not isinstance(raw, dict) or not _is_int(raw.get("n"), 1):
+            return None
+        if not isinstance(raw.get("path"), str) or not raw["path"]:
+            return None
+        text = {k: _str(raw.get(k)) for k in ("folder", "title", "text")}
+        lists = {k: raw[k] if _is_str_list(raw.get(k)) else [] for k in ("heading_path", "matched")}
+        start = raw["start"] if _is_int(raw.get("start")) else 0
+        end = raw["end"] if _is_int(raw.get("end"), start) else start
+        lines = raw.get("lines")
+        if not (isinstance(lines, list) and len(lines) == 2 and all(_is_int(x, 1) for x in lines)
+                and lines[0] <= lines[1]):  # fmt: skip
+            lines = [1, 1]
+        score = raw["score"] if is_number(raw.get("score")) else 0.0
+        return cls(
+            raw["n"], raw["path"], text["folder"], text["title"], lists["heading_path"], start, end,
+            lines[0], lines[1], text["text"], score, matched=lists["matched"],
+        )  # fmt: skip
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value: Any, low: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+HEADING_SEPARATOR = " › "
+
+
+def context_line(title: str, heading_path: tuple[str, ...]) -> str:
+    """Where a chunk sits, e.g. 'Sync › Settings › Selective sync' (title first, no repeats)."""
+    parts: list[str] = []
+    for part in (title, *heading_path):
+        if part and (not parts or parts[-1] != part):
+            parts.append(part)
+    return HEADING_SEPARATOR.join(parts)
+
+
+@dataclass
+class Evidence:
+    number: int  # the `[n]` of the source that holds it
+    path: str
+    folder: str
+    title: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    text: str
+    kind: str
+    score: float
+    overlap: float  # share of the question's content-word IDF mass found in the unit
+    cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
+            "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
+            "text": self.text, "kind": self.kind, "score": round(self.score, 3),
+            "overlap": round(self.overlap, 3), "cue": self.cue,
+        }  # fmt: skip

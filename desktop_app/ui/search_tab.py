@@ -1,0 +1,82 @@
+"""The Search tab: keyword and meaning search without a model; a result opens its passage."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from desktop_app.core.service import IndexDamaged, Quire, SearchResult
+from desktop_app.ui.workers import Task, run_in_background
+
+SEARCH_FLOOR = 0.5  # the Search tab lists passages down to half the best one's score
+
+
+class SearchTab(QWidget):
+    passage_chosen = Signal(object)  # the SearchResult to show in its note
+    nothing_found = Signal()
+    damaged = Signal(object)  # IndexDamaged: the search ran into a damaged index
+    failed = Signal(str)
+
+    def __init__(self, service: Quire) -> None:
+        super().__init__()
+        self.service = service
+        self._task: Task | None = None
+        self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
+        self.query.setAccessibleName("Search query")
+        self.query.setClearButtonEnabled(True)
+        self.query.returnPressed.connect(self.search)
+        self.results = QListWidget()
+        self.results.setAccessibleName("Matching passages")
+        self.results.setWordWrap(True)
+        self.results.currentItemChanged.connect(self._chosen)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.query)
+        layout.addWidget(self.results)
+
+    def focus(self) -> None:
+        self.query.setFocus()
+        self.query.selectAll()
+
+    def search(self) -> None:
+        text = self.query.text().strip()
+        if not text:
+            return
+        if self._task:
+            self._task.cancel()  # last query wins
+        self._task = run_in_background(
+            lambda progress, cancel: self._search(text),
+            on_done=self._show,
+            on_error=self.failed.emit,
+        )
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()  # its late result must not reach a closed window
+
+    def _search(self, text: str) -> list[SearchResult] | IndexDamaged:
+        """Off the GUI thread; a damaged index comes back as a value, to be repaired."""
+        try:
+            return self.service.browse(text, SEARCH_FLOOR)
+        except IndexDamaged as exc:
+            return exc
+
+    def _show(self, results: list[SearchResult] | IndexDamaged) -> None:
+        if isinstance(results, IndexDamaged):
+            self.damaged.emit(results)
+            return
+        self.results.clear()
+        for n, r in enumerate(results, start=1):
+            where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
+            snippet = " ".join(r.text.split())[:200]
+            item = QListWidgetItem(f"[{n}] {where}  ·  {r.score:.3f}\n{snippet}")
+            item.setData(Qt.ItemDataRole.UserRole, r)
+            item.setToolTip(f"{r.path} · lines {r.line_start}–{r.line_end}")
+            self.results.addItem(item)
+        if results:
+            self.results.setCurrentRow(0)
+        else:
+            self.nothing_found.emit()
+
+    def _chosen(self, item: QListWidgetItem | None, _: QListWidgetItem | None = None) -> None:
+        if item is not None:
+            self.passage_chosen.emit(item.data(Qt.ItemDataRole.UserRole))
