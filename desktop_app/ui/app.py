@@ -8,6 +8,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication, QWidget
+
     from desktop_app.core.service import Quire
 
 
@@ -19,14 +21,13 @@ def run_app(
     `smoke`: quit as soon as the window is shown, printing when (installer checks, benchmarks).
     """
     from PySide6.QtCore import QThreadPool, QTimer
-    from PySide6.QtWidgets import QApplication
 
     from desktop_app import crash
     from desktop_app.ui.dialogs import offer_crash_report, show_error
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication.instance() or QApplication(argv or sys.argv)
+    app = _application(argv or sys.argv)
     defect = binding_defect()
     if defect:
         print(f"quire: {defect}", file=sys.stderr)
@@ -61,6 +62,17 @@ def run_app(
     return int(code)
 
 
+def _application(argv: list[str]) -> QApplication:
+    """The running QApplication, created on first use (`instance()` is typed as its base)."""
+    from PySide6.QtWidgets import QApplication
+
+    existing = QApplication.instance()
+    if existing is None:
+        return QApplication(argv)
+    assert isinstance(existing, QApplication), "a QCoreApplication already runs: no widgets"
+    return existing
+
+
 def _open_service(smoke: bool) -> Quire | None:
     """The facade on the user's index; None (after saying why) when a newer Quire wrote it."""
     from desktop_app.core.service import NewerDatabaseError, Quire
@@ -76,15 +88,15 @@ def _open_service(smoke: bool) -> Quire | None:
         return None
 
 
-def _quit_on_sigterm(app: object) -> None:
+def _quit_on_sigterm(app: QApplication) -> None:
     """A session logout or `kill` closes the window cleanly (Python only sees the signal when it
     runs, so a short timer gives it the chance)."""
     import signal
 
     from PySide6.QtCore import QTimer
 
-    signal.signal(signal.SIGTERM, lambda *_: app.quit())  # type: ignore[attr-defined]
-    timer = QTimer(app)  # type: ignore[arg-type]
+    signal.signal(signal.SIGTERM, lambda *_: app.quit())
+    timer = QTimer(app)
     timer.timeout.connect(lambda: None)
     timer.start(250)
 
@@ -111,13 +123,13 @@ def binding_defect() -> str | None:
     return None
 
 
-def _smoke_done(window: object, app: object) -> None:
+def _smoke_done(window: QWidget, app: QApplication) -> None:
     import json
     import time
 
-    shown = {"window_shown_at": time.time(), "visible": window.isVisible()}  # type: ignore[attr-defined]
+    shown = {"window_shown_at": time.time(), "visible": window.isVisible()}
     print(json.dumps(shown), flush=True)
-    app.quit()  # type: ignore[attr-defined]
+    app.quit()
 
 
 def offscreen_check() -> dict[str, object]:
@@ -125,9 +137,9 @@ def offscreen_check() -> dict[str, object]:
     import os
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication, QLabel
+    from PySide6.QtWidgets import QLabel
 
-    app = QApplication.instance() or QApplication([])
+    app = _application([])
     defect = binding_defect()
     if defect:
         raise RuntimeError(defect)

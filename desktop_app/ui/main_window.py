@@ -246,7 +246,9 @@ class MainWindow(QMainWindow):
         from desktop_app.ui.theme import apply_theme
 
         changed = self.service.apply_settings(settings)  # the live index starts over if need be
-        apply_theme(QApplication.instance(), settings.theme)  # type: ignore[arg-type]
+        app = QApplication.instance()
+        if isinstance(app, QApplication):  # typed as its QCoreApplication base
+            apply_theme(app, settings.theme)
         self.sources.refresh()  # its highlight colours follow the theme
         if not changed or self.live is None:
             return

@@ -149,8 +149,10 @@ class ModelsPanel(QWidget):
         rows = []
         for i in range(self.found.topLevelItemCount()):
             item = self.found.topLevelItem(i)
+            assert item is not None, "index within topLevelItemCount"
             button = self.found.itemWidget(item, len(FOUND_COLUMNS) - 1)
-            rows.append((item.data(0, Qt.ItemDataRole.UserRole), button))
+            if isinstance(button, QPushButton):
+                rows.append((str(item.data(0, Qt.ItemDataRole.UserRole)), button))
         return rows
 
     def add_folder(self, folder: str) -> None:
@@ -201,13 +203,16 @@ class ModelsPanel(QWidget):
                                     entry.licence])  # fmt: skip
             item.setToolTip(0, entry.note)
             self.catalog_list.addTopLevelItem(item)
-        self.catalog_list.setCurrentItem(self.catalog_list.topLevelItem(0))
+        first = self.catalog_list.topLevelItem(0)
+        if first is not None:
+            self.catalog_list.setCurrentItem(first)
         self.catalog_list.resizeColumnToContents(0)
 
     def start_download(self) -> None:
         from desktop_app.core.models.download import download_entry
 
-        row = self.catalog_list.indexOfTopLevelItem(self.catalog_list.currentItem())
+        current = self.catalog_list.currentItem()
+        row = self.catalog_list.indexOfTopLevelItem(current) if current is not None else -1
         if row < 0 or self.download_task is not None:
             return
         entry, folder, timeout = self.catalog[row], downloads_dir(), self.download_timeout

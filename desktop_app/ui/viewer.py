@@ -131,8 +131,9 @@ class PassageViewer(QWidget):
     def _show_images(self, note: Path, passage: str) -> None:
         while self.images_layout.count():
             item = self.images_layout.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         refs = image_refs(passage)
         for ref in refs:
             label = QLabel()

@@ -41,11 +41,11 @@ class WelcomePage(QWidget):
         hint.setEnabled(False)
         layout = QVBoxLayout(self)
         layout.addStretch(2)
-        for widget in (icon, title, text):
-            layout.addWidget(widget)
+        for label in (icon, title, text):
+            layout.addWidget(label)
         layout.addSpacing(24)
-        for widget in (self.samples_button, self.folder_button):
-            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
+        for button in (self.samples_button, self.folder_button):
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addSpacing(12)
         layout.addWidget(hint)
         layout.addStretch(3)
