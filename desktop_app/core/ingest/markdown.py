@@ -69,58 +69,63 @@ def _load_yaml(raw: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+class _Blocks:
+    """The blocks found so far, the open paragraph's lines and the heading stack above them."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.headings: list[tuple[int, str]] = []  # (level, title) stack
+        self.para: list[tuple[int, str]] = []
+
+    def path(self) -> tuple[str, ...]:
+        return tuple(title for _, title in self.headings)
+
+    def flush_para(self) -> None:
+        if self.para:
+            start = self.para[0][0]
+            end = self.para[-1][0] + len(_strip_eol(self.para[-1][1]))
+            self.blocks.append(Block("text", start, end, self.path()))
+            self.para.clear()
+
+    def push_heading(self, level: int, title: str, start: int, end: int) -> None:
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.headings.append((level, title or "…"))
+        self.blocks.append(Block("heading", start, end, self.path(), level))
+
+
 def parse_markdown(text: str, markdown: bool = True) -> ParsedNote:
     metadata, body_start = parse_front_matter(text) if markdown else ({}, 0)
     lines = [(o, line) for o, line in _lines_with_offsets(text) if o >= body_start]
-    blocks: list[Block] = []
-    headings: list[tuple[int, str]] = []  # (level, title) stack
-    para: list[tuple[int, str]] = []
-
-    def path() -> tuple[str, ...]:
-        return tuple(title for _, title in headings)
-
-    def flush_para() -> None:
-        if para:
-            start = para[0][0]
-            end = para[-1][0] + len(_strip_eol(para[-1][1]))
-            blocks.append(Block("text", start, end, path()))
-            para.clear()
-
-    def push_heading(level: int, title: str, start: int, end: int) -> None:
-        while headings and headings[-1][0] >= level:
-            headings.pop()
-        headings.append((level, title or "…"))
-        blocks.append(Block("heading", start, end, path(), level))
-
+    found = _Blocks()
     i = 0
     while i < len(lines):
         offset, raw = lines[i]
         line = _strip_eol(raw)
         if not line.strip():
-            flush_para()
-            i += 1
+            found.flush_para()
+        elif markdown and (fence := _FENCE.match(line)):
+            found.flush_para()
+            i = _consume_fence(lines, i, fence.group(1), found.blocks, found.path())
             continue
-        if markdown and (fence := _FENCE.match(line)):
-            flush_para()
-            i = _consume_fence(lines, i, fence.group(1), blocks, path())
-            continue
-        if markdown and (atx := _ATX.match(line)):
-            flush_para()
-            push_heading(
-                len(atx.group(1)), (atx.group(2) or "").strip(), offset, offset + len(line)
-            )
-            i += 1
-            continue
-        if markdown and len(para) == 1 and _SETEXT.match(line) and not para[0][1].startswith(" "):
-            head_offset, head_raw = para.pop()
+        elif markdown and (atx := _ATX.match(line)):
+            found.flush_para()
+            title = (atx.group(2) or "").strip()
+            found.push_heading(len(atx.group(1)), title, offset, offset + len(line))
+        elif markdown and _is_setext_underline(line, found.para):
+            head_offset, head_raw = found.para.pop()
             level = 1 if line.strip().startswith("=") else 2
-            push_heading(level, _strip_eol(head_raw).strip(), head_offset, offset + len(line))
-            i += 1
-            continue
-        para.append((offset, raw))
+            found.push_heading(level, _strip_eol(head_raw).strip(), head_offset, offset + len(line))
+        else:
+            found.para.append((offset, raw))
         i += 1
-    flush_para()
-    return ParsedNote(blocks, metadata, body_start)
+    found.flush_para()
+    return ParsedNote(found.blocks, metadata, body_start)
+
+
+def _is_setext_underline(line: str, para: list[tuple[int, str]]) -> bool:
+    """`===` or `---` under a single unindented paragraph line makes that line a heading."""
+    return len(para) == 1 and bool(_SETEXT.match(line)) and not para[0][1].startswith(" ")
 
 
 def _consume_fence(
