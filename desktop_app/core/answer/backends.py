@@ -9,6 +9,7 @@ before the first model loads. A build with the CPU code linked in has nothing to
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 import threading
 from pathlib import Path
@@ -29,11 +30,30 @@ def load_cpu_backend() -> list[str]:
     with _LOCK:
         from llama_cpp._ggml import libggml
 
-        libggml.ggml_backend_reg_count.restype = ctypes.c_size_t
-        if libggml.ggml_backend_reg_count() == 0 and cpu_variants(lib_dir):
-            libggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-            libggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
+        if cpu_variants(lib_dir):
+            for instance in _ggml_instances(lib_dir, libggml):
+                instance.ggml_backend_reg_count.restype = ctypes.c_size_t
+                if instance.ggml_backend_reg_count() == 0:
+                    instance.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+                    instance.ggml_backend_load_all_from_path(str(lib_dir).encode())
         return registered_backends(libggml)
+
+
+def _ggml_instances(lib_dir: Path, first: ctypes.CDLL) -> list[ctypes.CDLL]:
+    """Every loaded copy of libggml. A wheel cannot hold symlinks, so libggml.so, .so.0 and
+    .so.0.x are three files: llama_cpp's ctypes loads one, libllama links another, and each
+    keeps its own backend registry (measured: "no backends are loaded" otherwise)."""
+    instances = [first]
+    if sys.platform == "win32":
+        return instances
+    for path in sorted(lib_dir.glob("libggml.*")):
+        try:  # RTLD_NOLOAD: only a copy that is already loaded, never a new one
+            loaded = ctypes.CDLL(str(path), mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
+        except OSError:
+            continue
+        if all(loaded._handle != known._handle for known in instances):
+            instances.append(loaded)
+    return instances
 
 
 def registered_backends(libggml: ctypes.CDLL) -> list[str]:
