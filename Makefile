@@ -8,6 +8,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: run test test-fast lint bench clean package package-test
+# A failed check must not leave a fresh-looking .deb behind for the next `make package`.
+.DELETE_ON_ERROR:
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
