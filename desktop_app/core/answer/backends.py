@@ -41,12 +41,14 @@ def load_cpu_backend() -> list[str]:
 
 def _ggml_instances(lib_dir: Path, first: ctypes.CDLL) -> list[ctypes.CDLL]:
     """Every loaded copy of libggml. A wheel cannot hold symlinks, so libggml.so, .so.0 and
-    .so.0.x are three files: llama_cpp's ctypes loads one, libllama links another, and each
-    keeps its own backend registry (measured: "no backends are loaded" otherwise)."""
+    .so.0.x are three files (and PyInstaller adds a fourth beside the executable, which
+    libllama then links through LD_LIBRARY_PATH): llama_cpp's ctypes loads one, libllama
+    another, and each keeps its own backend registry ("no backends are loaded" otherwise)."""
     instances = [first]
     if sys.platform == "win32":
         return instances
-    for path in sorted(lib_dir.glob("libggml.*")):
+    candidates = sorted({*lib_dir.glob("libggml.*"), *_mapped_ggml_files()})
+    for path in candidates:
         try:  # RTLD_NOLOAD: only a copy that is already loaded, never a new one
             loaded = ctypes.CDLL(str(path), mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
         except OSError:
@@ -54,6 +56,16 @@ def _ggml_instances(lib_dir: Path, first: ctypes.CDLL) -> list[ctypes.CDLL]:
         if all(loaded._handle != known._handle for known in instances):
             instances.append(loaded)
     return instances
+
+
+def _mapped_ggml_files() -> set[Path]:
+    """libggml files mapped into this process, wherever they were loaded from (Linux)."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return set()
+    files = {Path(line.split()[-1]) for line in maps.splitlines() if "/libggml." in line}
+    return {f for f in files if f.name.startswith("libggml.")}
 
 
 def registered_backends(libggml: ctypes.CDLL) -> list[str]:
