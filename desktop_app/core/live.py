@@ -34,6 +34,7 @@ class LiveFolders:
         self._folders: list[Path] = []
         self._watching = Watching()
         self.index: LiveIndex | None = None
+        self._stopped: list[LiveIndex] = []  # stopped, maybe still finishing a batch
 
     @property
     def folders(self) -> list[Path]:
@@ -70,6 +71,13 @@ class LiveFolders:
         if index is not None:
             self._folders = list(index.folders)
             index.stop(timeout)
+            self._stopped.append(index)
+
+    def join_stopped(self) -> None:
+        """Wait until stopped live indexes have ended (each finishes its current batch first):
+        nothing may still write when the database closes."""
+        while self._stopped:
+            self._stopped.pop().stop(timeout=None)
 
     @property
     def paused(self) -> bool:

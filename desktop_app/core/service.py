@@ -84,6 +84,7 @@ class Quire:
 
     def close(self) -> None:
         self.stop_live()
+        self.live_folders.join_stopped()
         self.database.close()
 
     @cached_property
@@ -268,6 +269,7 @@ class Quire:
         """Replace the index file with a fresh one (the old one is kept aside); the folders are
         indexed again by the CLI (cli_repair) or the live index (the window)."""
         path = self.database.path
+        self.live_folders.join_stopped()
         self.database.close()
         self.__dict__.pop("searcher", None)
         self.database, self.recovery = replace_damaged(path, problems, requested)

@@ -7,11 +7,13 @@ import dataclasses
 import json
 import re
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from desktop_app.core.answer.ask import EMPTY_INDEX, Retrieval, answer_events
@@ -23,6 +25,7 @@ from desktop_app.core.live import Watching
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.core.test_evidence import QueuedModel
+from tests.fakes import FakeEmbedder
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PASSAGE = Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"], 10, 60, 3, 5,
@@ -189,3 +192,31 @@ def test_watch_and_unwatch_keep_the_index_live(tmp_path: Path) -> None:
     finally:
         quire.close()
     assert quire.live is None  # close stops a live index too
+
+
+def test_close_waits_for_a_stopped_live_index_before_closing_the_database(tmp_path: Path) -> None:
+    """The window stops the live index with a short timeout; an embedding batch may still run.
+    Closing the facade then waits for it instead of closing the database under it."""
+    started, release = threading.Event(), threading.Event()
+
+    class SlowEmbedder(FakeEmbedder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            started.set()
+            release.wait(60)
+            return super().encode(texts)
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nThe kettle whistles at dawn.\n", "utf-8")
+    quire = Quire(tmp_path / "home", embedder=SlowEmbedder())
+    before = set(threading.enumerate())
+    quire.watch(folder)
+    quire.start_live(Watching())
+    assert started.wait(60), "the embedding pass never started"
+    quire.stop_live(timeout=0.05)  # returns while the batch is still inside encode()
+    threading.Timer(0.3, release.set).start()
+    quire.close()
+    left = [
+        t for t in set(threading.enumerate()) - before if t.is_alive() and "Timer" not in t.name
+    ]
+    assert left == []

@@ -151,7 +151,7 @@ class Watches:
         if watch is not None and self.observer is not None:
             self.observer.unschedule(watch)
 
-    def stop(self, timeout: float) -> None:
+    def stop(self, timeout: float | None) -> None:
         if self.observer is not None:
             self.observer.stop()
             self.observer.join(timeout)

@@ -116,7 +116,7 @@ class LiveIndex:
             thread.start()
             self._threads.append(thread)
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float | None = 10.0) -> None:  # None: wait for the threads
         self._stop.cancel()
         self._work.cancel()
         self._running.set()
