@@ -43,36 +43,34 @@ class CatalogEntry:
         return self.files[0].path if self.kind == "chat" else self.key
 
 
-def _qwen() -> CatalogEntry:
-    rev = "91cad51170dc346986eccefdc2dd33a9da36ead9"
-    name = "qwen2.5-1.5b-instruct-q4_k_m.gguf"
+def _gguf_chat(
+    key: str, name: str, repo: str, rev: str, file: str, size: int, sha256: str, *,
+    licence: str, note: str,
+) -> CatalogEntry:  # fmt: skip
+    """A chat model that is one GGUF file of a Hugging Face repository at a pinned revision."""
+    url = f"{_HF}/{repo}/resolve/{rev}/{file}"
     return CatalogEntry(
-        key="qwen2.5-1.5b",
-        name="Qwen2.5 1.5B Instruct (Q4_K_M)",
-        kind="chat",
-        licence="Apache-2.0",
-        approx_bytes=1_117_320_736,
-        # size and sha256 as pinned for this revision by another public project; unverified here
-        files=(RemoteFile(name, f"{_HF}/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/{rev}/{name}",
-               1_117_320_736,
-               "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e"),),
-        note="Multilingual, fast on a laptop CPU; about 2 GB of RAM.",
+        key=key, name=name, kind="chat", licence=licence, approx_bytes=size,
+        files=(RemoteFile(file, url, size, sha256),), note=note,
+    )  # fmt: skip
+
+
+# Sizes and sha256 as pinned for these revisions by other public projects; unverified here.
+def _qwen() -> CatalogEntry:
+    return _gguf_chat(
+        "qwen2.5-1.5b", "Qwen2.5 1.5B Instruct (Q4_K_M)", "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
+        "91cad51170dc346986eccefdc2dd33a9da36ead9", "qwen2.5-1.5b-instruct-q4_k_m.gguf",
+        1_117_320_736, "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
+        licence="Apache-2.0", note="Multilingual, fast on a laptop CPU; about 2 GB of RAM.",
     )  # fmt: skip
 
 
 def _llama() -> CatalogEntry:
-    rev = "e7d0997e49c9cb00d88b4c1a6a16aa894b0bbc31"
-    name = "Llama-3.2-3B-Instruct-Q4_K_M.gguf"
-    return CatalogEntry(
-        key="llama3.2-3b",
-        name="Llama 3.2 3B Instruct (Q4_K_M)",
-        kind="chat",
+    return _gguf_chat(
+        "llama3.2-3b", "Llama 3.2 3B Instruct (Q4_K_M)", "unsloth/Llama-3.2-3B-Instruct-GGUF",
+        "e7d0997e49c9cb00d88b4c1a6a16aa894b0bbc31", "Llama-3.2-3B-Instruct-Q4_K_M.gguf",
+        2_019_377_600, "6c99cc00ae910f6a532a80022cb4bc1939094527a089c29294b841c0bd87f74d",
         licence="Llama 3.2 Community License",
-        approx_bytes=2_019_377_600,
-        # size and sha256 as pinned for this revision by another public project; unverified here
-        files=(RemoteFile(name, f"{_HF}/unsloth/Llama-3.2-3B-Instruct-GGUF/resolve/{rev}/{name}",
-               2_019_377_600,
-               "6c99cc00ae910f6a532a80022cb4bc1939094527a089c29294b841c0bd87f74d"),),
         note="Better answers than 1.5B models, slower; about 3.5 GB of RAM.",
     )  # fmt: skip
 
