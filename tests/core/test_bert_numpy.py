@@ -75,6 +75,12 @@ def test_cls_pooling_and_prefixed_weights_match(tmp_path: Path) -> None:
     prefixed = {f"bert.{k}": v.contiguous() for k, v in model.state_dict().items()}
     save_file(prefixed, str(folder / "model.safetensors"))
     assert np.abs(NumpyBertEncoder(folder).encode(TEXTS) - expected).max() < 1e-5
+    # Without a Normalize module, vectors are normalized only when asked (as sentence-transformers).
+    (folder / "modules.json").write_text(json.dumps(modules[:2]), "utf-8")
+    unnormalized = NumpyBertEncoder(folder).encode(TEXTS)
+    assert not np.allclose(np.linalg.norm(unnormalized, axis=1), 1.0, atol=1e-3)
+    asked = NumpyBertEncoder(folder).encode(TEXTS, normalize_embeddings=True)
+    assert np.abs(asked - _sentence_transformers(folder, TEXTS)).max() < 1e-5
 
 
 def test_safetensors_reader_handles_each_dtype(tmp_path: Path) -> None:
