@@ -29,6 +29,7 @@ def _sentence_transformers(folder: Path, texts: list[str]) -> np.ndarray:
     return model.encode(texts, batch_size=2, normalize_embeddings=True, convert_to_numpy=True)
 
 
+@pytest.mark.slow  # loads the real MiniLM twice (torch and NumPy)
 def test_bundled_minilm_matches_sentence_transformers() -> None:
     folder = bundled_model_path()
     ours = NumpyBertEncoder(folder).encode(TEXTS, batch_size=2)
