@@ -1,7 +1,7 @@
 """Answers benchmark: Quire's evidence-first, checked answers vs a naive RAG baseline.
 
 usage: python tests/bench/bench_answers.py [--questions 100] [--generate 20] [--max-tokens 64]
-                                           [--embedder-evidence] [SET ...]
+                                           [--no-embedder-evidence] [SET ...]
 
 Per public set (xquad-en, xquad-de: the gold notes of `--questions` questions are removed from a
 copy of the folder, as bench_gate.py does, and `--questions` questions whose gold notes stay are
@@ -257,11 +257,11 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--generate", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--embedder-evidence", action="store_true")
+    parser.add_argument("--no-embedder-evidence", action="store_true")
     parser.add_argument("--no-embed", action="store_true", help="keyword index only (faster)")
     parser.add_argument("sets", nargs="*")
     args = parser.parse_args()
-    ask.USE_EMBEDDER_FOR_EVIDENCE = args.embedder_evidence
+    ask.USE_EMBEDDER_FOR_EVIDENCE = not args.no_embedder_evidence
     EMBED[0] = not args.no_embed
     names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
     model = None

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from desktop_app.core.answer import attribution, cues, evidence, gate
+from desktop_app.core.answer import attribution, cues, evidence, gate, grounded
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest.loaders import read_note
+from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
@@ -246,3 +247,43 @@ def test_function_words_are_not_highlighted() -> None:
     text = "Notes from the garden, with tomatoes."
     marked = [text[a:b] for a, b in matching_spans(text, ["from", "with", "garden", "the"])]
     assert marked == ["garden"]
+
+
+def _passage(number: int, text: str) -> Passage:
+    return Passage(number=number, path=f"n{number}.md", folder="/notes", title="", heading_path=[],
+                   start=100, end=100 + len(text), line_start=1, line_end=3, text=text,
+                   score=1.0)  # fmt: skip
+
+
+def _said(number: int, source: Passage, sentence: str) -> evidence.Evidence:
+    start = source.start + source.text.index(sentence)
+    return evidence.Evidence(number=number, path=source.path, folder=source.folder, title="",
+                             start=start, end=start + len(sentence), line_start=1, line_end=1,
+                             text=sentence, kind="sentence", score=1.0, overlap=0.6,
+                             cue=False)  # fmt: skip
+
+
+def test_the_compact_prompt_holds_only_the_evidence_sentences() -> None:
+    one = _passage(1, "Intro line here. The train takes four hours. Tickets are cheap. " * 3)
+    two = _passage(2, "Nothing relevant is said in this other note at all. " * 20)
+    three = _passage(3, "Book three weeks ahead. Then relax.")
+    found = [
+        _said(3, three, "Book three weeks ahead."),
+        _said(1, one, "The train takes four hours."),
+    ]
+    sources, renumbered = grounded.choose_sources([one, two, three], found)
+    assert [s.path for s in sources] == [
+        "n3.md",
+        "n1.md",
+    ]  # the source without evidence is left out
+    assert [e.number for e in renumbered] == [1, 2]
+    cut = grounded.excerpts(sources, renumbered)
+    assert [s.text for s in cut] == ["Book three weeks ahead.", "The train takes four hours."]
+    assert sources[1].text == one.text  # the panel and the checks keep the whole source
+
+
+def test_without_evidence_the_best_sources_are_cut_to_their_start() -> None:
+    long = _passage(1, "word " * 400)
+    sources, found = grounded.choose_sources([long], [])
+    [cut] = grounded.excerpts(sources, found)
+    assert found == [] and cut.text.endswith(" …") and len(cut.text) <= grounded.EXCERPT_CHARS + 2

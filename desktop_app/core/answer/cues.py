@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from desktop_app.core.retrieval import analyzer
 
-CUE_BONUS = 0.2
+CUE_BONUS = 0.1
 
 
 def _word_set(words: str) -> frozenset[str]:

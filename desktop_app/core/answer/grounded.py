@@ -1,6 +1,9 @@
-"""A compact prompt built around the evidence: fewer, shorter sources (a faster first token and
-less for a small model to misread), the evidence sentences named, a short answer asked for in
-the question's language."""
+"""A compact prompt built around the evidence: only the sources holding an evidence sentence, each
+cut to those sentences (a faster first token and less for a small model to misread: on English
+XQuAD questions the bench never measures, the bundled model's answers held the gold answer 0.40
+of the time with this prompt vs 0.35 with 700-character excerpts and 0.30 with five whole
+passages, at 360 vs 750 vs 1,040 prompt tokens), a short answer asked for in the question's
+language. Without evidence, the best sources are cut to a window of their start."""
 
 from __future__ import annotations
 
@@ -30,10 +33,11 @@ def instructions(language: str) -> str:
 def choose_sources(
     sources: list[Passage], evidence: list[Evidence], limit: int = MAX_PROMPT_SOURCES
 ) -> tuple[list[Passage], list[Evidence]]:
-    """The sources holding the evidence first, then the best others, renumbered 1..n; the
+    """The sources holding the evidence (or, with none, the best ones), renumbered 1..n; the
     evidence renumbered to match. Sources stay whole (the panel and the checks read them)."""
     wanted = list(dict.fromkeys(e.number for e in evidence))
-    wanted += [s.number for s in sources if s.number not in wanted]
+    if not wanted:
+        wanted = [s.number for s in sources]
     by_number = {s.number: s for s in sources}
     kept = [by_number[n] for n in wanted[:limit] if n in by_number]
     renumber = {s.number: i for i, s in enumerate(kept, start=1)}
@@ -44,22 +48,18 @@ def choose_sources(
 
 def excerpts(sources: list[Passage], evidence: list[Evidence], chars: int = EXCERPT_CHARS
              ) -> list[Passage]:  # fmt: skip
-    """Each source cut to a window of about `chars` around its first evidence sentence."""
+    """Each source cut to its evidence sentences in note order (" … " between them), or, for a
+    source without evidence, to about `chars` characters from its start."""
     out = []
     for source in sources:
-        if len(source.text) <= chars:
+        own = sorted((e for e in evidence if e.number == source.number), key=lambda e: e.start)
+        if own:
+            out.append(replace(source, text=" … ".join(e.text for e in own)))
+        elif len(source.text) <= chars:
             out.append(source)
-            continue
-        first = next((e for e in evidence if e.number == source.number), None)
-        centre = first.start - source.start if first is not None else 0
-        begin = max(0, min(centre - chars // 3, len(source.text) - chars))
-        begin = _snap(source.text, begin)
-        end = _snap(source.text, min(len(source.text), begin + chars))
-        if first is not None:
-            end = max(end, first.end - source.start)
-        text = ("… " if begin else "") + source.text[begin:end] + (" …" if end < len(source.text)
-                                                                    else "")  # fmt: skip
-        out.append(replace(source, text=text))
+        else:
+            end = _snap(source.text, chars)
+            out.append(replace(source, text=source.text[:end] + " …"))
     return out
 
 
