@@ -94,7 +94,8 @@ def _without_timings(value: Any) -> Any:
 
 
 def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Path) -> None:
-    """answer_events_before.jsonl was written by the dict-based code, same notes, same model."""
+    """answer_events_before.jsonl was written by the dict-based code, same notes, same model
+    (evidence scores since re-recorded for the new ranking weights; nothing else changed)."""
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     quire = Quire(tmp_path / "home")
