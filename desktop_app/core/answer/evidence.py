@@ -31,6 +31,7 @@ KEEP_RATIO = 0.4  # a second or third unit is shown when it scores this close to
 MIN_UNIT_WORDS = 3
 COSINE_WEIGHT = 0.8  # how much the embedder's similarity adds (only where it is trusted)
 RANK_PRIOR = 0.04  # a small preference for units of higher-ranked passages
+COSINE_READ = 12  # units whose cosine is computed (the best by words)
 CARRY = 0.2  # share of the previous unit's overlap a unit inherits ("It was…" after the topic)
 
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
@@ -212,11 +213,10 @@ def select(
                        for u in split_units(r.text, r.start) if _worth_showing(u, r)]  # fmt: skip
     if not candidates:
         return []
-    cosines = similarity(question, [c[1].text for c in candidates]) if similarity else None
     contexts: dict[int, _Forms] = {}
     scored = []
     carried = 0.0  # the previous unit's plain overlap, within one passage
-    for i, (r, unit, rank) in enumerate(candidates):
+    for r, unit, rank in candidates:
         if r.chunk_id not in contexts:
             contexts[r.chunk_id] = _Forms.of(r.title or "", language)
             carried = 0.0
@@ -224,16 +224,32 @@ def select(
         plain = overlap(unit, q)
         cue = cues.matches(q.kind, unit.text, question)
         score = ranking + CARRY * carried + (cues.CUE_BONUS if cue else 0.0) - RANK_PRIOR * rank
-        if cosines is not None:
-            score += COSINE_WEIGHT * max(0.0, cosines[i])
         scored.append((score, plain, cue, r, unit))  # the gate reads plain overlap
         carried = plain
     scored.sort(key=lambda s: -s[0])
+    if similarity is not None:
+        scored = _with_cosines(scored, question, similarity)
     best = scored[0][0]
     picked = [s for s in scored[:MAX_EVIDENCE] if s[0] >= KEEP_RATIO * best and s[0] > 0]
     picked = picked or scored[:1]
     return [_evidence(number_of[r.chunk_id], r, unit, score, lexical, cue)
             for score, lexical, cue, r, unit in picked]  # fmt: skip
+
+
+_Scored = tuple[float, float, bool, "SearchResult", Unit]
+
+
+def _with_cosines(
+    scored: list[_Scored], question: str, similarity: Callable[[str, list[str]], list[float]]
+) -> list[_Scored]:
+    """Add the embedder's cosine to the COSINE_READ best units by words (encoding every unit of
+    four passages costs a second on a busy 2-core machine; the rest cannot catch up anyway
+    unless their words miss the question entirely), best first again."""
+    head, tail = scored[:COSINE_READ], scored[COSINE_READ:]
+    cosines = similarity(question, [unit.text for *_, unit in head])
+    head = [(score + COSINE_WEIGHT * max(0.0, c), plain, cue, r, unit)
+            for (score, plain, cue, r, unit), c in zip(head, cosines, strict=True)]  # fmt: skip
+    return sorted(head + tail, key=lambda s: -s[0])
 
 
 def _worth_showing(unit: Unit, r: SearchResult) -> bool:
