@@ -287,3 +287,12 @@ def test_without_evidence_the_best_sources_are_cut_to_their_start() -> None:
     sources, found = grounded.choose_sources([long], [])
     [cut] = grounded.excerpts(sources, found)
     assert found == [] and cut.text.endswith(" …") and len(cut.text) <= grounded.EXCERPT_CHARS + 2
+
+
+def test_a_temperature_in_a_sentence_is_what_a_temperature_question_asks_for() -> None:
+    question = "At what temperature do I bake the bread with the lid on?"
+    assert cues.question_kind(question) == "temperature"
+    assert cues.matches("temperature", "Bake at 250 °C for 20 minutes with the lid on.", question)
+    assert cues.matches("temperature", "Pečeme při 160 stupních asi dvě hodiny.", question)
+    assert cues.matches("temperature", "Bei 200 Grad backen.", question)
+    assert not cues.matches("temperature", "Bake for 20 minutes with the lid on.", question)

@@ -87,7 +87,7 @@ _CAPITALIZED = re.compile(r"\b[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ][\w'’-]*")
 
 
 _TEMPERATURE_ASKED = re.compile(r"temperat|teplot")
-_TEMPERATURE = re.compile(r"\d\s*°|\bgrad|\bstupn|\bdegree", re.IGNORECASE)
+_TEMPERATURE = re.compile(r"\d\s*°|\bgrad|\bstup[nň]|\bdegree", re.IGNORECASE)
 OPENING_WORDS = 4  # "when" later in a question is a clause ("…when I use it?"), not what is asked
 
 
@@ -145,7 +145,7 @@ def matches(kind: str, text: str, question: str) -> bool:
     if kind == "date":  # "when" in notes is often relative: "the evening before", "weeks ahead"
         return has_date(text) or any(w.startswith(_TIME_UNITS) for w in _folded_words(text))
     if kind == "temperature":
-        return bool(_TEMPERATURE.search(analyzer.fold(text)))
+        return bool(_TEMPERATURE.search(text))  # fold() would drop "°" and the spaces
     if kind in ("person", "place", "name"):
         return has_name(text, question)
     return False
