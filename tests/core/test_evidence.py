@@ -272,10 +272,8 @@ def test_the_compact_prompt_holds_only_the_evidence_sentences() -> None:
         _said(1, one, "The train takes four hours."),
     ]
     sources, renumbered = grounded.choose_sources([one, two, three], found)
-    assert [s.path for s in sources] == [
-        "n3.md",
-        "n1.md",
-    ]  # the source without evidence is left out
+    # the source without evidence is left out
+    assert [s.path for s in sources] == ["n3.md", "n1.md"]
     assert [e.number for e in renumbered] == [1, 2]
     cut = grounded.excerpts(sources, renumbered)
     assert [s.text for s in cut] == ["Book three weeks ahead.", "The train takes four hours."]
@@ -295,4 +293,5 @@ def test_a_temperature_in_a_sentence_is_what_a_temperature_question_asks_for() -
     assert cues.matches("temperature", "Bake at 250 °C for 20 minutes with the lid on.", question)
     assert cues.matches("temperature", "Pečeme při 160 stupních asi dvě hodiny.", question)
     assert cues.matches("temperature", "Bei 200 Grad backen.", question)
+    assert not cues.matches("temperature", "Add the flour gradually.", question)
     assert not cues.matches("temperature", "Bake for 20 minutes with the lid on.", question)

@@ -32,7 +32,7 @@ RELATIVE_FLOOR = 0.6
 NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
-USE_EMBEDDER_FOR_EVIDENCE = True  # +0.04 evidence@1 on English XQuAD dev questions
+USE_EMBEDDER_FOR_EVIDENCE = True  # evidence@1 0.77 → 0.81 on 300 English XQuAD dev questions
 # Opening words that make a question lean on the previous turn ("and how do I undo it?").
 _FOLLOW_UP_OPENERS = {
     "and",

@@ -87,7 +87,7 @@ _CAPITALIZED = re.compile(r"\b[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ][\w'’-]*")
 
 
 _TEMPERATURE_ASKED = re.compile(r"temperat|teplot")
-_TEMPERATURE = re.compile(r"\d\s*°|\bgrad|\bstup[nň]|\bdegree", re.IGNORECASE)
+_TEMPERATURE = re.compile(r"\d\s*°|\bgrad\b|\bstup[nň]|\bdegree", re.IGNORECASE)
 OPENING_WORDS = 4  # "when" later in a question is a clause ("…when I use it?"), not what is asked
 
 
