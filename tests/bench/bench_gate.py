@@ -30,6 +30,15 @@ from desktop_app.core.service import Quire  # noqa: E402
 
 
 def split(questions: list[dict], per_side: int, rng: random.Random) -> tuple[set[str], list, list]:
+    removed, unanswerable, kept = split_all(questions, per_side, rng)
+    return removed, unanswerable, kept[:per_side]
+
+
+def split_all(
+    questions: list[dict], per_side: int, rng: random.Random
+) -> tuple[set[str], list, list]:
+    """As `split`, with every answerable question in its shuffled order (benches measure the
+    first `per_side`; development tools read the ones after them)."""
     by_note: dict[str, list[dict]] = {}
     for q in questions:
         by_note.setdefault(q["path"], []).append(q)
@@ -45,7 +54,7 @@ def split(questions: list[dict], per_side: int, rng: random.Random) -> tuple[set
         unanswerable.extend(by_note[note])
     kept = [q for q in questions if q["path"] not in removed]
     rng.shuffle(kept)
-    return removed, unanswerable[:per_side], kept[:per_side]
+    return removed, unanswerable[:per_side], kept
 
 
 def signals(quire: Quire, question: str) -> tuple[float, float | None, bool]:

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 from desktop_app.core.retrieval import analyzer
 
-CUE_BONUS = 0.1
-
 
 def _word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
