@@ -63,7 +63,11 @@ def _print_evidence(event: Evidence) -> None:
 
 def _print_checks(done: Done) -> None:
     """What checking the answer changed: added citations, figures found in no source."""
-    if done.added_citations or done.unsupported:
+    if done.draft is not None:
+        print(f"\nChecked: {done.draft['marked_answer']}")
+        print("Your notes back none of the model's answer above. Instead:")
+        print(done.answer)
+    elif done.added_citations or done.unsupported:
         print(f"\nChecked: {done.marked_answer}")
 
 

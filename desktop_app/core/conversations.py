@@ -41,6 +41,7 @@ class Turn:
     evidence: list[Evidence] = field(default_factory=list)  # verbatim sentences, shown first
     caution: str = ""  # "weak evidence" notice
     unsupported: list[dict[str, Any]] = field(default_factory=list)  # figures in no source
+    draft: dict[str, Any] | None = None  # the model's answer when the notes backed none of it
 
     @property
     def cited(self) -> set[int]:

@@ -78,6 +78,9 @@ class Done:
     marked_answer: str = ""
     generated: str = ""  # what the model wrote, before the checks (an answer only)
     reason: str | None = None  # why the notes do not cover it (a refusal only)
+    # The model's answer, checked, when no sentence of it was backed by the notes: `answer` is
+    # then the best evidence sentence quoted (Checked.to_json(): answer, unsupported, marked…).
+    draft: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"type": "done", "answer": self.answer, "answerable": self.answerable,
@@ -86,7 +89,8 @@ class Done:
         if self.reason is None:
             data.update(added_citations=self.added_citations, unsupported=self.unsupported,
                         marked_answer=self.marked_answer, generated=self.generated,
-                        outcome=self.outcome, caution=self.caution)  # fmt: skip
+                        outcome=self.outcome, caution=self.caution, backed=self.draft is None,
+                        draft=self.draft)  # fmt: skip
         else:
             data.update(outcome=self.outcome, reason=self.reason, unsupported=self.unsupported,
                         added_citations=self.added_citations, marked_answer=self.marked_answer,

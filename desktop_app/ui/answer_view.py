@@ -31,6 +31,8 @@ def turn_markdown(turn: Turn, index: int) -> str:
     answer = evidence_markdown(turn.evidence, index) + caution_markdown(turn.caution) + answer
     notice = check_notice(turn.citations) if turn.answerable else ""
     notice = f"\n\n*⚠ {notice}*" if notice else ""
+    if turn.draft is not None:
+        notice = draft_markdown(turn.draft) + notice
     if not turn.answerable and turn.sources and turn.citations:
         notice = f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
     return f"**You:** {html.escape(turn.question)}\n\n{answer}{notice}\n\n---\n"
@@ -68,6 +70,20 @@ def mark_unsupported(answer: str, unsupported: list[dict[str, Any]]) -> str:
         out += [answer[pos : f["start"]], f"**{f['text']}** *(⚠ {NOT_FOUND})*"]
         pos = f["end"]
     return "".join(out) + answer[pos:]
+
+
+DRAFT_NOTICE = ("The model's answer was not backed by your notes, so their own words are shown "
+                "instead. Its draft:")  # fmt: skip
+
+
+def draft_markdown(draft: dict[str, Any]) -> str:
+    """The model's draft, when the notes backed none of it: quoted, its figures marked, its
+    `[n]` plain text (a draft links to nothing)."""
+    text = mark_unsupported(draft.get("answer", ""), draft.get("unsupported", []))
+    text = replace_citations(text.replace("<", "&lt;"),
+                             lambda ns: "".join(f"\\[{n}\\]" for n in ns))  # fmt: skip
+    quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
+    return f"\n\n*⚠ {DRAFT_NOTICE}*\n\n{quoted}"
 
 
 def check_notice(citations: dict[str, Any]) -> str:

@@ -163,6 +163,7 @@ class ChatPane(QWidget):
         turn.answer = last.answer if last.answerable else turn.answer
         turn.citations = last.citations
         turn.unsupported = last.unsupported
+        turn.draft = last.draft
         self._render()
         self.history.append(Turn(turn.question, last.answer))
         self._save(turn)

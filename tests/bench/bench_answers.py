@@ -124,22 +124,32 @@ def quire_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str
     done = events[-1]
     if done["type"] != "done" or not done["answerable"]:
         return {"refused": True, "contains": False, "valid": False, "precision": [],
-                "figures": (0, 0), "ttft": None, "prompt_tokens": 0}  # fmt: skip
+                "figures": (0, 0), "ttft": None, "prompt_tokens": 0, "backed": False}  # fmt: skip
     sources = next(e for e in events if e["type"] == "sources")["sources"]
     texts = {s["n"]: s["text"] for s in sources}
     gold = q["answer"]
     cited = done["citations"]["valid"]
-    figures = [m for m in re.finditer(r"\d+(?:[.,]\d+)?", re.sub(r"\[[\d,; ]+\]", "", done[
-        "answer"]))]  # fmt: skip
-    invented = [m.group(0) for m in figures if not any(m.group(0) in t for t in texts.values())]
-    marked = {f["text"] for f in done["unsupported"]}
+    draft = done["draft"]
+    caught, invented = invented_figures(done["answer"], done["unsupported"], texts)
+    if draft is not None:  # the model's answer, shown as its draft with its figures marked
+        more = invented_figures(draft["answer"], draft["unsupported"], texts)
+        caught, invented = caught + more[0], invented + more[1]
     return {
         "refused": False, "contains": contains(done["answer"], gold), "valid": bool(cited),
-        "precision": [contains(texts[n], gold) for n in cited],
-        "figures": (sum(1 for x in invented if any(x in m for m in marked)), len(invented)),
+        "model_contains": contains(done["generated"], gold), "backed": draft is None,
+        "precision": [contains(texts[n], gold) for n in cited], "figures": (caught, invented),
         "ttft": done["timings"]["first_token_seconds"],
         "prompt_tokens": done["timings"]["prompt_tokens"],
     }  # fmt: skip
+
+
+def invented_figures(text: str, unsupported: list[dict], texts: dict[int, str]) -> tuple[int, int]:
+    """Numbers of `text` that are in no source, and how many of them are marked."""
+    plain = re.sub(r"\[[\d,; ]+\]", "", text)
+    invented = [m.group(0) for m in re.finditer(r"\d+(?:[.,]\d+)?", plain)
+                if not any(m.group(0) in t for t in texts.values())]  # fmt: skip
+    marked = {f["text"] for f in unsupported}
+    return sum(1 for x in invented if any(x in m for m in marked)), len(invented)
 
 
 def naive_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
@@ -208,6 +218,8 @@ def generation(quire: Quire, model: Any, questions: list[dict], max_tokens: int)
     return {
         "n": len(questions), "quire_contains": pct([r["contains"] for r in ours]),
         "naive_contains": pct([r["contains"] for r in naive]),
+        "model_contains": pct([r.get("model_contains", False) for r in ours]),
+        "backed": pct([r["backed"] for r in answered]),
         "valid_citation": pct([r["valid"] for r in answered]),
         "citation_precision": pct(precision), "figures": f"{caught}/{invented}",
         "ttft": (statistics.median(q_ttft) if q_ttft else 0.0,
@@ -239,14 +251,16 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
     gen = [r for r in rows if "gen" in r]
     if gen:
         print(
-            "\n| set | generated | answer holds gold: Quire / naive RAG | valid citation | "
+            "\n| set | generated | answer holds gold: Quire / naive RAG | the model's own "
+            "answer holds gold | backed by the notes | valid citation | "
             "citation precision | invented figures marked | first token Quire / naive | "
             "prompt tokens Quire / naive |"
         )
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|")
     for r in gen:
         g = r["gen"]
         print(f"| {r['set']} | {g['n']} | {g['quire_contains']} / {g['naive_contains']} | "
+              f"{g['model_contains']} | {g['backed']} | "
               f"{g['valid_citation']} | {g['citation_precision']} | {g['figures']} | "
               f"{g['ttft'][0] * 1000:.0f} / {g['ttft'][1] * 1000:.0f} ms | "
               f"{g['prompt_tokens'][0]:.0f} / {g['prompt_tokens'][1]:.0f} |")  # fmt: skip

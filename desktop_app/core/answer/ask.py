@@ -178,7 +178,8 @@ def answer_events(
     yield Evidence(decision.outcome, _caution(decision), found, evidence_seconds)
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
-    yield _checked_done(answer, sources, language, retrieval_seconds, decision, evidence_seconds)
+    yield _checked_done(answer, sources, found, language, retrieval_seconds, decision,
+                        evidence_seconds)  # fmt: skip
 
 
 def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, str | None]:
@@ -237,20 +238,27 @@ class _AnswerStream:
 
 
 def _checked_done(
-    answer: _AnswerStream, sources: list[Passage], language: str, retrieval_seconds: float,
-    decision: gate.GateDecision, evidence_seconds: float,
+    answer: _AnswerStream, sources: list[Passage], found: list[evidence.Evidence], language: str,
+    retrieval_seconds: float, decision: gate.GateDecision, evidence_seconds: float,
 ) -> Done:  # fmt: skip
     """The `Done` event: the answer with citations added where the notes back a sentence, the
-    citation report, and the figures found in no source."""
+    citation report, and the figures found in no source. An answer none of whose sentences the
+    notes back is not passed off as one: the best evidence sentence, quoted, takes its place,
+    and the model's checked draft goes along (`draft`) to be shown as such."""
     texts = {s.number: s.text for s in sources}
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
+    draft = None
+    if found and not attribution.is_backed(report) and answer.stats.stopped != "cancelled":
+        draft = checked.to_json()
+        checked = attribution.Checked(attribution.quoted_answer(found))
+        report = citations.check(checked.answer, texts, language)
     timings = _timings(answer.stats, retrieval_seconds)
     timings["evidence_seconds"] = evidence_seconds
     return Done(
         checked.answer, True, _citations(report), answer.stats.stopped, timings,
         decision.outcome, _caution(decision), checked.added, checked.unsupported,
-        checked.marked(), generated=answer.text,
+        checked.marked(), generated=answer.text, draft=draft,
     )  # fmt: skip
 
 

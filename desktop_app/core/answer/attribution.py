@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.core.answer import cues
-from desktop_app.core.answer.citations import numbers_in
+from desktop_app.core.answer.citations import CitationReport, numbers_in
+from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
 STRONG_SUPPORT = 0.6  # share of a sentence's content words found in one source
 WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
 MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
 NOT_FOUND = "not found in the notes"
+NOTES_SAY = "Your notes say:"
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
 _CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
 
@@ -100,7 +102,17 @@ def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int
     share, shared = support_of[best]
     if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
         return best, share
+    if share >= WEAK_SUPPORT and _figures_all_in(sentence, sources[best], language):
+        return best, share
     return 0, 0.0
+
+
+def _figures_all_in(sentence: str, source: str, language: str) -> bool:
+    """The sentence states a number, date or name, and every one of them is in the source: a
+    paraphrase ("The train takes four hours") of a note that holds them ("vier Stunden")."""
+    found = list(cues.figures(_CITATION.sub(" ", sentence), language))
+    numbers, words = cues.source_values([source])
+    return bool(found) and all(cues.found_in(f, numbers, words) for f in found)
 
 
 def _cite(sentence: str, number: int) -> str:
@@ -123,3 +135,15 @@ def unsupported_figures(
             out.append({"text": figure.text, "start": figure.start, "end": figure.end,
                         "kind": figure.kind})  # fmt: skip
     return out
+
+
+def is_backed(report: CitationReport) -> bool:
+    """Whether at least one sentence cites a source that supports it."""
+    return any(s["cites"] and not s["weak"] for s in report.sentences)
+
+
+def quoted_answer(evidence: list[Evidence]) -> str:
+    """The answer when the model's own is backed by nothing: the best evidence sentence,
+    verbatim (whitespace joined), with its `[n]`."""
+    best = evidence[0]
+    return f"{NOTES_SAY} “{' '.join(best.text.split())}” [{best.number}]"

@@ -61,6 +61,10 @@ _NUMBER_WORDS = {
     **dict.fromkeys(("million", "millionen", "milion", "milionu"), 1_000_000),
     **dict.fromkeys(("half", "halb", "halbe", "pul"), 0.5),
 }
+# In a source, "one" stands for 1 but an article does not: "a", "ein" are in every text, and
+# would hide an invented "1" in the answer.
+_ARTICLES = _word_set("a an ein eine einen einem einer")
+_SOURCE_NUMBER_WORDS = {w: v for w, v in _NUMBER_WORDS.items() if w not in _ARTICLES}
 # Only unambiguous number words count as figures in an answer ("a", "ein" do not).
 _FIGURE_WORDS = {w: v for w, v in _NUMBER_WORDS.items() if len(w) > 3 or w in ("two", "six", "ten",
                  "elf", "tri", "pet", "dva", "dve", "osm", "sto", "pul")}  # fmt: skip
@@ -217,8 +221,8 @@ def source_values(texts: list[str]) -> tuple[set[float], set[str]]:
                 numbers.add(value)
         for word in _folded_words(text):
             words.add(word)
-            if word in _NUMBER_WORDS:
-                numbers.add(_NUMBER_WORDS[word])
+            if word in _SOURCE_NUMBER_WORDS:
+                numbers.add(_SOURCE_NUMBER_WORDS[word])
     return numbers, words
 
 
