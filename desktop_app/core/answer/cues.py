@@ -61,8 +61,8 @@ _NUMBER_WORDS = {
     **dict.fromkeys(("million", "millionen", "milion", "milionu"), 1_000_000),
     **dict.fromkeys(("half", "halb", "halbe", "pul"), 0.5),
 }
-# In a source, "one" stands for 1 but an article does not: "a", "ein" are in every text, and
-# would hide an invented "1" in the answer.
+# In a source, "one" stands for 1 but an article only before a unit of time ("an hour"): "a",
+# "ein" are in every text, and would hide an invented "1" in the answer.
 _ARTICLES = _word_set("a an ein eine einen einem einer")
 _SOURCE_NUMBER_WORDS = {w: v for w, v in _NUMBER_WORDS.items() if w not in _ARTICLES}
 # Only unambiguous number words count as figures in an answer ("a", "ein" do not).
@@ -219,10 +219,13 @@ def source_values(texts: list[str]) -> tuple[set[float], set[str]]:
             value = _number_value(match.group(0).rstrip(".,"))
             if value is not None:
                 numbers.add(value)
-        for word in _folded_words(text):
+        folded = _folded_words(text)
+        for word, after in zip(folded, [*folded[1:], ""], strict=True):
             words.add(word)
             if word in _SOURCE_NUMBER_WORDS:
                 numbers.add(_SOURCE_NUMBER_WORDS[word])
+            elif word in _ARTICLES and after.startswith(_TIME_UNITS):  # "an hour" is 1 hour
+                numbers.add(1)
     return numbers, words
 
 

@@ -1,0 +1,30 @@
+"""The chat view shows a draft the notes did not back as a draft: marked, linking nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_app.core.answer import attribution
+from desktop_app.core.conversations import Turn
+from desktop_app.core.passage import Passage
+from desktop_app.ui.answer_view import DRAFT_NOTICE, turn_markdown
+
+BERLIN = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."
+TRAIN = "How long does the train from Prague to Berlin take?"
+
+
+def test_the_draft_is_shown_as_such_with_its_figures_marked() -> None:
+    draft = attribution.attribute("It takes 2 hours [1].", {1: BERLIN}, "en").to_json()
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations={"valid": [1]}, draft=draft)
+    turn.sources = [_passage()]
+    markdown = turn_markdown(turn, 0)
+    assert "[[1]](quire:source/0/1)" in markdown  # the quoted answer links its source
+    assert DRAFT_NOTICE in markdown and "**2** *(⚠ not found in the notes)*" in markdown
+    draft_part = markdown.split(DRAFT_NOTICE)[1]
+    assert "quire:source" not in draft_part and "\\[1\\]" in draft_part  # a draft links nothing
+
+
+def _passage() -> Passage:
+    return Passage(number=1, path="travel/berlin.md", folder=str(Path("/notes")),
+                            title="Berlin", heading_path=[], start=0, end=len(BERLIN),
+                            line_start=1, line_end=1, text=BERLIN, score=1.0)  # fmt: skip
