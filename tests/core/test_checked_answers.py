@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.answer import attribution, evidence
+from desktop_app.core.answer import attribution, evidence, gate
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.cancel import CancelToken
+from desktop_app.core.retrieval import analyzer
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
@@ -76,3 +77,22 @@ def test_question_words_standing_together_count_for_a_unit() -> None:
     apart = evidence.Unit(0, 0, "Vienna is far; at night no train leaves before ten.", "sentence")
     assert evidence.unit_signals(together, q).order > evidence.unit_signals(apart, q).order
     assert evidence.unit_signals(together, q).plain == evidence.unit_signals(apart, q).plain
+
+
+def test_a_passage_near_the_bar_answers_when_a_sentence_holds_what_is_asked() -> None:
+    weak = gate.GateDecision(True, "part", 0.5, None, gate.WEAK, [])
+    assert gate.refine(weak, 0.26, True, "duration").outcome == gate.ANSWERED
+    assert gate.refine(weak, 0.26, False, "duration").outcome == gate.WEAK  # no duration in it
+    assert gate.refine(weak, 0.26, True, "other").outcome == gate.WEAK  # nothing typed asked
+    assert gate.refine(weak, 0.1, True, "duration").outcome == gate.WEAK  # too few key words
+    far = gate.GateDecision(True, "part", 0.4, None, gate.WEAK, [])
+    assert gate.refine(far, 0.26, True, "duration").outcome == gate.WEAK
+
+
+def test_light_verbs_and_question_words_are_not_key_words(sample: Quire) -> None:
+    for word in ("get", "goes", "sollte", "potřebuji", "much", "long"):
+        assert analyzer.is_function_word(word) or analyzer.is_question_word(word), word
+    results = sample.search("Where should I get a Döner in Berlin?", top_k=8)
+    decision = gate.classify("Where should I get a Döner in Berlin?", results)
+    assert decision.coverage == 1.0 and decision.outcome == gate.ANSWERED
+    assert "get" not in decision.missing

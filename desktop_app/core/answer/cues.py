@@ -35,11 +35,6 @@ _KIND_PATTERNS = {
     kind: re.compile(r"\b(?:" + "|".join(sorted(p.split("|"), key=len, reverse=True)) + r")\b")
     for kind, p in _KINDS.items()
 }
-QUESTION_WORDS = _word_set(
-    "what which whom whose much many long wie welche welcher welches welchen wann viele viel "
-    "lange wieso warum weshalb jaky jaka jake jakou ktery ktera ktere kolik dlouho kdy proc "
-    "kdo kde kam wo wer where who when why cim co ceho cemu"
-)
 
 _NUMBER_WORDS = {
     **dict.fromkeys(_word_set("one a an ein eine einen einem einer jeden jedna jedno jednu"), 1),
@@ -106,8 +101,7 @@ def question_kind(question: str) -> str:
     return "other"
 
 
-def is_question_word(word: str) -> bool:
-    return analyzer.fold(word.casefold()) in QUESTION_WORDS
+is_question_word = analyzer.is_question_word
 
 
 def _folded_words(text: str) -> list[str]:

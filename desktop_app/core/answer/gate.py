@@ -29,6 +29,8 @@ LOW_COVERAGE = 0.20  # below both of these (and no telling sentence), evidence i
 LOW_COSINE = 0.45
 SENTENCE_WEAK = 0.20  # one sentence holds this share of the question's key words: not absent
 SENTENCE_STRONG = 0.45  # …this share, and the kind of thing asked for: answered
+CUED_COVERAGE = 0.45  # a passage this close to MIN_COVERAGE answers when a sentence holds some key
+# words and the kind of thing asked for (a duration, a date, a number, a name)
 ANSWERED, WEAK, ABSENT = "answered", "weak", "absent"
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
@@ -100,6 +102,12 @@ def refine(decision: GateDecision, best_overlap: float, cue: bool, kind: str) ->
     typed = kind == "other" or cue
     if decision.outcome == WEAK and best_overlap >= SENTENCE_STRONG and typed:
         why = "a sentence of your notes holds the question's key words"
+        return GateDecision(
+            True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
+        )
+    cued = kind != "other" and cue and best_overlap >= SENTENCE_WEAK
+    if decision.outcome == WEAK and cued and decision.coverage >= CUED_COVERAGE:
+        why = "a passage holds most of the question's key words and what it asks for"
         return GateDecision(
             True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
         )

@@ -138,8 +138,35 @@ _FUNCTION_WORDS_BY_LANGUAGE = {
     "kdo kdy kolik ktera ktere ktery mi na nebo od po pri pro proc s se si ta tak te to u v "
     "ve z za ze",
 }
-FUNCTION_WORDS = frozenset(w for ws in _FUNCTION_WORDS_BY_LANGUAGE.values() for w in ws.split())
+# Light and modal verbs and indefinite pronouns: in a question ("Where should I get…", "What
+# goes into…", "Wie lange dauert…") they say how it is asked, rarely what it is about.
+_LIGHT_WORDS_BY_LANGUAGE = {
+    "en": "get gets got go goes going went take takes took make makes made put puts need needs "
+    "anything something anyone someone over",
+    "de": "soll sollte sollen werden wird wurde wurden haben hatte hatten gibt geben "
+    "konnen kann musste mussen machen macht etwas jemand",
+    "cs": "mam ma mame maji musim musi mohu muze lze byt bude budou potrebuji potrebuju neco nekdo",
+}
+FUNCTION_WORDS = frozenset(
+    w
+    for table in (_FUNCTION_WORDS_BY_LANGUAGE, _LIGHT_WORDS_BY_LANGUAGE)
+    for ws in table.values()
+    for w in ws.split()
+)
 
 
 def is_function_word(word: str) -> bool:
     return fold(word.casefold()) in FUNCTION_WORDS
+
+
+# What a question asks with ("how long", "wie viele", "kolik"): no passage needs to hold them.
+_QUESTION_WORDS = (
+    "what which whom whose much many long wie welche welcher welches welchen wann viele viel "
+    "lange wieso warum weshalb jaky jaka jake jakou ktery ktera ktere kolik dlouho kdy proc "
+    "kdo kde kam wo wer where who when why cim co ceho cemu"
+)
+QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
+
+
+def is_question_word(word: str) -> bool:
+    return fold(word.casefold()) in QUESTION_WORDS
