@@ -96,3 +96,19 @@ def test_light_verbs_and_question_words_are_not_key_words(sample: Quire) -> None
     decision = gate.classify("Where should I get a Döner in Berlin?", results)
     assert decision.coverage == 1.0 and decision.outcome == gate.ANSWERED
     assert "get" not in decision.missing
+
+
+def test_a_number_with_points_is_never_cut_by_a_citation() -> None:
+    source = "Die betroffene Region umfasste etwa 1.160.000 Quadratmeilen Regenwald."
+    answer = "Die betroffene Region umfasste etwa 1.160.000 Quadratmeilen Regenwald."
+    checked = attribution.attribute(answer, {1: "Anderes.", 2: source}, "de")
+    assert (
+        checked.answer
+        == "Die betroffene Region umfasste etwa 1.160.000 Quadratmeilen Regenwald [2]."
+    )
+    assert not checked.unsupported
+
+
+def test_a_bare_number_is_not_cited_for_appearing_somewhere_in_a_source() -> None:
+    checked = attribution.attribute("The answer is: 2.", {1: "Es gab 2 Spiele in Berlin."}, "en")
+    assert "[1]" not in checked.answer

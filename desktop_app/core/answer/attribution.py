@@ -24,7 +24,8 @@ WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as b
 MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
 NOT_FOUND = "not found in the notes"
 NOTES_SAY = "Your notes say:"
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
+# A point before a digit ("1.160.000", "3.5") ends no sentence.
+_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
 _CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
 
 
@@ -102,7 +103,11 @@ def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int
     share, shared = support_of[best]
     if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
         return best, share
-    if share >= WEAK_SUPPORT and _figures_all_in(sentence, sources[best], language):
+    if (
+        share >= WEAK_SUPPORT
+        and shared >= MIN_SHARED
+        and _figures_all_in(sentence, sources[best], language)
+    ):
         return best, share
     return 0, 0.0
 

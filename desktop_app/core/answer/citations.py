@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from desktop_app.core.retrieval import analyzer
 
 _GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+(?:[.!?]+|\n|$)")  # "1.160" is one number
 WEAK_SUPPORT = 0.35
 
 
