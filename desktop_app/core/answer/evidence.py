@@ -187,19 +187,13 @@ CONTEXT_DISCOUNT = 0.5  # a word of the note's title is its topic, not what sing
 HEADING_CREDIT = 0.5  # a word found only in the unit's heading ("## Dough" over the list)
 
 
-def overlap(unit: Unit, q: QuestionTerms, context: _Forms | None = None) -> tuple[float, float]:
-    """Share of the question's content-word IDF mass present in the unit (stem, prefix or
-    compound), heading words counting a little: (for ranking, with the words of `context` — the
-    note's title — counting less; plain, what the gate reads)."""
-    signals = unit_signals(unit, q, context)
-    return signals.ranking, signals.plain
-
-
 @dataclass(frozen=True)
 class Signals:
     """What ranks a unit, besides the embedder's cosine (added later, for the best only)."""
 
-    ranking: float  # IDF share of the question's words, the note title's words counting less
+    # Share of the question's content-word IDF mass present in the unit (stem, prefix or
+    # compound; heading words count a little), the note title's words counting less:
+    ranking: float
     plain: float  # the same without the discount (the gate reads it)
     order: float  # share of the question's neighbouring word pairs that stand close in the unit
 
