@@ -108,18 +108,16 @@ def candidate_features(row: dict[str, Any]) -> tuple[list[list[float]], list[boo
     numbered = {cid for s in sources for cid in s.chunk_ids}
     feats, labels = [], []
     gold = norm(q["answer"])
-    for rank, r in enumerate(r for r in results if r.chunk_id in numbered):
-        if rank >= evidence.PASSAGES_READ:
-            break
-        context = evidence._Forms.of(r.title or "", row["language"])
-        for unit in evidence.split_units(r.text, r.start):
-            if not evidence._worth_showing(unit, r):
-                continue
-            sig = evidence.unit_signals(unit, terms, context)
-            cue = evidence.cues.matches(terms.kind, unit.text, q["question"])
-            cosine = max(0.0, row["cosines"].get(unit.text, 0.0))
-            feats.append([sig.ranking, float(cue), float(rank), sig.order, cosine])
-            labels.append(gold in norm(unit.text))
+    contexts: dict[int, Any] = {}
+    for r, unit, rank in evidence.candidate_units(results, numbered):
+        context = contexts.setdefault(
+            r.chunk_id, evidence._Forms.of(r.title or "", row["language"])
+        )
+        sig = evidence.unit_signals(unit, terms, context)
+        cue = evidence.cues.matches(terms.kind, unit.text, q["question"])
+        cosine = max(0.0, row["cosines"].get(unit.text, 0.0))
+        feats.append([sig.ranking, float(cue), float(rank), sig.order, cosine])
+        labels.append(gold in norm(unit.text))
     return feats, labels
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -147,38 +147,35 @@ def question_terms(
 
 @dataclass(frozen=True)
 class _Forms:
-    """The words of a text in the forms a question word can match: stems, prefixes, words."""
+    """The words of a text in the forms a question word can match, in text order."""
 
-    stems: frozenset[str]
-    prefixes: frozenset[str]
-    words: tuple[str, ...]
-    stem_at: tuple[str, ...] = ()  # the stem of each word, in text order
+    words: tuple[str, ...]  # folded
+    stems: tuple[str, ...]
 
     @classmethod
     def of(cls, text: str, language: str) -> _Forms:
         tokens = analyzer.words(text)
-        stems = analyzer.stems(tokens, language)
-        return cls(frozenset(stems),
-                   frozenset(analyzer.prefixes([t for t in tokens if len(t) >= PREFIX])),
-                   tuple(analyzer.fold(t) for t in tokens), tuple(stems))  # fmt: skip
+        return cls(tuple(analyzer.fold(t) for t in tokens), tuple(analyzer.stems(tokens, language)))
 
     def position(self, word: str, stem: str, prefix: str) -> int | None:
-        """Where a question word first stands in the text (None if nowhere)."""
-        for i, (folded, own) in enumerate(zip(self.words, self.stem_at, strict=True)):
+        """Where a question word first stands in the text, by stem, prefix or as the end of a
+        compound ("Pergamonmuseum" holds "museum"); None if nowhere."""
+        for i, (folded, own) in enumerate(zip(self.words, self.stems, strict=True)):
             if own == stem or (len(prefix) >= PREFIX and folded[:PREFIX] == prefix):
                 return i
             if len(word) >= COMPOUND and len(folded) > len(word) and folded.endswith(word):
                 return i
         return None
 
-    def has(self, word: str, stem: str, prefix: str) -> bool:
-        if stem in self.stems or (len(prefix) >= PREFIX and prefix in self.prefixes):
-            return True
-        # compounds: "Pergamonmuseum" holds "museum", "Zugfahrt" holds "Fahrt"
+    def ends(self, word: str) -> bool:
+        """A word of the text ends the question's compound ("Zugfahrt" asked, "Fahrt" written):
+        it matches, but the question word itself stands nowhere."""
         return len(word) >= COMPOUND and any(
-            (len(w) > len(word) and w.endswith(word)) or (len(w) >= COMPOUND and word.endswith(w))
-            for w in self.words
+            len(w) >= COMPOUND and word.endswith(w) for w in self.words
         )
+
+    def has(self, word: str, stem: str, prefix: str) -> bool:
+        return self.position(word, stem, prefix) is not None or self.ends(word)
 
 
 PREFIX = analyzer.PREFIX_LEN
@@ -213,12 +210,11 @@ def unit_signals(unit: Unit, q: QuestionTerms, context: _Forms | None = None) ->
     ranking = plain = 0.0
     positions: list[int | None] = []
     for word, stem, prefix, weight in q.terms:
-        position = None
-        if forms.has(word, stem, prefix):
+        position = forms.position(word, stem, prefix)
+        if position is not None or forms.ends(word):
             topical = context is not None and context.has(word, stem, prefix)
             ranking += weight * (CONTEXT_DISCOUNT if topical else 1.0)
             plain += weight
-            position = forms.position(word, stem, prefix)
         elif heading is not None and heading.has(word, stem, prefix):
             ranking += weight * HEADING_CREDIT
             plain += weight * HEADING_CREDIT
@@ -243,13 +239,7 @@ def select(
     """
     q = question_terms(question, language, idf)
     number_of = {cid: s.number for s in sources for cid in s.chunk_ids}
-    candidates: list[tuple[SearchResult, Unit, int]] = []
-    for rank, r in enumerate(r for r in results if r.chunk_id in number_of):
-        if rank >= PASSAGES_READ:
-            break
-        heading = r.heading_path[-1] if r.heading_path else ""
-        candidates += [(r, u if u.heading else replace(u, heading=heading), rank)
-                       for u in split_units(r.text, r.start) if _worth_showing(u, r)]  # fmt: skip
+    candidates = list(candidate_units(results, number_of))
     if not candidates:
         return []
     contexts: dict[int, _Forms] = {}
@@ -269,6 +259,20 @@ def select(
     picked = picked or scored[:1]
     return [_evidence(number_of[r.chunk_id], r, unit, score, lexical, cue)
             for score, lexical, cue, r, unit in picked]  # fmt: skip
+
+
+def candidate_units(
+    results: Sequence[SearchResult], numbered: Container[int]
+) -> Iterator[tuple[SearchResult, Unit, int]]:
+    """The units worth showing of the first PASSAGES_READ results that are prompt sources (chunk
+    ids in `numbered`), each with its passage and the passage's rank among them."""
+    for rank, r in enumerate(r for r in results if r.chunk_id in numbered):
+        if rank >= PASSAGES_READ:
+            return
+        heading = r.heading_path[-1] if r.heading_path else ""
+        for u in split_units(r.text, r.start):
+            if _worth_showing(u, r):
+                yield r, (u if u.heading else replace(u, heading=heading)), rank
 
 
 _Scored = tuple[float, float, bool, "SearchResult", Unit]
