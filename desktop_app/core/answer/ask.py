@@ -249,7 +249,7 @@ def _checked_done(
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
     draft = None
-    if found and not attribution.is_backed(report) and answer.stats.stopped != "cancelled":
+    if found and not report.backed and answer.stats.stopped != "cancelled":
         draft = checked.to_json()
         checked = attribution.Checked(attribution.quoted_answer(found))
         report = citations.check(checked.answer, texts, language)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.core.answer import cues
-from desktop_app.core.answer.citations import CitationReport, numbers_in
+from desktop_app.core.answer.citations import SENTENCE_BODY, numbers_in
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
@@ -24,8 +24,7 @@ WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as b
 MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
 NOT_FOUND = "not found in the notes"
 NOTES_SAY = "Your notes say:"
-# A point before a digit ("1.160.000", "3.5") ends no sentence.
-_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
+_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
 _CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
 
 
@@ -140,11 +139,6 @@ def unsupported_figures(
             out.append({"text": figure.text, "start": figure.start, "end": figure.end,
                         "kind": figure.kind})  # fmt: skip
     return out
-
-
-def is_backed(report: CitationReport) -> bool:
-    """Whether at least one sentence cites a source that supports it."""
-    return any(s["cites"] and not s["weak"] for s in report.sentences)
 
 
 def quoted_answer(evidence: list[Evidence]) -> str:

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from desktop_app.core.retrieval import analyzer
 
 _GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
-_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+(?:[.!?]+|\n|$)")  # "1.160" is one number
+# A sentence's body: a point before a digit ("1.160.000", "3.5") ends no sentence.
+SENTENCE_BODY = r"(?:[^.!?\n]|\.(?=\d))+"
+_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+|\n|$)")
 WEAK_SUPPORT = 0.35
 
 
@@ -19,6 +21,11 @@ class CitationReport:
     valid: list[int] = field(default_factory=list)  # source numbers cited and present
     invalid: list[int] = field(default_factory=list)  # numbers that are not sources of this prompt
     sentences: list[dict] = field(default_factory=list)  # text, cites, support, weak
+
+    @property
+    def backed(self) -> bool:
+        """At least one sentence cites a source that supports it."""
+        return any(s["cites"] and not s["weak"] for s in self.sentences)
 
 
 def numbers_in(text: str) -> list[int]:

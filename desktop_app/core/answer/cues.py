@@ -101,9 +101,6 @@ def question_kind(question: str) -> str:
     return "other"
 
 
-is_question_word = analyzer.is_question_word
-
-
 def _folded_words(text: str) -> list[str]:
     return [analyzer.fold(w) for w in analyzer.words(text)]
 
@@ -200,7 +197,7 @@ def figures(text: str, language: str = "en") -> Iterator[Figure]:
             if language == "de" and (before in _GERMAN_DETERMINERS or word.endswith(
                     ("ung", "heit", "keit", "schaft", "chen", "lein", "nis", "tät"))):  # fmt: skip
                 continue
-            if not analyzer.is_function_word(folded) and not is_question_word(folded):
+            if analyzer.is_key_word(folded):
                 yield Figure(start, end, word, "name", folded)
 
 

@@ -134,7 +134,7 @@ def question_terms(
     """Content words of the question, each weighted by the IDF of its more common form (stem or
     prefix) in the index, so a word matched only by its prefix is not weighed as unseen."""
     tokens = [w for w in analyzer.words(question) if not analyzer.is_function_word(w)]
-    tokens = [w for w in tokens if not cues.is_question_word(w)] or tokens
+    tokens = [w for w in tokens if analyzer.is_key_word(w)] or tokens
     stems = analyzer.stems(tokens, language)
     prefixes = analyzer.prefixes(tokens)
     weights = idf(list({*stems, *prefixes})) if idf is not None else {}

@@ -68,10 +68,8 @@ def decide(results: list[SearchResult]) -> GateDecision:
 def missing_words(question: str, results: list[SearchResult]) -> list[str]:
     """The question's key words that none of the first passages contains (by stem or prefix)."""
     found = {w for r in results[:PASSAGES_CHECKED] for w in r.matched_terms}
-    key = [w for w in analyzer.words(question) if not analyzer.is_function_word(w) and len(w) > 2]
-    from desktop_app.core.answer.cues import is_question_word
-
-    return list(dict.fromkeys(w for w in key if w not in found and not is_question_word(w)))
+    key = [w for w in analyzer.words(question) if analyzer.is_key_word(w) and len(w) > 2]
+    return list(dict.fromkeys(w for w in key if w not in found))
 
 
 def classify(question: str, results: list[SearchResult]) -> GateDecision:

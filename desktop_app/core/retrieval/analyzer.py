@@ -144,7 +144,7 @@ _LIGHT_WORDS_BY_LANGUAGE = {
     "en": "get gets got go goes going went take takes took make makes made put puts need needs "
     "anything something anyone someone over",
     "de": "soll sollte sollen werden wird wurde wurden haben hatte hatten gibt geben "
-    "konnen kann musste mussen machen macht etwas jemand",
+    "konnen musste mussen machen macht etwas jemand",
     "cs": "mam ma mame maji musim musi mohu muze lze byt bude budou potrebuji potrebuju neco nekdo",
 }
 FUNCTION_WORDS = frozenset(
@@ -170,3 +170,9 @@ QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
 
 def is_question_word(word: str) -> bool:
     return fold(word.casefold()) in QUESTION_WORDS
+
+
+def is_key_word(word: str) -> bool:
+    """A word a passage must hold to answer the question: neither a function word nor one the
+    question asks with."""
+    return not is_function_word(word) and not is_question_word(word)

@@ -162,12 +162,8 @@ def _matched(
     return tuple(w for w, _, _ in terms.words if w in by_stem)
 
 
-def _is_content(word: str) -> bool:
-    return not analyzer.is_function_word(word) and not analyzer.is_question_word(word)
-
-
 def _content_words(terms: QueryTerms) -> list[tuple[str, str, str]]:
     """The query's words without function and question words, one per stem (all of them if
     none is left)."""
-    by_stem = {stem: (w, stem, p) for w, stem, p in terms.words if _is_content(w)}
+    by_stem = {stem: (w, stem, p) for w, stem, p in terms.words if analyzer.is_key_word(w)}
     return list(by_stem.values()) or list({s: (w, s, p) for w, s, p in terms.words}.values())
