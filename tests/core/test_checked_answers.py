@@ -3,9 +3,11 @@ paraphrase is cited where all its figures stand in one source; evidence ranking 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from desktop_app.core.answer import attribution, evidence, gate
+from desktop_app.core.answer import attribution, cues, evidence, gate
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import analyzer
@@ -112,3 +114,27 @@ def test_a_number_with_points_is_never_cut_by_a_citation() -> None:
 def test_a_bare_number_is_not_cited_for_appearing_somewhere_in_a_source() -> None:
     checked = attribution.attribute("The answer is: 2.", {1: "Es gab 2 Spiele in Berlin."}, "en")
     assert "[1]" not in checked.answer
+
+
+def test_both_retrievers_just_short_of_their_bar_agree_on_one_passage(sample: Quire) -> None:
+    question = "What ingredients go into the sourdough dough?"
+    top = sample.search(question, top_k=8)[0]
+    near = replace(top, evidence=0.5, cosine=0.56, trusted_dense=True)
+    assert gate.classify(question, [near]).outcome == gate.ANSWERED
+    assert gate.classify(question, [replace(near, trusted_dense=False)]).outcome == gate.WEAK
+    assert gate.classify(question, [replace(near, cosine=0.5)]).outcome == gate.WEAK
+    assert gate.classify(question, [replace(near, evidence=0.4)]).outcome == gate.WEAK
+    # the two signals from different passages are no agreement
+    apart = [replace(near, cosine=0.2), replace(near, evidence=0.1, chunk_id=near.chunk_id + 1)]
+    assert gate.classify(question, apart).outcome == gate.WEAK
+
+
+def test_a_figure_the_question_states_is_no_answer_to_it() -> None:
+    question = "How long did the fighting last in the Seven Years War?"
+    assert not cues.matches("duration", "The whole conflict is known as the Seven Years' War.",
+                            question)  # fmt: skip
+    assert cues.matches("duration", "The fighting was concluded in six years.", question)
+    asked = "When did the 1756 war end?"
+    assert not cues.matches("date", "The war of 1756 began in Europe.", asked)
+    assert cues.matches("date", "It ended in 1763.", asked)
+    assert not cues.matches("quantity", "Two teams played.", "How many points did two teams score?")

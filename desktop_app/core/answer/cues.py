@@ -105,19 +105,29 @@ def _folded_words(text: str) -> list[str]:
     return [analyzer.fold(w) for w in analyzer.words(text)]
 
 
-def has_number(text: str) -> bool:
-    return bool(_DIGITS.search(text)) or any(w in _FIGURE_WORDS for w in _folded_words(text))
+def _numbers(text: str) -> set[float]:
+    values = {_number_value(m.group(0).rstrip(".,")) for m in _DIGITS.finditer(text)}
+    words = {_FIGURE_WORDS[w] for w in _folded_words(text) if w in _FIGURE_WORDS}
+    return {v for v in values if v is not None} | words
 
 
-def has_duration(text: str) -> bool:
+def has_number(text: str, asked: str = "") -> bool:
+    """A number in `text` that the question `asked` does not state itself (the "Seven" of "How
+    long was the Seven Years' War?" is no answer to it)."""
+    return bool(_numbers(text) - _numbers(asked))
+
+
+def has_duration(text: str, asked: str = "") -> bool:
     words = _folded_words(text)
     unit = any(w.startswith(_TIME_UNITS) for w in words)
-    return unit and (has_number(text) or any(w in ("an", "a", "eine", "einen") for w in words))
+    article = any(w in ("an", "a", "eine", "einen") for w in words)
+    return unit and (has_number(text, asked) or article)
 
 
-def has_date(text: str) -> bool:
-    words = set(_folded_words(text))
-    return bool(_YEAR.search(text)) or bool(words & _MONTHS) or bool(words & _WEEKDAYS)
+def has_date(text: str, asked: str = "") -> bool:
+    words = set(_folded_words(text)) - set(_folded_words(asked))
+    years = set(_YEAR.findall(text)) - set(_YEAR.findall(asked))
+    return bool(years) or bool(words & _MONTHS) or bool(words & _WEEKDAYS)
 
 
 def has_name(text: str, question: str) -> bool:
@@ -132,11 +142,13 @@ def has_name(text: str, question: str) -> bool:
 
 def matches(kind: str, text: str, question: str) -> bool:
     if kind == "duration":
-        return has_duration(text)
+        return has_duration(text, question)
     if kind == "quantity":
-        return has_number(text)
+        return has_number(text, question)
     if kind == "date":  # "when" in notes is often relative: "the evening before", "weeks ahead"
-        return has_date(text) or any(w.startswith(_TIME_UNITS) for w in _folded_words(text))
+        return has_date(text, question) or any(
+            w.startswith(_TIME_UNITS) for w in _folded_words(text)
+        )
     if kind == "temperature":
         return bool(_TEMPERATURE.search(text))  # fold() would drop "°" and the spaces
     if kind in ("person", "place", "name"):

@@ -30,7 +30,9 @@ LOW_COSINE = 0.45
 SENTENCE_WEAK = 0.20  # one sentence holds this share of the question's key words: not absent
 SENTENCE_STRONG = 0.45  # …this share, and the kind of thing asked for: answered
 CUED_COVERAGE = 0.45  # a passage this close to MIN_COVERAGE answers when a sentence holds some key
-# words and the kind of thing asked for (a duration, a date, a number, a name)
+# words and the kind of thing asked for (a duration, a date, a number, a name)…
+AGREED_COSINE = 0.55  # …or when the embedder, where trusted, finds it this close: two retrievers
+# each just short of their bar agree
 ANSWERED, WEAK, ABSENT = "answered", "weak", "absent"
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
@@ -62,7 +64,15 @@ def decide(results: list[SearchResult]) -> GateDecision:
         return GateDecision(True, "passages share the question's key words", coverage, cosine)
     if trusted and cosine is not None and cosine >= MIN_COSINE:
         return GateDecision(True, "passages are close in meaning", coverage, cosine)
+    if any(_agreed(r) for r in results):
+        why = "passages share most of the question's key words and are close in meaning"
+        return GateDecision(True, why, coverage, cosine)
     return GateDecision(False, "no passage is relevant enough", coverage, cosine)
+
+
+def _agreed(r: SearchResult) -> bool:
+    return (r.trusted_dense and r.cosine is not None and r.cosine >= AGREED_COSINE
+            and r.evidence >= CUED_COVERAGE)  # fmt: skip
 
 
 def missing_words(question: str, results: list[SearchResult]) -> list[str]:
