@@ -65,7 +65,10 @@ def _print_checks(done: Done) -> None:
     """What checking the answer changed: added citations, figures found in no source."""
     if done.draft is not None:
         print(f"\nChecked: {done.draft['marked_answer']}")
-        print("Your notes back none of the model's answer above. Instead:")
+        if done.draft.get("replaced") == "off_question":
+            print("The model's answer above repeats a passage off the question. Instead:")
+        else:
+            print("Your notes back none of the model's answer above. Instead:")
         print(done.answer)
     elif done.added_citations or done.unsupported:
         print(f"\nChecked: {done.marked_answer}")

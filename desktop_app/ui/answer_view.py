@@ -74,6 +74,10 @@ def mark_unsupported(answer: str, unsupported: list[dict[str, Any]]) -> str:
 
 DRAFT_NOTICE = ("The model's answer was not backed by your notes, so their own words are shown "
                 "instead. Its draft:")  # fmt: skip
+OFF_QUESTION_NOTICE = (
+    "The model's answer repeats a passage that answers less of the question than the sentence "
+    "shown, so that sentence is shown instead. Its draft:"
+)
 
 
 def draft_markdown(draft: dict[str, Any]) -> str:
@@ -83,7 +87,8 @@ def draft_markdown(draft: dict[str, Any]) -> str:
     text = replace_citations(text.replace("<", "&lt;"),
                              lambda ns: "".join(f"\\[{n}\\]" for n in ns))  # fmt: skip
     quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
-    return f"\n\n*⚠ {DRAFT_NOTICE}*\n\n{quoted}"
+    notice = OFF_QUESTION_NOTICE if draft.get("replaced") == "off_question" else DRAFT_NOTICE
+    return f"\n\n*⚠ {notice}*\n\n{quoted}"
 
 
 def check_notice(citations: dict[str, Any]) -> str:

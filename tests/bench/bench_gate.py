@@ -57,17 +57,25 @@ def split_all(
     return removed, unanswerable[:per_side], kept
 
 
-def signals(quire: Quire, question: str) -> tuple[float, float | None, bool]:
+def signals(quire: Quire, question: str) -> tuple[float, float | None, bool, bool]:
+    """The two signals, whether the embedder is trusted, and the gate's own two-way decision
+    (which adds the per-passage agreement of both signals just short of their bars)."""
     results = quire.search(question, top_k=8)
     if not results:
-        return 0.0, None, False
+        return 0.0, None, False, False
     cosines = [r.cosine for r in results if r.cosine is not None]
     return (max(r.evidence for r in results), max(cosines) if cosines else None,
-            any(r.trusted_dense for r in results))  # fmt: skip
+            any(r.trusted_dense for r in results), gate.decide(results).answerable)  # fmt: skip
 
 
-def rates(rows: list[tuple], min_coverage: float, min_cosine: float) -> tuple[float, float]:
-    def answerable(cov: float, cos: float | None, trusted: bool) -> bool:
+def rates(
+    rows: list[tuple], min_coverage: float | None = None, min_cosine: float = 0.0
+) -> tuple[float, float]:
+    """Shares flagged and passed by the gate (`min_coverage` None), or by the two thresholds."""
+
+    def answerable(cov: float, cos: float | None, trusted: bool, decided: bool) -> bool:
+        if min_coverage is None:
+            return decided
         return cov >= min_coverage or (trusted and cos is not None and cos >= min_cosine)
 
     unans = [r for r in rows if not r[0]]
@@ -115,12 +123,13 @@ def main() -> int:
             all_rows[name] = run_set(EVAL / name, args.per_side, Path(tmp))
     print(
         f"gate thresholds: coverage ≥ {gate.MIN_COVERAGE}, cosine ≥ {gate.MIN_COSINE} "
-        "(cosine only where the embedder knows the language)"
+        f"(cosine only where the embedder knows the language), or both in one passage ≥ "
+        f"{gate.CUED_COVERAGE} / {gate.AGREED_COSINE}"
     )
     print("| set | unanswerable flagged | answerable passed | questions |")
     print("|---|---|---|---|")
     for name, rows in all_rows.items():
-        flagged, passed = rates(rows, gate.MIN_COVERAGE, gate.MIN_COSINE)
+        flagged, passed = rates(rows)
         n_un = sum(1 for r in rows if not r[0])
         print(f"| {name} | {flagged:.0%} | {passed:.0%} | {n_un} + {len(rows) - n_un} |")
     print("\nthreshold grid (worst set's flagged / passed):")

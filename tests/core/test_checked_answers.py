@@ -4,6 +4,7 @@ paraphrase is cited where all its figures stand in one source; evidence ranking 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +139,37 @@ def test_a_figure_the_question_states_is_no_answer_to_it() -> None:
     assert not cues.matches("date", "The war of 1756 began in Europe.", asked)
     assert cues.matches("date", "It ended in 1763.", asked)
     assert not cues.matches("quantity", "Two teams played.", "How many points did two teams score?")
+
+
+BOILER = "# Boiler\n\nThe boiler service is booked for 14 March at nine. The technician is Jana.\n"
+CELLAR = "# Cellar\n\nLast winter the boiler service was booked twice by mistake. The spare key " \
+    "hangs by the cellar door.\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "replaced"),
+    [
+        ("The spare key hangs by the cellar door [2].", "off_question"),  # backed, but not about it
+        ("The boiler service is booked for 14 March [1].", None),
+        ("Last winter the boiler service was booked twice by mistake [2].", None),  # on it too
+        ("It is a nice day.", "unbacked"),
+    ],
+)
+def test_an_answer_repeating_a_lower_passage_off_the_question_gives_way_to_the_evidence(
+    tmp_path: Path, answer: str, replaced: str | None
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "boiler.md").write_text(BOILER, "utf-8")
+    (notes / "cellar.md").write_text(CELLAR, "utf-8")
+    quire = Quire(tmp_path / "home")
+    quire.index([notes], embed=False)
+    found, done = _done(quire, "When is the boiler service booked?", answer)
+    quire.close()
+    assert [e["path"] for e in found["evidence"]][:2] == ["boiler.md", "cellar.md"]
+    assert (done["draft"] or {}).get("replaced") == replaced
+    if replaced:
+        assert done["answer"].startswith(attribution.NOTES_SAY) and "14 March" in done["answer"]
+        assert done["backed"] is False and done["generated"].strip() == answer
+    else:
+        assert done["answer"] == answer and done["backed"] is True

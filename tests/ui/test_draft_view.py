@@ -7,7 +7,7 @@ from pathlib import Path
 from desktop_app.core.answer import attribution
 from desktop_app.core.conversations import Turn
 from desktop_app.core.passage import Passage
-from desktop_app.ui.answer_view import DRAFT_NOTICE, turn_markdown
+from desktop_app.ui.answer_view import DRAFT_NOTICE, OFF_QUESTION_NOTICE, turn_markdown
 
 BERLIN = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."
 TRAIN = "How long does the train from Prague to Berlin take?"
@@ -22,6 +22,16 @@ def test_the_draft_is_shown_as_such_with_its_figures_marked() -> None:
     assert DRAFT_NOTICE in markdown and "**2** *(⚠ not found in the notes)*" in markdown
     draft_part = markdown.split(DRAFT_NOTICE)[1]
     assert "quire:source" not in draft_part and "\\[1\\]" in draft_part  # a draft links nothing
+
+
+def test_a_draft_replaced_for_being_off_the_question_says_so() -> None:
+    draft = {**attribution.attribute("Berlin is big [1].", {1: BERLIN}, "en").to_json(),
+             "replaced": "off_question"}  # fmt: skip
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations={"valid": [1]}, draft=draft)
+    turn.sources = [_passage()]
+    markdown = turn_markdown(turn, 0)
+    assert OFF_QUESTION_NOTICE in markdown and DRAFT_NOTICE not in markdown
+    assert "> Berlin is big \\[1\\]" in markdown
 
 
 def _passage() -> Passage:

@@ -178,8 +178,8 @@ def answer_events(
     yield Evidence(decision.outcome, _caution(decision), found, evidence_seconds)
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
-    yield _checked_done(answer, sources, found, language, retrieval_seconds, decision,
-                        evidence_seconds)  # fmt: skip
+    yield _checked_done(answer, sources, found, question, language, retrieval.idf,
+                        (retrieval_seconds, evidence_seconds), decision)  # fmt: skip
 
 
 def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, str | None]:
@@ -237,20 +237,50 @@ class _AnswerStream:
             stats.stopped = "cancelled"
 
 
+UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
+OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
+
+
+def _replaced_because(
+    report: citations.CitationReport, found: list[evidence.Evidence], question: str,
+    language: str, idf: Weights | None,
+) -> str:  # fmt: skip
+    """Why the best evidence sentence should replace the model's answer ("" if it should not).
+
+    The tiny model often copies a sentence of a lower source that the notes do back but that is
+    not about the question: backed only by sources other than the best evidence's, and holding
+    less of the question's key words than that evidence, it gives way too."""
+    if not found:
+        return ""
+    if not report.backed:
+        return UNBACKED
+    best = found[0]
+    backed = [s for s in report.sentences if s["cites"] and not s["weak"]]
+    if any(best.number in s["cites"] for s in backed):
+        return ""
+    q = evidence.question_terms(question, language, idf)
+    if all(evidence.question_overlap(s["text"], q) < best.overlap for s in backed):
+        return OFF_QUESTION
+    return ""
+
+
 def _checked_done(
-    answer: _AnswerStream, sources: list[Passage], found: list[evidence.Evidence], language: str,
-    retrieval_seconds: float, decision: gate.GateDecision, evidence_seconds: float,
+    answer: _AnswerStream, sources: list[Passage], found: list[evidence.Evidence], question: str,
+    language: str, idf: Weights | None, timing: tuple[float, float], decision: gate.GateDecision,
 ) -> Done:  # fmt: skip
     """The `Done` event: the answer with citations added where the notes back a sentence, the
-    citation report, and the figures found in no source. An answer none of whose sentences the
-    notes back is not passed off as one: the best evidence sentence, quoted, takes its place,
-    and the model's checked draft goes along (`draft`) to be shown as such."""
+    citation report, and the figures found in no source. An answer the notes back nowhere (or
+    that only repeats a passage off the question) is not passed off as one: the best evidence
+    sentence, quoted, takes its place, and the model's checked draft goes along (`draft`, with
+    why it was `replaced`) to be shown as such."""
+    retrieval_seconds, evidence_seconds = timing
     texts = {s.number: s.text for s in sources}
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
     draft = None
-    if found and not report.backed and answer.stats.stopped != "cancelled":
-        draft = checked.to_json()
+    replaced = _replaced_because(report, found, question, language, idf)
+    if replaced and answer.stats.stopped != "cancelled":
+        draft = {**checked.to_json(), "replaced": replaced}
         checked = attribution.Checked(attribution.quoted_answer(found))
         report = citations.check(checked.answer, texts, language)
     timings = _timings(answer.stats, retrieval_seconds)

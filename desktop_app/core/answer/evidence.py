@@ -224,6 +224,11 @@ def unit_signals(unit: Unit, q: QuestionTerms, context: _Forms | None = None) ->
     return Signals(ranking / q.mass, plain / q.mass, near / max(1, len(pairs)))
 
 
+def question_overlap(text: str, q: QuestionTerms) -> float:
+    """Share of the question's content-word IDF mass a text holds (the gate's plain overlap)."""
+    return unit_signals(Unit(0, len(text), text, "sentence"), q).plain
+
+
 def select(
     question: str,
     language: str,
