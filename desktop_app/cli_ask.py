@@ -7,6 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from desktop_app.core.events import OFF_QUESTION
 from desktop_app.core.names import printable
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _print_checks(done: Done) -> None:
     """What checking the answer changed: added citations, figures found in no source."""
     if done.draft is not None:
         print(f"\nChecked: {done.draft['marked_answer']}")
-        if done.draft.get("replaced") == "off_question":
+        if done.draft.get("replaced") == OFF_QUESTION:
             print("The model's answer above repeats a passage off the question. Instead:")
         else:
             print("Your notes back none of the model's answer above. Instead:")

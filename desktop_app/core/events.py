@@ -15,6 +15,10 @@ from desktop_app.core.passage import Passage
 
 __all__ = ["AnswerEvent", "Done", "Error", "Evidence", "Passage", "Quote", "Sources", "Token"]
 
+# Why a draft was replaced by the best evidence sentence (`Done.draft["replaced"]`):
+UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
+OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
+
 
 @dataclass(frozen=True)
 class Sources:
@@ -78,8 +82,9 @@ class Done:
     marked_answer: str = ""
     generated: str = ""  # what the model wrote, before the checks (an answer only)
     reason: str | None = None  # why the notes do not cover it (a refusal only)
-    # The model's answer, checked, when no sentence of it was backed by the notes: `answer` is
-    # then the best evidence sentence quoted (Checked.to_json(): answer, unsupported, marked…).
+    # The model's answer, checked, when the notes backed none of it (or it only repeated a
+    # passage off the question): `answer` is then the best evidence sentence quoted
+    # (Checked.to_json(): answer, unsupported, marked…, and `replaced`: UNBACKED / OFF_QUESTION).
     draft: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import replace_citations
-from desktop_app.core.events import Quote
+from desktop_app.core.events import OFF_QUESTION, Quote
 from desktop_app.core.service import Turn
 
 
@@ -87,7 +87,7 @@ def draft_markdown(draft: dict[str, Any]) -> str:
     text = replace_citations(text.replace("<", "&lt;"),
                              lambda ns: "".join(f"\\[{n}\\]" for n in ns))  # fmt: skip
     quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
-    notice = OFF_QUESTION_NOTICE if draft.get("replaced") == "off_question" else DRAFT_NOTICE
+    notice = OFF_QUESTION_NOTICE if draft.get("replaced") == OFF_QUESTION else DRAFT_NOTICE
     return f"\n\n*⚠ {notice}*\n\n{quoted}"
 
 

@@ -142,8 +142,10 @@ def test_a_figure_the_question_states_is_no_answer_to_it() -> None:
 
 
 BOILER = "# Boiler\n\nThe boiler service is booked for 14 March at nine. The technician is Jana.\n"
-CELLAR = "# Cellar\n\nLast winter the boiler service was booked twice by mistake. The spare key " \
+CELLAR = (
+    "# Cellar\n\nLast winter the boiler service was booked twice by mistake. The spare key "
     "hangs by the cellar door.\n"
+)
 
 
 @pytest.mark.parametrize(

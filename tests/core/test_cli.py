@@ -133,3 +133,23 @@ def test_console_script_runs_as_a_module(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=ROOT, check=True,
     ).stdout  # fmt: skip
     assert json.loads(out)["counts"]["notes"] == 0
+
+
+@pytest.mark.parametrize(
+    ("replaced", "said"),
+    [("unbacked", "Your notes back none of the model's answer above. Instead:"),
+     ("off_question", "The model's answer above repeats a passage off the question. Instead:")],
+)  # fmt: skip
+def test_ask_says_why_the_model_answer_gave_way_to_the_notes(
+    replaced: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_app.cli_ask import _print_checks
+    from desktop_app.core.events import Done
+
+    draft = {"answer": "It takes 2 hours [2].", "marked_answer": "It takes 2 hours [2].",
+             "unsupported": [], "added_citations": [], "replaced": replaced}  # fmt: skip
+    quoted = "Your notes say: “The train takes four hours.” [1]"
+    _print_checks(Done(quoted, True, {}, "stop", {}, "answered", "", draft=draft))
+    printed = capsys.readouterr().out
+    assert said in printed and printed.rstrip().endswith(quoted)
+    assert "Checked: It takes 2 hours [2]." in printed

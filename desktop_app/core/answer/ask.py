@@ -21,7 +21,16 @@ from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
 from desktop_app.core.cancel import Cancelled, CancelToken
-from desktop_app.core.events import AnswerEvent, Done, Error, Evidence, Sources, Token
+from desktop_app.core.events import (
+    OFF_QUESTION,
+    UNBACKED,
+    AnswerEvent,
+    Done,
+    Error,
+    Evidence,
+    Sources,
+    Token,
+)
 from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval import analyzer, lexical
 from desktop_app.core.retrieval.search import Searcher, SearchResult
@@ -235,10 +244,6 @@ class _AnswerStream:
             pieces.close()  # ends generation now and releases the model for the next question
         except Cancelled:
             stats.stopped = "cancelled"
-
-
-UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
-OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
 
 
 def _replaced_because(
