@@ -18,6 +18,7 @@ import random
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,21 +69,25 @@ def signals(quire: Quire, question: str) -> tuple[float, float | None, bool, boo
             any(r.trusted_dense for r in results), gate.decide(results).answerable)  # fmt: skip
 
 
-def rates(
-    rows: list[tuple], min_coverage: float | None = None, min_cosine: float = 0.0
-) -> tuple[float, float]:
-    """Shares flagged and passed by the gate (`min_coverage` None), or by the two thresholds."""
-
-    def answerable(cov: float, cos: float | None, trusted: bool, decided: bool) -> bool:
-        if min_coverage is None:
-            return decided
-        return cov >= min_coverage or (trusted and cos is not None and cos >= min_cosine)
-
+def rates(rows: list[tuple], passes: Callable[[tuple], bool] | None = None) -> tuple[float, float]:
+    """Shares of unanswerable rows flagged and answerable rows passed, by the gate's own decision
+    or by `passes` (see `by_thresholds`)."""
+    passes = passes or (lambda r: r[4])
     unans = [r for r in rows if not r[0]]
     ans = [r for r in rows if r[0]]
-    flagged = sum(not answerable(*r[1:]) for r in unans) / max(1, len(unans))
-    passed = sum(answerable(*r[1:]) for r in ans) / max(1, len(ans))
+    flagged = sum(not passes(r) for r in unans) / max(1, len(unans))
+    passed = sum(passes(r) for r in ans) / max(1, len(ans))
     return flagged, passed
+
+
+def by_thresholds(min_coverage: float, min_cosine: float) -> Callable[[tuple], bool]:
+    """The two-threshold gate alone, for the grid."""
+
+    def passes(row: tuple) -> bool:
+        _, cov, cos, trusted, _ = row
+        return cov >= min_coverage or (trusted and cos is not None and cos >= min_cosine)
+
+    return passes
 
 
 def indexed_without_gold(
@@ -136,7 +141,7 @@ def main() -> int:
     for cov in (0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
         cells = []
         for cos in (0.4, 0.45, 0.5, 0.55, 0.6):
-            pairs = [rates(rows, cov, cos) for rows in all_rows.values()]
+            pairs = [rates(rows, by_thresholds(cov, cos)) for rows in all_rows.values()]
             cells.append(f"{min(p[0] for p in pairs):.2f}/{min(p[1] for p in pairs):.2f}")
         print(
             f"  coverage {cov:.2f}: "

@@ -257,10 +257,10 @@ def _replaced_because(
     less of the question's key words than that evidence, it gives way too."""
     if not found:
         return ""
-    if not report.backed:
+    backed = report.backed_sentences
+    if not backed:
         return UNBACKED
     best = found[0]
-    backed = [s for s in report.sentences if s["cites"] and not s["weak"]]
     if any(best.number in s["cites"] for s in backed):
         return ""
     q = evidence.question_terms(question, language, idf)

@@ -23,9 +23,13 @@ class CitationReport:
     sentences: list[dict] = field(default_factory=list)  # text, cites, support, weak
 
     @property
+    def backed_sentences(self) -> list[dict]:
+        """The sentences that cite a source supporting them."""
+        return [s for s in self.sentences if s["cites"] and not s["weak"]]
+
+    @property
     def backed(self) -> bool:
-        """At least one sentence cites a source that supports it."""
-        return any(s["cites"] and not s["weak"] for s in self.sentences)
+        return bool(self.backed_sentences)
 
 
 def numbers_in(text: str) -> list[int]:
