@@ -86,6 +86,9 @@ class Done:
     # passage off the question): `answer` is then the best evidence sentence quoted
     # (Checked.to_json(): answer, unsupported, marked…, and `replaced`: UNBACKED / OFF_QUESTION).
     draft: dict[str, Any] | None = None
+    # The evidence unit `answer` quotes when the draft was replaced: "Your notes say" is only
+    # ever its exact text (`note_text[quote.start:quote.end]`).
+    quote: Quote | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"type": "done", "answer": self.answer, "answerable": self.answerable,
@@ -95,7 +98,8 @@ class Done:
             data.update(added_citations=self.added_citations, unsupported=self.unsupported,
                         marked_answer=self.marked_answer, generated=self.generated,
                         outcome=self.outcome, caution=self.caution, backed=self.draft is None,
-                        draft=self.draft)  # fmt: skip
+                        draft=self.draft,
+                        quote=None if self.quote is None else self.quote.to_json())  # fmt: skip
         else:
             data.update(outcome=self.outcome, reason=self.reason, unsupported=self.unsupported,
                         added_citations=self.added_citations, marked_answer=self.marked_answer,

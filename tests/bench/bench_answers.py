@@ -16,7 +16,12 @@ the answerable ones; fixed seed) and on the bundled sample notes (tests/data/sam
   generated answer contains the gold answer, for Quire and for the naive RAG baseline (top-5
   passages + the question in the model's own chat template, same model); answers with a valid
   citation; citation precision; invented figures marked; time to first token of both prompts.
-ctkfacts-cs and til-en (answers are whole paragraphs / commands there) report outcomes only.
+ctkfacts-cs and til-en (answers are whole paragraphs / commands there) report outcomes; til-en
+also, on its whole folder and all 60 questions, span evidence (a shown unit overlaps the gold
+span in the gold note, @1 / @3, beside retrieval's top-1 passage doing so, and link-only units
+shown) and, on the first `--generate` of them with the bundled model, the invented commands:
+code spans and command lines of the answer and its draft found in no source, how many are
+marked, and how many sit in a sentence shown as backed.
 """
 
 from __future__ import annotations
@@ -162,6 +167,100 @@ def naive_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str
             "prompt_tokens": stats.prompt_tokens}  # fmt: skip
 
 
+_LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$|^\W*(?:https?://\S+\W*)+$")
+_CODE_SPANS = re.compile(r"```[^\n]*\n(.*?)(?:```|$)|`([^`\n]+)`|^[ \t]*(\$ [^\n]+)",
+                         re.DOTALL | re.MULTILINE)  # fmt: skip
+
+
+def overlaps(e: Any, q: dict) -> bool:
+    return e.path == q["path"] and e.start < q["end"] and q["start"] < e.end
+
+
+def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict[str, Any]:
+    """Span evidence for one question with a gold span (til-en): which shown units overlap it."""
+    results = quire.search(q["question"], top_k=8)
+    sources = build_sources(relevant(results))
+    language = quire.searcher.query_language(q["question"])
+    decision, found = ask.decide(quire.retrieval(), q["question"], language, results, sources)
+    found = found if decision.answerable else []
+    for e in found:
+        text = notes.setdefault(e.path, read_note(folder / e.path, 50_000_000)[0].text)
+        assert text[e.start : e.end] == e.text, (q["id"], e.path, e.start, e.end)
+    return {"ev1": bool(found) and overlaps(found[0], q),
+            "ev3": any(overlaps(e, q) for e in found[:3]),
+            "top1": bool(results) and overlaps(results[0], q),
+            "link_only": sum(bool(_LINK_ONLY.match(e.text.strip())) for e in found),
+            "shown": len(found), "kinds": [e.kind for e in found]}  # fmt: skip
+
+
+def code_spans(text: str) -> list[str]:
+    """Code the answer presents: fenced blocks, inline code, `$ command` lines."""
+    return [" ".join(next(g for g in m.groups() if g is not None).split())
+            for m in _CODE_SPANS.finditer(text)]  # fmt: skip
+
+
+def invented_code(answer: str, unsupported: list[dict], texts: dict[int, str],
+                  sentences: list[dict]) -> dict[str, int]:  # fmt: skip
+    """Code spans of `answer` found in no source, how many are marked, and how many of them sit
+    in a sentence the citation report counts as backed."""
+    sources = [" ".join(t.split()) for t in texts.values()]
+    invented = [c for c in code_spans(answer) if c and not any(c in s for s in sources)]
+    marked = [" ".join(f["text"].split()) for f in unsupported]
+    backed = [s["text"] for s in sentences if s["cites"] and not s["weak"]
+              and not s.get("unverified")]  # fmt: skip
+    return {
+        "invented": len(invented),
+        "marked": sum(1 for c in invented if any(c in m or m in c for m in marked if m)),
+        "in_backed": sum(1 for c in invented if any(c in " ".join(b.split()) for b in backed)),
+    }
+
+
+def til_spans(args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any]:
+    """til-en on its whole folder: span evidence on all questions, invented commands on the first
+    `--generate` with the bundled model."""
+    folder = EVAL / "til-en" / "notes"
+    questions = [json.loads(x) for x in (EVAL / "til-en" / "questions.jsonl").read_text(
+        "utf-8").splitlines() if x]  # fmt: skip
+    quire = Quire(work / "til-whole")
+    quire.index([folder], embed=EMBED[0])
+    notes: dict[str, str] = {}
+    rows = [span_row(quire, q, folder, notes) for q in questions]
+    out: dict[str, Any] = {"set": "til-en spans", "n": len(rows)}
+    for key in ("ev1", "ev3", "top1"):
+        out[key] = pct([r[key] for r in rows])
+    out["link_only"] = sum(r["link_only"] for r in rows)
+    out["shown"] = sum(r["shown"] for r in rows)
+    out["code_first"] = pct([bool(r["kinds"]) and r["kinds"][0] == "code" for r in rows])
+    if model is not None and args.generate:
+        out["commands"] = til_commands(quire, model, questions[: args.generate], args.max_tokens)
+    quire.close()
+    return out
+
+
+def til_commands(quire: Quire, model: Any, questions: list[dict], max_tokens: int) -> dict:
+    totals = {"answers": 0, "with_invented": 0, "replaced": 0, "invented": 0, "marked": 0,
+              "in_backed": 0}  # fmt: skip
+    for q in questions:
+        events = [e.to_json() for e in answer_events(quire.retrieval(), q["question"], [], model,
+                                                     CancelToken(), max_tokens, 0.0)]  # fmt: skip
+        done = events[-1]
+        if done["type"] != "done" or not done["answerable"]:
+            continue
+        texts = {s["n"]: s["text"] for s in next(e for e in events if e["type"] == "sources")[
+            "sources"]}  # fmt: skip
+        sentences = done["citations"]["sentences"]
+        counts = invented_code(done["answer"], done["unsupported"], texts, sentences)
+        if done["draft"] is not None:
+            draft = invented_code(done["draft"]["answer"], done["draft"]["unsupported"], texts, [])
+            counts = {k: counts[k] + draft[k] for k in counts}
+        totals["answers"] += 1
+        totals["with_invented"] += counts["invented"] > 0
+        totals["replaced"] += counts["invented"] > 0 and done["draft"] is not None
+        for key in ("invented", "marked", "in_backed"):
+            totals[key] += counts[key]
+    return totals
+
+
 def pct(values: list[bool]) -> str:
     return f"{sum(values) / len(values):.2f}" if values else "–"
 
@@ -229,6 +328,21 @@ def generation(quire: Quire, model: Any, questions: list[dict], max_tokens: int)
     }  # fmt: skip
 
 
+def print_spans(r: dict[str, Any]) -> None:
+    print("\n| set | questions | evidence@1 (span) | evidence@3 (span) | retrieval top-1 passage "
+          "(span) | code unit first | link-only units shown |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    print(f"| til-en | {r['n']} | {r['ev1']} | {r['ev3']} | {r['top1']} | {r['code_first']} | "
+          f"{r['link_only']} of {r['shown']} |")  # fmt: skip
+    c = r.get("commands")
+    if c:
+        print("\n| answers | with an invented command | of them replaced by the quoted evidence | "
+              "invented code spans | marked | in a backed sentence |")  # fmt: skip
+        print("|---|---|---|---|---|---|")
+        print(f"| {c['answers']} | {c['with_invented']} | {c['replaced']} | {c['invented']} | "
+              f"{c['marked']} | {c['in_backed']} |")  # fmt: skip
+
+
 def print_tables(rows: list[dict[str, Any]]) -> None:
     print(
         "\n| set | questions | evidence@1 | evidence@3 | naive sentences @1 / @3 | top-1 passage "
@@ -273,11 +387,14 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--no-embedder-evidence", action="store_true")
     parser.add_argument("--no-embed", action="store_true", help="keyword index only (faster)")
+    parser.add_argument("--no-spans", action="store_true", help="skip til-en's whole-folder run")
+    parser.add_argument("--spans-only", action="store_true", help="only til-en's whole-folder run")
     parser.add_argument("sets", nargs="*")
     args = parser.parse_args()
     ask.USE_EMBEDDER_FOR_EVIDENCE = not args.no_embedder_evidence
     EMBED[0] = not args.no_embed
     names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+    names = ["til-en"] if args.spans_only else names
     model = None
     if args.generate:
         from desktop_app.core.answer.llm import LocalModel
@@ -285,10 +402,15 @@ def main() -> int:
         model = LocalModel(n_ctx=4096)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in names:
+        for name in [] if args.spans_only else names:
             rows.append(run_set(name, args, Path(tmp), model))
             print(json.dumps(rows[-1]), flush=True)
+        if "til-en" in names and not args.no_spans:
+            spans = til_spans(args, Path(tmp), model)
+            print(json.dumps(spans), flush=True)
     print_tables(rows)
+    if "til-en" in names and not args.no_spans:
+        print_spans(spans)
     (Path(tempfile.gettempdir()) / "quire-answer-signals.json").write_text(json.dumps(SIGNALS))
     return 0
 

@@ -153,8 +153,17 @@ def test_attribution_and_invented_figures_cs() -> None:
 def test_own_valid_citations_kept_invalid_never_become_sources() -> None:
     answer = "Bake at 250 °C for 20 minutes [1]. The lid stays on for 20 minutes at 250 °C [7]."
     checked = attribution.attribute(answer, {1: BREAD}, "en")
-    assert checked.answer.count("[1]") == 2 and "[7]" in checked.answer  # [7] left as text
+    assert checked.answer.count("[1]") == 2 and "[7]" not in checked.answer  # not shown as one
+    assert checked.invalid == [7]  # listed once, below the answer
     assert checked.added and checked.added[0]["n"] == 1
+
+
+def test_invalid_numbers_leave_the_answer_and_valid_groups_stay_as_written() -> None:
+    answer = "Bake it [1,7]. Rest it [3][1]. Then [2; 9]."
+    checked = attribution.attribute(answer, {1: BREAD, 2: BREAD}, "en")
+    assert "[1]" in checked.answer and "[3]" not in checked.answer and "[9]" not in checked.answer
+    assert "Rest it [1]." in checked.answer and "Then [2]." in checked.answer
+    assert checked.invalid == [7, 3, 9]
 
 
 def test_german_common_nouns_are_not_names() -> None:

@@ -65,13 +65,13 @@ OLD_QUOTE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "B
           "stopped": "length", "timings": TIMINGS, "added_citations": [2],
           "unsupported": [{"text": "9", "start": 0, "end": 1}], "marked_answer": "Bake [2].",
           "generated": "Bake.", "outcome": "answered", "caution": "", "backed": True,
-          "draft": None}),
-        (Done("Your notes say: “Bake.” [2]", True, CITATIONS, "eos", TIMINGS, "answered", "",
-              generated="Fry.", draft={"answer": "Fry."}),
-         {"type": "done", "answer": "Your notes say: “Bake.” [2]", "answerable": True,
+          "draft": None, "quote": None}),
+        (Done("Your notes say: “Bake at 250 °C.” [2]", True, CITATIONS, "eos", TIMINGS,
+              "answered", "", generated="Fry.", draft={"answer": "Fry."}, quote=QUOTE),
+         {"type": "done", "answer": "Your notes say: “Bake at 250 °C.” [2]", "answerable": True,
           "citations": CITATIONS, "stopped": "eos", "timings": TIMINGS, "added_citations": [],
           "unsupported": [], "marked_answer": "", "generated": "Fry.", "outcome": "answered",
-          "caution": "", "backed": False, "draft": {"answer": "Fry."}}),
+          "caution": "", "backed": False, "draft": {"answer": "Fry."}, "quote": OLD_QUOTE}),
         (Done("No.", False, CITATIONS, "length", TIMINGS, "absent", "", [], [], "No.",
               reason="nothing matches"),
          {"type": "done", "answer": "No.", "answerable": False, "citations": CITATIONS,
@@ -103,7 +103,8 @@ def _without_timings(value: Any) -> Any:
 def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Path) -> None:
     """answer_events_before.jsonl was written by the dict-based code, same notes, same model
     (re-recorded since for the new evidence ranking weights, for light verbs and question words
-    no longer counted as key words, and for the `backed` and `draft` keys; nothing else changed)."""
+    no longer counted as key words, for the `backed` and `draft` keys, and for invalid `[n]` taken
+    out of the answer with sentence spans, `unverified` and `quote` added; nothing else changed)."""
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     quire = Quire(tmp_path / "home")

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from desktop_app.core.answer import attribution, citations, cues, evidence, gate, grounded
 from desktop_app.core.answer.gguf import ModelFileError
+from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
 from desktop_app.core.cancel import Cancelled, CancelToken
@@ -80,16 +81,6 @@ def until_markers(pieces: Iterator[str], markers: tuple[str, ...] = STOP_MARKERS
             held = held[len(held) - keep :]
     if held:
         yield held
-
-
-class PastTurn(Protocol):
-    """An earlier question and its answer (the conversation's turn type has more)."""
-
-    @property
-    def question(self) -> str: ...
-
-    @property
-    def answer(self) -> str: ...
 
 
 class ChatModel(Protocol):
@@ -212,9 +203,9 @@ def _fit(
     raises ValueError (QuestionTooLong) when not even the question fits."""
     sources, found = grounded.choose_sources(sources, found)
     prompt = assemble(
-        question, grounded.excerpts(sources, found),
-        [(t.question, t.answer) for t in history], _counter(model), model.n_ctx, max_tokens,
-        grounded.instructions(language), grounded.key_sentences(found),
+        question, grounded.excerpts(sources, found), grounded.past_turns(history),
+        _counter(model), model.n_ctx, max_tokens, grounded.instructions(language),
+        grounded.key_sentences(found),
     )  # fmt: skip
     kept = {s.number for s in prompt.sources}
     return prompt, [s for s in sources if s.number in kept], [e for e in found if e.number in kept]
@@ -282,18 +273,19 @@ def _checked_done(
     texts = {s.number: s.text for s in sources}
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
-    draft = None
+    draft, quote, invalid = None, None, checked.invalid
     replaced = _replaced_because(report, found, question, language, idf)
     if replaced and answer.stats.stopped != "cancelled":
         draft = {**checked.to_json(), "replaced": replaced}
+        quote = found[0]
         checked = attribution.Checked(attribution.quoted_answer(found))
         report = citations.check(checked.answer, texts, language)
     timings = _timings(answer.stats, retrieval_seconds)
     timings["evidence_seconds"] = evidence_seconds
     return Done(
-        checked.answer, True, _citations(report), answer.stats.stopped, timings,
+        checked.answer, True, _citations(report, invalid), answer.stats.stopped, timings,
         decision.outcome, _caution(decision), checked.added, checked.unsupported,
-        checked.marked(), generated=answer.text, draft=draft,
+        checked.marked(), generated=answer.text, draft=draft, quote=quote,
     )  # fmt: skip
 
 
@@ -370,8 +362,11 @@ def _counter(model: ChatModel) -> Callable[[list[dict[str, str]]], int]:
     return lambda messages: len(model.tokenize(model.render(messages)))
 
 
-def _citations(report: citations.CitationReport) -> dict[str, Any]:
-    return {"valid": report.valid, "invalid": report.invalid, "sentences": report.sentences}
+def _citations(report: citations.CitationReport, invalid: list[int] | None = None
+               ) -> dict[str, Any]:  # fmt: skip
+    """The report as `done` carries it; `invalid`: the numbers taken out of the answer."""
+    invalid = [*report.invalid, *(n for n in invalid or [] if n not in report.invalid)]
+    return {"valid": report.valid, "invalid": invalid, "sentences": report.sentences}
 
 
 def _timings(stats: Generation, retrieval_seconds: float) -> dict[str, Any]:

@@ -6,6 +6,10 @@
   `[n]` stay; invalid numbers are left as text (they never become links).
 - Invented figures: every number, date and name of the answer that appears in none of the
   sources is reported with its span, so it can be marked in place as not found in the notes.
+- What must be verbatim (code, commands, flags, paths, URLs, identifiers, quotations; see
+  `verbatim`) and is in no source is reported the same way, and its sentence gets no `[n]`.
+- Citation numbers that are no source of this answer are taken out of the text (`invalid`
+  lists them once), so they are never shown as if they were sources.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.answer import cues
-from desktop_app.core.answer.citations import SENTENCE_BODY, numbers_in
+from desktop_app.core.answer import cues, verbatim
+from desktop_app.core.answer.citations import SENTENCE_BODY, numbers_in, without_citations_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
@@ -23,7 +27,7 @@ STRONG_SUPPORT = 0.6  # share of a sentence's content words found in one source
 WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
 MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
 NOT_FOUND = "not found in the notes"
-NOTES_SAY = "Your notes say:"
+NOTES_SAY = verbatim.NOTES_SAY
 _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
 _CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
 
@@ -33,6 +37,7 @@ class Checked:
     answer: str  # the answer with the added citations
     added: list[dict[str, Any]] = field(default_factory=list)  # sentence, n, support
     unsupported: list[dict[str, Any]] = field(default_factory=list)  # text, start, end, kind
+    invalid: list[int] = field(default_factory=list)  # cited numbers that are no source
 
     def marked(self, render: Any = None) -> str:
         """The answer with every unsupported figure marked in place."""
@@ -69,13 +74,17 @@ def support(sentence: str, source_text: str, language: str) -> tuple[float, int]
 
 
 def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Checked:
-    """Add `[n]` where a source strongly backs a sentence that cites no source backing it."""
+    """Add `[n]` where a source strongly backs a sentence that cites no source backing it and
+    holds nothing verbatim that no source holds; drop the numbers of no source."""
+    answer, invalid = without_citations_of(answer, lambda n: n not in sources)
+    unfound = verbatim.unfound(answer, list(sources.values()))
     out, added, pos = [], [], 0
     for match in _SENTENCE.finditer(answer):
         sentence = match.group(0)
         out.append(answer[pos : match.start()])
         pos = match.end()
-        number, share = _backing(sentence, sources, language)
+        forged = any(s.start < match.end() and match.start() < s.end for s in unfound)
+        number, share = (0, 0.0) if forged else _backing(sentence, sources, language)
         if number:
             sentence = _cite(sentence, number)
             added.append({"sentence": match.group(0).strip(), "n": number,
@@ -83,7 +92,17 @@ def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Che
         out.append(sentence)
     out.append(answer[pos:])
     text = "".join(out)
-    return Checked(text, added, unsupported_figures(text, list(sources.values()), language))
+    return Checked(text, added, unsupported(text, list(sources.values()), language), invalid)
+
+
+def unsupported(answer: str, source_texts: list[str], language: str = "en") -> list[dict[str, Any]]:
+    """What the answer states that no source holds: what must be verbatim and is not, and the
+    figures (numbers, dates, names) outside those spans; in text order."""
+    spans = verbatim.unfound(answer, source_texts)
+    out = [{"text": s.text, "start": s.start, "end": s.end, "kind": s.kind} for s in spans]
+    out += [f for f in unsupported_figures(answer, source_texts, language)
+            if not any(s.start < f["end"] and f["start"] < s.end for s in spans)]  # fmt: skip
+    return sorted(out, key=lambda f: f["start"])
 
 
 def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int, float]:
@@ -142,7 +161,7 @@ def unsupported_figures(
 
 
 def quoted_answer(evidence: list[Evidence]) -> str:
-    """The answer when the model's own is backed by nothing: the best evidence sentence,
-    verbatim (whitespace joined), with its `[n]`."""
+    """The answer when the model's own is backed by nothing: the best evidence unit, exactly as
+    its note holds it (`note_text[start:end]`), with its `[n]`."""
     best = evidence[0]
-    return f"{NOTES_SAY} “{' '.join(best.text.split())}” [{best.number}]"
+    return f"{NOTES_SAY} “{best.text}” [{best.number}]"

@@ -1,5 +1,7 @@
 """`[n]` citations: found while streaming, validated against the prompt's sources, and each cited
-sentence checked cheaply for support (shared content words with the cited passage)."""
+sentence checked cheaply for support (shared content words with the cited passage) and for what
+it must quote verbatim: a sentence holding code, a command or a quotation that no source holds
+is `unverified`, and its `[n]` vouch for nothing."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from desktop_app.core.answer import verbatim
 from desktop_app.core.retrieval import analyzer
 
 _GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
@@ -20,12 +23,13 @@ WEAK_SUPPORT = 0.35
 class CitationReport:
     valid: list[int] = field(default_factory=list)  # source numbers cited and present
     invalid: list[int] = field(default_factory=list)  # numbers that are not sources of this prompt
-    sentences: list[dict] = field(default_factory=list)  # text, cites, support, weak
+    # text, start, end (in the answer), cites, support, weak, unverified
+    sentences: list[dict] = field(default_factory=list)
 
     @property
     def backed_sentences(self) -> list[dict]:
-        """The sentences that cite a source supporting them."""
-        return [s for s in self.sentences if s["cites"] and not s["weak"]]
+        """The sentences that cite a source supporting them, holding nothing unfound verbatim."""
+        return [s for s in self.sentences if s["cites"] and not s["weak"] and not s["unverified"]]
 
     @property
     def backed(self) -> bool:
@@ -43,6 +47,23 @@ def numbers_in(text: str) -> list[int]:
 def replace_citations(text: str, render: Callable[[list[int]], str]) -> str:
     """`text` with every citation group replaced by `render(its numbers)` (same forms as above)."""
     return _GROUP.sub(lambda m: render([int(n) for n in re.findall(r"\d+", m.group(1))]), text)
+
+
+def without_citations_of(text: str, drop: Callable[[int], bool]) -> tuple[str, list[int]]:
+    """`text` without the cited numbers `drop` accepts (a group left empty goes with the space
+    before it; other groups stay as written), and those numbers in order."""
+    dropped: list[int] = []
+
+    def keep(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+        gone = [n for n in numbers if drop(n)]
+        if not gone:
+            return match.group(0)
+        dropped.extend(n for n in gone if n not in dropped)
+        kept = [n for n in numbers if not drop(n)]
+        return f"[{', '.join(map(str, kept))}]" if kept else "\0"
+
+    return re.sub(r"[ \t]*\0", "", _GROUP.sub(keep, text)), dropped
 
 
 class CitationStream:
@@ -72,6 +93,7 @@ def check(answer: str, sources: dict[int, str], language: str = "en") -> Citatio
         if number not in bucket:
             bucket.append(number)
     source_terms = {n: set(_terms(t, language)) for n, t in sources.items()}
+    unfound = verbatim.unfound(answer, list(sources.values()))
     for match in _SENTENCE.finditer(answer):
         sentence = match.group(0).strip()
         cites = [n for n in numbers_in(sentence) if n in sources]
@@ -80,9 +102,12 @@ def check(answer: str, sources: dict[int, str], language: str = "en") -> Citatio
         words = set(_terms(_GROUP.sub(" ", sentence), language))
         cited = set().union(*(source_terms[n] for n in cites))
         support = len(words & cited) / len(words) if words else 1.0
+        start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+        end = start + len(sentence)
         report.sentences.append(
-            {"text": sentence, "cites": cites, "support": round(support, 2),
-             "weak": support < WEAK_SUPPORT}
+            {"text": sentence, "start": start, "end": end, "cites": cites,
+             "support": round(support, 2), "weak": support < WEAK_SUPPORT,
+             "unverified": any(u.start < end and start < u.end for u in unfound)}
         )  # fmt: skip
     return report
 

@@ -28,9 +28,18 @@ _KINDS = {
     "in welchem jahr|seit wann|welches jahr|kdy|v jakem roce|ktereho roku|od kdy",
     "person": "who|whom|whose|wer|wem|wen|wessen|kdo|koho|komu|kym",
     "place": "where|wo|wohin|woher|kde|kam|odkud",
+    # How to do something: technical notes answer with a command or code.
+    "procedure": "how do i|how can i|how to|how would i|how should i|how do you|how can you|"
+    "what command|which command|what flag|which flag|what option|which option|wie kann ich|"
+    "wie mache ich|wie lasst sich|welcher befehl|welchen befehl|jak mohu|jak muzu|jak lze|"
+    "jakym prikazem|jaky prikaz",
     "name": "which|what is the name|what was the name|welche|welcher|welches|welchen|welchem|"
     "wie heisst|ktery|ktera|ktere|kterou|jak se jmenuje",
 }
+PROCEDURE = "procedure"
+# The kinds that ask for a fact a sentence states (a "how do I" is answered by code or steps).
+FACT_KINDS = frozenset({"duration", "quantity", "date", "person", "place", "name", "temperature"})
+_CODE = re.compile(r"`[^`\n]+`|^[ \t]*\$ \S|^(?: {4}|\t)\S", re.MULTILINE)
 _KIND_PATTERNS = {
     kind: re.compile(r"\b(?:" + "|".join(sorted(p.split("|"), key=len, reverse=True)) + r")\b")
     for kind, p in _KINDS.items()
@@ -153,6 +162,8 @@ def matches(kind: str, text: str, question: str) -> bool:
         return bool(_TEMPERATURE.search(text))  # fold() would drop "°" and the spaces
     if kind in ("person", "place", "name"):
         return has_name(text, question)
+    if kind == PROCEDURE:
+        return bool(_CODE.search(text))
     return False
 
 

@@ -1,5 +1,5 @@
-"""Evidence first: the sentences, list items or table rows of the top passages that best answer
-the question, quoted verbatim with their exact character span in the note.
+"""Evidence first: the sentences, list items, table rows or code blocks of the top passages that
+best answer the question, quoted verbatim with their exact character span in the note.
 
 Shown before any token is generated, so they can never be wrong about what the notes say.
 Scored with what Quire already has: IDF-weighted content-word overlap (by stem and by prefix,
@@ -11,12 +11,12 @@ dates for "when", names for "who / where") in English, German and Czech.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
+from desktop_app.core.answer.units import CODE, SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
@@ -39,83 +39,6 @@ RANK_PRIOR = 0.15  # a preference for units of higher-ranked passages
 CUE_WEIGHT = 0.2  # the unit holds the kind of thing asked for (a number, a date, a name)
 ORDER_WEIGHT = 0.1  # the question's words stand together in the unit, as in the question
 COSINE_READ = 12  # units whose cosine is computed (the best by words)
-
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
-_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-# A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|z\.\s?B|bzw|ca|vgl|Nr|Dr|Mr|Mrs|Ms|St|tzv|tj|např)"
-                           r"|\b[A-Za-z]|\b\d{1,2})\.$")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One sentence, list item or table row: `note_text[start:end] == text`."""
-
-    start: int
-    end: int
-    text: str
-    kind: str  # "sentence", "item", "row"
-    heading: str = ""  # the nearest heading above it inside the passage
-
-
-def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
-    """Units of a passage whose first character sits at `offset` in its note."""
-    paragraph: list[tuple[int, int]] = []  # line spans of the current prose paragraph
-    in_code = False
-    pos = 0
-    heading = ""
-    for line in text.splitlines(keepends=True):
-        start, end = pos, pos + len(line.rstrip("\r\n"))
-        pos += len(line)
-        body = text[start:end]
-        if _FENCE.match(body):
-            in_code = not in_code
-        structural = _LIST_ITEM.match(body) or _TABLE_ROW.match(body)
-        if in_code or _FENCE.match(body) or not body.strip() or _HEADING.match(body) or structural:
-            yield from _sentences(text, paragraph, offset, heading)
-            paragraph = []
-        if in_code or _FENCE.match(body):
-            continue
-        if _HEADING.match(body):
-            heading = body.strip().lstrip("#").strip()
-        elif (item := _LIST_ITEM.match(body)) is not None:
-            yield from _trimmed(text, start + item.end(), end, offset, "item", heading)
-        elif _TABLE_ROW.match(body) and not _TABLE_RULE.match(body):
-            yield from _trimmed(text, start, end, offset, "row", heading)
-        elif body.strip() and body.strip() != "---":
-            paragraph.append((start, end))
-    yield from _sentences(text, paragraph, offset, heading)
-
-
-def _trimmed(
-    text: str, start: int, end: int, offset: int, kind: str, heading: str = ""
-) -> Iterator[Unit]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if end > start and analyzer.words(text[start:end]):
-        yield Unit(offset + start, offset + end, text[start:end], kind, heading)
-
-
-def _sentences(
-    text: str, lines: list[tuple[int, int]], offset: int, heading: str = ""
-) -> Iterator[Unit]:
-    if not lines:
-        return
-    first, last = lines[0][0], lines[-1][1]
-    block = text[first:last]
-    begin = 0
-    for match in _SENTENCE_END.finditer(block):
-        if _ABBREVIATION.search(block[begin : match.start()].rstrip("\"'”»)")):
-            continue
-        yield from _trimmed(text, first + begin, first + match.start(), offset, "sentence", heading)
-        begin = match.end()
-    yield from _trimmed(text, first + begin, last, offset, "sentence", heading)
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -156,7 +79,7 @@ class _Forms:
 
     @classmethod
     def of(cls, text: str, language: str) -> _Forms:
-        tokens = analyzer.words(text)
+        tokens = analyzer.words(words_of(text))
         return cls(tuple(analyzer.fold(t) for t in tokens), tuple(analyzer.stems(tokens, language)))
 
     def position(self, word: str, stem: str, prefix: str) -> int | None:
@@ -228,7 +151,7 @@ def unit_signals(unit: Unit, q: QuestionTerms, context: _Forms | None = None) ->
 
 def question_overlap(text: str, q: QuestionTerms) -> float:
     """Share of the question's content-word IDF mass a text holds (the gate's plain overlap)."""
-    return unit_signals(Unit(0, len(text), text, "sentence"), q).plain
+    return unit_signals(Unit(0, len(text), text, SENTENCE), q).plain
 
 
 def select(
@@ -255,17 +178,31 @@ def select(
         if r.chunk_id not in contexts:
             contexts[r.chunk_id] = _Forms.of(r.title or "", language)
         signals = unit_signals(unit, q, contexts[r.chunk_id])
-        cue = cues.matches(q.kind, unit.text, question)
+        cue = cues.matches(q.kind, unit.text, question) or (
+            q.kind == cues.PROCEDURE and unit.kind == CODE
+        )
         # the gate reads the plain overlap
         scored.append((signals.score(cue, rank), signals.plain, cue, r, unit))
     scored.sort(key=lambda s: -s[0])
     if similarity is not None:
         scored = _with_cosines(scored, question, similarity)
     best = scored[0][0]
-    picked = [s for s in scored[:MAX_EVIDENCE] if s[0] >= KEEP_RATIO * best and s[0] > 0]
+    picked = [s for s in _apart(scored)[:MAX_EVIDENCE] if s[0] >= KEEP_RATIO * best and s[0] > 0]
     picked = picked or scored[:1]
     return [_evidence(number_of[r.chunk_id], r, unit, score, lexical, cue)
             for score, lexical, cue, r, unit in picked]  # fmt: skip
+
+
+def _apart(scored: list[_Scored]) -> list[_Scored]:
+    """Best first, leaving out a unit that shares characters with a better one of its note (a
+    sentence that is also the lead of a code block)."""
+    kept: list[_Scored] = []
+    for s in scored:
+        r, unit = s[3], s[4]
+        if not any(k[3].note_id == r.note_id and k[4].start < unit.end and unit.start < k[4].end
+                   for k in kept):  # fmt: skip
+            kept.append(s)
+    return kept
 
 
 def candidate_units(
@@ -292,7 +229,7 @@ def _with_cosines(
     Encoding every unit of four passages took xquad-en's time to evidence to 978 ms p50 on a
     busy 2-core machine, 667 ms with this cap; evidence@1/@3 on the bench were the same."""
     head, tail = scored[:COSINE_READ], scored[COSINE_READ:]
-    cosines = similarity(question, [unit.text for *_, unit in head])
+    cosines = similarity(question, [words_of(unit.text) for *_, unit in head])
     head = [(score + COSINE_WEIGHT * max(0.0, c), plain, cue, r, unit)
             for (score, plain, cue, r, unit), c in zip(head, cosines, strict=True)]  # fmt: skip
     return sorted(head + tail, key=lambda s: -s[0])
@@ -300,7 +237,7 @@ def _with_cosines(
 
 def _worth_showing(unit: Unit, r: SearchResult) -> bool:
     """Not a fragment of two words, not the note's title line repeated."""
-    if unit.kind == "sentence" and len(analyzer.words(unit.text)) < MIN_UNIT_WORDS:
+    if unit.kind == SENTENCE and len(analyzer.words(words_of(unit.text))) < MIN_UNIT_WORDS:
         return False
     return unit.text.strip() != (r.title or "").strip()
 

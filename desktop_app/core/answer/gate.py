@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from desktop_app.core.retrieval.search import SearchResult
 
+from desktop_app.core.answer.cues import FACT_KINDS
 from desktop_app.core.retrieval import analyzer
 
 MIN_COVERAGE = 0.54
@@ -107,13 +108,13 @@ def refine(decision: GateDecision, best_overlap: float, cue: bool, kind: str) ->
     """Let the best evidence sentence move a decision one step: a sentence holding much of the
     question (and, for how long / how many / when / who / where, the kind of thing asked for)
     answers it; one holding part of it makes a refusal a cautioned answer."""
-    typed = kind == "other" or cue
+    typed = kind not in FACT_KINDS or cue
     if decision.outcome == WEAK and best_overlap >= SENTENCE_STRONG and typed:
         why = "a sentence of your notes holds the question's key words"
         return GateDecision(
             True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
         )
-    cued = kind != "other" and cue and best_overlap >= SENTENCE_WEAK
+    cued = kind in FACT_KINDS and cue and best_overlap >= SENTENCE_WEAK
     if decision.outcome == WEAK and cued and decision.coverage >= CUED_COVERAGE:
         why = "a passage holds most of the question's key words and what it asks for"
         return GateDecision(

@@ -7,9 +7,14 @@ window of their start."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
+from desktop_app.core.answer.citations import without_citations_of
 from desktop_app.core.answer.evidence import Evidence
+from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.passage import Passage
 
 MAX_PROMPT_SOURCES = 3
@@ -76,3 +81,31 @@ def key_sentences(evidence: list[Evidence]) -> str:
         return ""
     lines = "\n".join(f"- {' '.join(e.text.split())} [{e.number}]" for e in evidence)
     return f"Key sentences from these sources:\n{lines}"
+
+
+class PastTurn(Protocol):
+    """An earlier question and its answer (the conversation's turn type has more)."""
+
+    @property
+    def question(self) -> str: ...
+
+    @property
+    def answer(self) -> str: ...
+
+
+# Quire's own quotation of the notes, "Your notes say: “…” [n]" (a code unit spans lines).
+_QUIRES_QUOTE = re.compile(re.escape(NOTES_SAY) + r"\s*“.*?”(?:\s*\[[\d,;\s]+\])*", re.DOTALL)
+
+
+def past_turns(history: Sequence[PastTurn]) -> list[tuple[str, str]]:
+    """Earlier turns as the model may read them: the model's own words only. Quire's label and
+    quotations (and the `[n]` of that turn's sources, numbered for another prompt) are left out,
+    so the model has nothing of Quire's voice to imitate; a turn left with no words is dropped."""
+    turns = []
+    for turn in history:
+        answer = _QUIRES_QUOTE.sub(" ", turn.answer)
+        answer = without_citations_of(answer, lambda _n: True)[0]
+        answer = re.sub(r"[ \t]+", " ", answer.replace(NOTES_SAY, " ")).strip()
+        if answer:
+            turns.append((turn.question, answer))
+    return turns

@@ -1,0 +1,176 @@
+"""A passage split into the units evidence can quote: sentences, list items, table rows and code.
+
+Every unit is an exact span of its note (`note_text[start:end] == text`). Code is a unit too:
+a fenced or indented block, or a `$ command` line, together with the sentence that introduces
+it when one stands right before it ("…use `rev-list` to find the initial commit:" + the block),
+because technical notes keep their answers in code. A unit that is only a link, an image, a URL
+or markup holds nothing to quote and is never one; the words inside a URL are not the unit's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from desktop_app.core.retrieval import analyzer
+
+SENTENCE, ITEM, ROW, CODE = "sentence", "item", "row", "code"
+MAX_CODE_LINES = 15  # a longer block is quoted up to here (the span stays exact)
+
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
+_COMMAND = re.compile(r"^[ \t]*\$ \S")
+# A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|z\.\s?B|bzw|ca|vgl|Nr|Dr|Mr|Mrs|Ms|St|tzv|tj|např)"
+                           r"|\b[A-Za-z]|\b\d{1,2})\.$")  # fmt: skip
+# Links, images and URLs: `[text](target)` keeps its text, the target is no word of the unit.
+_LINK_TARGET = re.compile(r"(\]\()[^)\s]*(?:\s+\"[^\"]*\")?(\))")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_URL = re.compile(r"<?(?:https?://|ftp://|www\.)[^\s<>]+>?")
+_LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$")
+_MARKUP = re.compile(r"<[^>\n]*>|[*_`~#>|\-=]+")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sentence, list item, table row or code block: `note_text[start:end] == text`."""
+
+    start: int
+    end: int
+    text: str
+    kind: str  # SENTENCE, ITEM, ROW or CODE
+    heading: str = ""  # the nearest heading above it inside the passage
+
+
+def words_of(text: str) -> str:
+    """The text a reader reads: link and image targets and URLs left out, link texts kept."""
+    text = _IMAGE.sub(" ", text)
+    text = _LINK_TARGET.sub(r"\1\2", text)
+    return _URL.sub(" ", text)
+
+
+def is_link_only(text: str) -> bool:
+    """Only a link, an image, a URL or markup: nothing a note says."""
+    if _LINK_ONLY.match(text.strip()):
+        return True
+    return not analyzer.words(_MARKUP.sub(" ", words_of(text)))
+
+
+def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
+    """Units of a passage whose first character sits at `offset` in its note."""
+    yield from _Splitter(text, offset).units()
+
+
+class _Splitter:
+    """One pass over the lines: prose paragraphs become sentences; lists, tables, code and
+    headings end a paragraph; a code block takes the sentence right before it as its lead."""
+
+    def __init__(self, text: str, offset: int) -> None:
+        self.text, self.offset = text, offset
+        self.paragraph: list[tuple[int, int]] = []  # line spans of the current prose paragraph
+        self.heading = ""
+        self.lead: Unit | None = None  # the last sentence, while nothing but blank lines follow
+        self.code: list[tuple[int, int]] = []  # content line spans of the open code block
+        self.fence = ""  # the open fence's marker ("" when none is open)
+        self.blank_before = True
+        self.after_item = False  # an indented line after a list item continues the item
+
+    def units(self) -> Iterator[Unit]:
+        pos = 0
+        for line in self.text.splitlines(keepends=True):
+            start, end = pos, pos + len(line.rstrip("\r\n"))
+            pos += len(line)
+            yield from self._line(start, end)
+        yield from self._end_code()
+        yield from self._paragraph()
+
+    def _line(self, start: int, end: int) -> Iterator[Unit]:
+        body = self.text[start:end]
+        fence = _FENCE.match(body)
+        if self.fence:
+            if fence and fence.group(1)[0] == self.fence[0] and len(fence.group(1)) >= len(
+                    self.fence):  # fmt: skip
+                yield from self._end_code()
+            else:
+                self.code.append((start, end))
+            return
+        if self.code and (_INDENTED.match(body) or not body.strip()):
+            self.code.append((start, end))  # an indented block goes on (blank lines inside)
+            return
+        yield from self._end_code()
+        yield from self._structure(body, start, end, fence.group(1) if fence else "")
+        self.blank_before = not body.strip()
+
+    def _structure(self, body: str, start: int, end: int, fence: str) -> Iterator[Unit]:
+        indented = _INDENTED.match(body) and self.blank_before and not self.after_item
+        if fence or (indented and not self.paragraph) or _COMMAND.match(body):
+            yield from self._paragraph()
+            if fence:
+                self.fence = fence
+            else:
+                self.code = [(start, end)]
+                if _COMMAND.match(body):
+                    yield from self._end_code()
+            return
+        item = _LIST_ITEM.match(body)
+        if not body.strip() or _HEADING.match(body) or item or _TABLE_ROW.match(body):
+            yield from self._paragraph()
+            if body.strip():
+                self.lead = None
+                self.after_item = item is not None
+        if _HEADING.match(body):
+            self.heading = body.strip().lstrip("#").strip()
+        elif item is not None:
+            yield from self._trimmed(start + item.end(), end, ITEM)
+        elif _TABLE_ROW.match(body) and not _TABLE_RULE.match(body):
+            yield from self._trimmed(start, end, ROW)
+        elif body.strip() and body.strip() != "---":
+            self.paragraph.append((start, end))
+            self.after_item = self.after_item and body[:1].isspace()
+
+    def _end_code(self) -> Iterator[Unit]:
+        if not self.code and not self.fence:
+            return
+        lines, self.code, self.fence = self.code[:MAX_CODE_LINES], [], ""
+        while lines and not self.text[lines[-1][0] : lines[-1][1]].strip():
+            lines.pop()
+        lead, self.lead = self.lead, None
+        if not lines:
+            return
+        start = lead.start - self.offset if lead is not None else lines[0][0]
+        yield from self._trimmed(start, lines[-1][1], CODE)
+
+    def _paragraph(self) -> Iterator[Unit]:
+        lines, self.paragraph = self.paragraph, []
+        if not lines:
+            return
+        text, first, last = self.text, lines[0][0], lines[-1][1]
+        block = text[first:last]
+        begin = 0
+        for match in _SENTENCE_END.finditer(block):
+            if _ABBREVIATION.search(block[begin : match.start()].rstrip("\"'”»)")):
+                continue
+            yield from self._trimmed(first + begin, first + match.start(), SENTENCE)
+            begin = match.end()
+        yield from self._trimmed(first + begin, last, SENTENCE)
+
+    def _trimmed(self, start: int, end: int, kind: str) -> Iterator[Unit]:
+        text = self.text
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end <= start or is_link_only(text[start:end]):
+            if kind == SENTENCE:
+                self.lead = None
+            return
+        unit = Unit(self.offset + start, self.offset + end, text[start:end], kind, self.heading)
+        if kind == SENTENCE:
+            self.lead = unit
+        yield unit
