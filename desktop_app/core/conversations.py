@@ -42,6 +42,7 @@ class Turn:
     caution: str = ""  # "weak evidence" notice
     unsupported: list[dict[str, Any]] = field(default_factory=list)  # figures in no source
     draft: dict[str, Any] | None = None  # the model's answer when the notes backed none of it
+    quote: Evidence | None = None  # the evidence unit the answer quotes instead of the draft
 
     @property
     def cited(self) -> set[int]:

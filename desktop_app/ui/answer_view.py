@@ -1,15 +1,22 @@
-"""A turn as Markdown: evidence first, the answer with its `[n]` as links, the checks' notices."""
+"""A turn as Markdown: evidence first, the answer with its `[n]` as links where they vouch, what
+no source holds marked in place, the checks' notices. Note text is shown as itself."""
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from typing import Any
 
 from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import replace_citations
+from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
+from desktop_app.core.answer.units import CODE
+from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import OFF_QUESTION, Quote
 from desktop_app.core.service import Turn
+
+UNVERIFIED = "unverified"
+_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})", re.MULTILINE)
 
 
 def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
@@ -26,8 +33,11 @@ def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
 def turn_markdown(turn: Turn, index: int) -> str:
     """The turn as the chat view shows it (`index` numbers its links)."""
     count = len(turn.sources)
-    answer = linkify(mark_unsupported(turn.answer, turn.unsupported), lambda n: 1 <= n <= count,
-                     index)  # fmt: skip
+    if turn.quote is not None:
+        answer = quoted_markdown(turn.quote, turn.evidence, index)
+    else:
+        answer = answer_markdown(turn.answer, turn.unsupported, turn.citations.get(
+            "sentences", []), lambda n: 1 <= n <= count, index)  # fmt: skip
     answer = evidence_markdown(turn.evidence, index) + caution_markdown(turn.caution) + answer
     notice = check_notice(turn.citations) if turn.answerable else ""
     notice = f"\n\n*⚠ {notice}*" if notice else ""
@@ -38,16 +48,90 @@ def turn_markdown(turn: Turn, index: int) -> str:
     return f"**You:** {html.escape(turn.question)}\n\n{answer}{notice}\n\n---\n"
 
 
+def answer_markdown(
+    answer: str, unsupported: list[dict[str, Any]], sentences: list[dict[str, Any]],
+    valid: Callable[[int], bool], turn: int = 0,
+) -> str:  # fmt: skip
+    """The model's answer in one pass: what no source holds marked in place (inside a code block
+    as a trailing note), each `[n]` a link only when it is a source and its sentence holds
+    nothing unfound that must be verbatim (else plain, marked unverified)."""
+    unverified = [(s["start"], s["end"]) for s in sentences
+                  if s.get("unverified") and "start" in s]  # fmt: skip
+    parts: list[tuple[int, int, str]] = [
+        (f["start"], f["end"], _marked(f["text"], _in_fence(answer, f["start"])))
+        for f in unsupported if answer[f["start"] : f["end"]] == f["text"]
+    ]  # fmt: skip
+    for m in CITATION_GROUP.finditer(answer):
+        plain = any(a <= m.start() < b for a, b in unverified)
+        parts.append((m.start(), m.end(), _citation(numbers_in(m.group(0)), valid, turn, plain)))
+    out, pos = [], 0
+    for start, end, rendered in sorted(parts):
+        if start < pos:
+            continue
+        out += [answer[pos:start].replace("<", "&lt;"), rendered]
+        pos = end
+    return "".join(out) + answer[pos:].replace("<", "&lt;")
+
+
+def _marked(text: str, in_code: bool) -> str:
+    if in_code:  # Markdown does not format inside a code block
+        return f"{text}   ⚠ {NOT_FOUND}"
+    return f"**{text.replace('<', '&lt;')}** *(⚠ {NOT_FOUND})*"
+
+
+def _in_fence(text: str, pos: int) -> bool:
+    return len(_FENCE_LINE.findall(text, 0, pos)) % 2 == 1
+
+
+def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain: bool) -> str:
+    if plain:
+        return "".join(f"\\[{n}\\]" for n in numbers) + f" *({UNVERIFIED})*"
+    return "".join(
+        f"[[{n}]](quire:source/{turn}/{n})" if valid(n) else f"\\[{n}\\]" for n in numbers
+    )
+
+
+def quoted_markdown(quote: Quote, evidence: list[Quote], turn: int) -> str:
+    """Quire's own answer when the model's was not backed: the evidence unit, exactly as the
+    note holds it, its `[n]` selecting its span."""
+    where = (quote.path, quote.start, quote.end)
+    at = next((i for i, e in enumerate(evidence) if (e.path, e.start, e.end) == where), None)
+    link = (f"quire:evidence/{turn}/{at}" if at is not None
+            else f"quire:source/{turn}/{quote.number}")  # fmt: skip
+    return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, link))
+
+
 def evidence_markdown(evidence: list[Quote], turn: int) -> str:
-    """The "From your notes" block: each sentence quoted verbatim, its `[n]` selects its span."""
+    """The "From your notes" block: each unit quoted verbatim, its `[n]` selects its span."""
     if not evidence:
         return ""
     lines = ["**From your notes:**", ""]
     for i, e in enumerate(evidence):
-        quoted = _literal_markdown(" ".join(e.text.split()))
-        lines.append(f"> “{quoted}” [[{e.number}]](quire:evidence/{turn}/{i})")
+        lines += _unit_lines(e, f"quire:evidence/{turn}/{i}")
         lines.append(">")
     return "\n".join(lines[:-1]) + "\n\n"
+
+
+def _unit_lines(e: Quote, link: str) -> list[str]:
+    """A unit as quoted Markdown lines: prose literal, a code unit's code as a code block."""
+    cite = f"[[{e.number}]]({link})"
+    if e.kind != CODE:
+        return [f"> “{_literal_markdown(' '.join(e.text.split()))}” {cite}"]
+    lead, code = _split_code(e.text)
+    lines = [f"> “{_literal_markdown(' '.join(lead.split()))}”", ">"] if lead.strip() else []
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+    lines += [f"> {fence}", *(f"> {line}" for line in code.splitlines()), f"> {fence}"]
+    return [*lines, f"> {cite}"]
+
+
+def _split_code(text: str) -> tuple[str, str]:
+    """A code unit's introducing sentence and its code (fence lines left out)."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if _FENCE_LINE.match(line)
+                  or line.startswith(("    ", "\t")) or line.lstrip().startswith("$ ")),
+                 0)  # fmt: skip
+    code = [line for line in lines[first:] if not _FENCE_LINE.match(line)]
+    return "\n".join(lines[:first]), "\n".join(code)
 
 
 def _literal_markdown(text: str) -> str:
@@ -102,6 +186,11 @@ def check_notice(citations: dict[str, Any]) -> str:
     if weak:
         notes.append(f"{weak} cited sentence{'s' if weak != 1 else ''} weakly supported "
                      "by the cited passage.")  # fmt: skip
+    forged = sum(1 for s in citations.get("sentences", []) if s.get("unverified"))
+    if forged:
+        notes.append(f"{forged} cited sentence{'s' if forged != 1 else ''} "
+                     f"quote{'s' if forged == 1 else ''} code, a command or words that no "
+                     "source holds: their citations vouch for nothing.")  # fmt: skip
     invalid = citations.get("invalid", [])
     if invalid:
         notes.append(f"Ignored citations of sources that do not exist: {invalid}.")

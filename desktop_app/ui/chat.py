@@ -164,6 +164,7 @@ class ChatPane(QWidget):
         turn.citations = last.citations
         turn.unsupported = last.unsupported
         turn.draft = last.draft
+        turn.quote = last.quote
         self._render()
         self.history.append(Turn(turn.question, last.answer))
         self._save(turn)

@@ -13,6 +13,7 @@ from desktop_app.core.answer import verbatim
 from desktop_app.core.retrieval import analyzer
 
 _GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
+CITATION_GROUP = _GROUP  # one `[n]`, `[1, 3]` or `[1; 2]` group
 # A sentence's body: a point before a digit ("1.160.000", "3.5") ends no sentence.
 SENTENCE_BODY = r"(?:[^.!?\n]|\.(?=\d))+"
 _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+|\n|$)")
@@ -63,7 +64,8 @@ def without_citations_of(text: str, drop: Callable[[int], bool]) -> tuple[str, l
         kept = [n for n in numbers if not drop(n)]
         return f"[{', '.join(map(str, kept))}]" if kept else "\0"
 
-    return re.sub(r"[ \t]*\0", "", _GROUP.sub(keep, text)), dropped
+    text = re.sub(r"\0+(?=\[)", "", _GROUP.sub(keep, text))  # "[3][1]": the space stays
+    return re.sub(r"[ \t]*\0+", "", text), dropped
 
 
 class CitationStream:

@@ -28,18 +28,26 @@ _KINDS = {
     "in welchem jahr|seit wann|welches jahr|kdy|v jakem roce|ktereho roku|od kdy",
     "person": "who|whom|whose|wer|wem|wen|wessen|kdo|koho|komu|kym",
     "place": "where|wo|wohin|woher|kde|kam|odkud",
-    # How to do something: technical notes answer with a command or code.
-    "procedure": "how do i|how can i|how to|how would i|how should i|how do you|how can you|"
-    "what command|which command|what flag|which flag|what option|which option|wie kann ich|"
-    "wie mache ich|wie lasst sich|welcher befehl|welchen befehl|jak mohu|jak muzu|jak lze|"
-    "jakym prikazem|jaky prikaz",
     "name": "which|what is the name|what was the name|welche|welcher|welches|welchen|welchem|"
     "wie heisst|ktery|ktera|ktere|kterou|jak se jmenuje",
 }
 PROCEDURE = "procedure"
+# How to do something, anywhere in the question ("In Vim, how can I…"): technical notes answer
+# with a command, code or steps.
+_PROCEDURE = re.compile(
+    r"\b(?:how (?:do|can|could|would|should) (?:i|you|we|one)|how to|what do i do|can i|"
+    r"is there (?:a|an|any) (?:\w+ )?(?:way|shortcut|command|flag|option|setting)|"
+    r"(?:what s|what is|which is) (?:the|a) (?:\w+ ){0,2}way|"
+    r"(?:what|which) (?:\w+ )?(?:command|flag|option|setting|shortcut|keys?)|"
+    r"wie (?:kann|konnte|muss|soll) (?:ich|man)|wie mache ich|"
+    r"wie lasst sich|wie geht|gibt es (?:einen|eine) (?:befehl|weg|option)|welcher befehl|"
+    r"jak (?:mohu|muzu|lze|se da|mam|nastavim|udelam)|jakym prikazem|jaky prikaz)\b"
+)
 # The kinds that ask for a fact a sentence states (a "how do I" is answered by code or steps).
 FACT_KINDS = frozenset({"duration", "quantity", "date", "person", "place", "name", "temperature"})
-_CODE = re.compile(r"`[^`\n]+`|^[ \t]*\$ \S|^(?: {4}|\t)\S", re.MULTILINE)
+_CODE = re.compile(
+    r"`[^`\n]+`|^[ \t]*\$ [^\n]+|^(?: {4}|\t)[^\n]+|^`{3}[^\n]*\n[^\n]+", re.MULTILINE
+)
 _KIND_PATTERNS = {
     kind: re.compile(r"\b(?:" + "|".join(sorted(p.split("|"), key=len, reverse=True)) + r")\b")
     for kind, p in _KINDS.items()
@@ -107,7 +115,7 @@ def question_kind(question: str) -> str:
             continue
         if pattern.search(folded):
             return kind
-    return "other"
+    return PROCEDURE if _PROCEDURE.search(" ".join(words)) else "other"
 
 
 def _folded_words(text: str) -> list[str]:
@@ -163,8 +171,15 @@ def matches(kind: str, text: str, question: str) -> bool:
     if kind in ("person", "place", "name"):
         return has_name(text, question)
     if kind == PROCEDURE:
-        return bool(_CODE.search(text))
+        return has_new_code(text, question)
     return False
+
+
+def has_new_code(text: str, question: str) -> bool:
+    """Code (inline, a `$ command`, an indented line) holding a word the question does not: the
+    thing that answers "how do I", not the question's own `onChange` repeated."""
+    asked = set(_folded_words(question))
+    return any(set(_folded_words(m.group(0))) - asked for m in _CODE.finditer(text))
 
 
 # -- figures of an answer ---------------------------------------------------------------------

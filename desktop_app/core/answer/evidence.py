@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
-from desktop_app.core.answer.units import CODE, SENTENCE, Unit, split_units, words_of
+from desktop_app.core.answer.units import SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
@@ -39,6 +39,10 @@ RANK_PRIOR = 0.15  # a preference for units of higher-ranked passages
 CUE_WEIGHT = 0.2  # the unit holds the kind of thing asked for (a number, a date, a name)
 ORDER_WEIGHT = 0.1  # the question's words stand together in the unit, as in the question
 COSINE_READ = 12  # units whose cosine is computed (the best by words)
+PCUE = float(__import__("os").environ.get("PCUE", "0"))
+CARRY = float(
+    __import__("os").environ.get("CARRY", "0.5")
+)  # for a "how do I": a share of the best match before the unit in its passage
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -174,15 +178,21 @@ def select(
         return []
     contexts: dict[int, _Forms] = {}
     scored = []
+    before: dict[int, list[tuple[int, float]]] = {}  # per passage: (unit end, ranking) so far
     for r, unit, rank in candidates:
         if r.chunk_id not in contexts:
             contexts[r.chunk_id] = _Forms.of(r.title or "", language)
         signals = unit_signals(unit, q, contexts[r.chunk_id])
-        cue = cues.matches(q.kind, unit.text, question) or (
-            q.kind == cues.PROCEDURE and unit.kind == CODE
-        )
+        cue = cues.matches(q.kind, unit.text, question)
+        score = signals.score(cue, rank)
+        if q.kind == cues.PROCEDURE and cue:
+            score += PCUE
+        earlier = before.setdefault(r.chunk_id, [])
+        if q.kind == cues.PROCEDURE:  # the answer follows the problem it solves
+            score += CARRY * max((k for end, k in earlier if end <= unit.start), default=0.0)
+        earlier.append((unit.end, signals.ranking))
         # the gate reads the plain overlap
-        scored.append((signals.score(cue, rank), signals.plain, cue, r, unit))
+        scored.append((score, signals.plain, cue, r, unit))
     scored.sort(key=lambda s: -s[0])
     if similarity is not None:
         scored = _with_cosines(scored, question, similarity)

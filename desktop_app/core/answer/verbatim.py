@@ -84,7 +84,7 @@ def _found_spans(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[Spa
         if kind == CODE and "\n" in match.group("v"):
             yield from _block_lines(match.start("v"), match.group("v"))
             continue
-        start, end = match.span("v")
+        start, end = match.span(0 if kind == CODE else "v")  # inline code marked with its ``
         value = match.group("v")
         if kind == FLAG:
             first = value.split()[0]
