@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from desktop_app.core.events import OFF_QUESTION
+from desktop_app.core.events import FORGED, OFF_QUESTION
 from desktop_app.core.names import printable
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ def _print_checks(done: Done) -> None:
         print(f"\nChecked: {done.draft['marked_answer']}")
         if done.draft.get("replaced") == OFF_QUESTION:
             print("The model's answer above repeats a passage off the question. Instead:")
+        elif done.draft.get("replaced") == FORGED:
+            print("The model's answer above quotes your notes with words no note holds. Instead:")
         else:
             print("Your notes back none of the model's answer above. Instead:")
         print(done.answer)

@@ -18,6 +18,7 @@ __all__ = ["AnswerEvent", "Done", "Error", "Evidence", "Passage", "Quote", "Sour
 # Why a draft was replaced by the best evidence sentence (`Done.draft["replaced"]`):
 UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
 OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
+FORGED = "forged_quote"  # it presents as the notes' words a quotation that no note holds
 
 
 @dataclass(frozen=True)

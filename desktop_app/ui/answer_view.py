@@ -12,7 +12,7 @@ from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
 from desktop_app.core.answer.units import CODE
 from desktop_app.core.answer.verbatim import NOTES_SAY
-from desktop_app.core.events import OFF_QUESTION, Quote
+from desktop_app.core.events import FORGED, OFF_QUESTION, Quote
 from desktop_app.core.service import Turn
 
 UNVERIFIED = "unverified"
@@ -158,6 +158,8 @@ def mark_unsupported(answer: str, unsupported: list[dict[str, Any]]) -> str:
 
 DRAFT_NOTICE = ("The model's answer was not backed by your notes, so their own words are shown "
                 "instead. Its draft:")  # fmt: skip
+FORGED_NOTICE = ("The model's answer quotes your notes with words that no note holds, so their "
+                 "own words are shown instead. Its draft:")  # fmt: skip
 OFF_QUESTION_NOTICE = (
     "The model's answer repeats a passage that answers less of the question than the sentence "
     "shown, so that sentence is shown instead. Its draft:"
@@ -171,7 +173,8 @@ def draft_markdown(draft: dict[str, Any]) -> str:
     text = replace_citations(text.replace("<", "&lt;"),
                              lambda ns: "".join(f"\\[{n}\\]" for n in ns))  # fmt: skip
     quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
-    notice = OFF_QUESTION_NOTICE if draft.get("replaced") == OFF_QUESTION else DRAFT_NOTICE
+    notice = {OFF_QUESTION: OFF_QUESTION_NOTICE, FORGED: FORGED_NOTICE}.get(
+        draft.get("replaced", ""), DRAFT_NOTICE)  # fmt: skip
     return f"\n\n*⚠ {notice}*\n\n{quoted}"
 
 

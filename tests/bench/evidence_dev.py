@@ -28,6 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from desktop_app.core.answer import evidence  # noqa: E402
 from desktop_app.core.answer.ask import relevant  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.answer.units import split_units, words_of  # noqa: E402
 from tests.bench.bench_gate import indexed_without_gold, split_all  # noqa: E402
 
 
@@ -54,8 +55,8 @@ def cached(name: str, cache: Path) -> dict[str, Any]:
         results = quire.search(q["question"], top_k=8)
         language = quire.searcher.query_language(q["question"])
         cos = retrieval.similarity(language)
-        texts = [u.text for r in results[: evidence.PASSAGES_READ]
-                 for u in evidence.split_units(r.text, r.start)]  # fmt: skip
+        texts = [words_of(u.text) for r in results[: evidence.PASSAGES_READ]
+                 for u in split_units(r.text, r.start)]  # fmt: skip
         cosines = dict(zip(texts, cos(q["question"], texts), strict=True)) if cos and texts else {}
         terms = {t for r in results for t in r.matched_terms}
         rows.append({"q": q, "results": results, "language": language, "cosines": cosines,
@@ -115,7 +116,7 @@ def candidate_features(row: dict[str, Any]) -> tuple[list[list[float]], list[boo
         )
         sig = evidence.unit_signals(unit, terms, context)
         cue = evidence.cues.matches(terms.kind, unit.text, q["question"])
-        cosine = max(0.0, row["cosines"].get(unit.text, 0.0))
+        cosine = max(0.0, row["cosines"].get(words_of(unit.text), 0.0))
         feats.append([sig.ranking, float(cue), float(rank), sig.order, cosine])
         labels.append(gold in norm(unit.text))
     return feats, labels

@@ -16,13 +16,22 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from desktop_app.core.answer import attribution, citations, cues, evidence, gate, grounded
+from desktop_app.core.answer import (
+    attribution,
+    citations,
+    cues,
+    evidence,
+    gate,
+    grounded,
+    verbatim,
+)
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.events import (
+    FORGED,
     OFF_QUESTION,
     UNBACKED,
     AnswerEvent,
@@ -238,16 +247,21 @@ class _AnswerStream:
 
 
 def _replaced_because(
-    report: citations.CitationReport, found: list[evidence.Evidence], question: str,
-    language: str, idf: Weights | None,
+    checked: attribution.Checked, report: citations.CitationReport,
+    found: list[evidence.Evidence], question: str, language: str, idf: Weights | None,
 ) -> str:  # fmt: skip
     """Why the best evidence sentence should replace the model's answer ("" if it should not).
 
-    The tiny model often copies a sentence of a lower source that the notes do back but that is
-    not about the question: backed only by sources other than the best evidence's, and holding
-    less of the question's key words than that evidence, it gives way too."""
+    An answer that quotes "your notes" with words no note holds speaks in a voice that is not
+    its own: whatever else it says, it gives way. The tiny model also often copies a sentence of
+    a lower source that the notes do back but that is not about the question: backed only by
+    sources other than the best evidence's, and holding less of the question's key words than
+    that evidence, it gives way too."""
     if not found:
         return ""
+    if any(f["kind"] == verbatim.QUOTE and f["text"].startswith(verbatim.NOTES_SAY)
+           for f in checked.unsupported):  # fmt: skip
+        return FORGED
     backed = report.backed_sentences
     if not backed:
         return UNBACKED
@@ -274,7 +288,7 @@ def _checked_done(
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
     draft, quote, invalid = None, None, checked.invalid
-    replaced = _replaced_because(report, found, question, language, idf)
+    replaced = _replaced_because(checked, report, found, question, language, idf)
     if replaced and answer.stats.stopped != "cancelled":
         draft = {**checked.to_json(), "replaced": replaced}
         quote = found[0]

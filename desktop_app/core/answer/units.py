@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from desktop_app.core.retrieval import analyzer
 
 SENTENCE, ITEM, ROW, CODE = "sentence", "item", "row", "code"
-MAX_CODE_LINES = 15  # a longer block is quoted up to here (the span stays exact)
+MAX_CODE_LINES = 15  # a longer block is cut into pieces…
+CODE_PIECE = 12  # …at a blank line after half this many lines (each piece quoted to MAX_CODE_LINES)
 
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
@@ -69,13 +70,14 @@ def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
 
 class _Splitter:
     """One pass over the lines: prose paragraphs become sentences; lists, tables, code and
-    headings end a paragraph; a code block takes the sentence right before it as its lead."""
+    headings end a paragraph. A sentence is held back until what follows is known: the one right
+    before a code block (blank lines between) is that block's lead, part of its unit."""
 
     def __init__(self, text: str, offset: int) -> None:
         self.text, self.offset = text, offset
         self.paragraph: list[tuple[int, int]] = []  # line spans of the current prose paragraph
         self.heading = ""
-        self.lead: Unit | None = None  # the last sentence, while nothing but blank lines follow
+        self.lead: Unit | None = None  # the last sentence, held back
         self.code: list[tuple[int, int]] = []  # content line spans of the open code block
         self.fence = ""  # the open fence's marker ("" when none is open)
         self.blank_before = True
@@ -89,6 +91,7 @@ class _Splitter:
             yield from self._line(start, end)
         yield from self._end_code()
         yield from self._paragraph()
+        yield from self._flush_lead()
 
     def _line(self, start: int, end: int) -> Iterator[Unit]:
         body = self.text[start:end]
@@ -122,7 +125,7 @@ class _Splitter:
         if not body.strip() or _HEADING.match(body) or item or _TABLE_ROW.match(body):
             yield from self._paragraph()
             if body.strip():
-                self.lead = None
+                yield from self._flush_lead()
                 self.after_item = item is not None
         if _HEADING.match(body):
             self.heading = body.strip().lstrip("#").strip()
@@ -131,20 +134,25 @@ class _Splitter:
         elif _TABLE_ROW.match(body) and not _TABLE_RULE.match(body):
             yield from self._trimmed(start, end, ROW)
         elif body.strip() and body.strip() != "---":
+            if not self.paragraph:
+                yield from self._flush_lead()
             self.paragraph.append((start, end))
             self.after_item = self.after_item and body[:1].isspace()
 
     def _end_code(self) -> Iterator[Unit]:
+        """The open code block as units: one, with its lead; a long block, one per stretch
+        between blank lines (the lead goes with the first)."""
         if not self.code and not self.fence:
             return
-        lines, self.code, self.fence = self.code[:MAX_CODE_LINES], [], ""
-        while lines and not self.text[lines[-1][0] : lines[-1][1]].strip():
-            lines.pop()
+        lines, self.code, self.fence = self.code, [], ""
         lead, self.lead = self.lead, None
-        if not lines:
-            return
-        start = lead.start - self.offset if lead is not None else lines[0][0]
-        yield from self._trimmed(start, lines[-1][1], CODE)
+        stretches = _stretches(self.text, lines) if len(lines) > MAX_CODE_LINES else [lines]
+        for i, stretch in enumerate(s[:MAX_CODE_LINES] for s in stretches):
+            while stretch and not self.text[stretch[-1][0] : stretch[-1][1]].strip():
+                stretch.pop()
+            if stretch:
+                first = lead.start - self.offset if lead is not None and i == 0 else stretch[0][0]
+                yield from self._trimmed(first, stretch[-1][1], CODE)
 
     def _paragraph(self) -> Iterator[Unit]:
         lines, self.paragraph = self.paragraph, []
@@ -160,6 +168,11 @@ class _Splitter:
             begin = match.end()
         yield from self._trimmed(first + begin, last, SENTENCE)
 
+    def _flush_lead(self) -> Iterator[Unit]:
+        if self.lead is not None:
+            yield self.lead
+            self.lead = None
+
     def _trimmed(self, start: int, end: int, kind: str) -> Iterator[Unit]:
         text = self.text
         while start < end and text[start].isspace():
@@ -167,10 +180,23 @@ class _Splitter:
         while end > start and text[end - 1].isspace():
             end -= 1
         if end <= start or is_link_only(text[start:end]):
-            if kind == SENTENCE:
-                self.lead = None
             return
         unit = Unit(self.offset + start, self.offset + end, text[start:end], kind, self.heading)
+        if kind != CODE:
+            yield from self._flush_lead()
         if kind == SENTENCE:
-            self.lead = unit
-        yield unit
+            self.lead = unit  # held back: it may introduce a code block
+        else:
+            yield unit
+
+
+def _stretches(text: str, lines: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """A long block's lines in pieces of at most CODE_PIECE lines, cut at blank lines."""
+    out: list[list[tuple[int, int]]] = [[]]
+    for span in lines:
+        blank = not text[span[0] : span[1]].strip()
+        if blank and len(out[-1]) >= CODE_PIECE // 2:
+            out.append([])
+        elif not blank or out[-1]:
+            out[-1].append(span)
+    return [s for s in out if s]

@@ -1,0 +1,221 @@
+"""A `[n]` is proof: what must be verbatim is checked verbatim, code is evidence, and follow-ups
+cannot forge the notes' voice. Real SQLite index of technical notes (keyword index), queued
+fake models for the event flow; the window's Markdown for what a reader sees."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.answer import attribution, citations, grounded, units, verbatim
+from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.cancel import CancelToken
+from desktop_app.core.conversations import Turn
+from desktop_app.core.events import Done, Evidence
+from desktop_app.core.service import Quire
+from desktop_app.paths import sample_notes
+from tests.fakes import QueuedModel
+
+TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "notes"
+FIRST_COMMIT = "How do I find the very first commit of a repository?"
+NOTE = (TIL / "git" / "find-the-initial-commit.md").read_text("utf-8")
+
+
+@pytest.fixture(scope="module")
+def tech(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
+    folder = tmp_path_factory.mktemp("til") / "notes"
+    shutil.copytree(TIL, folder)
+    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire.index([folder], embed=False)
+    yield quire, folder
+    quire.close()
+
+
+def _kinds(answer: str) -> list[tuple[str, str]]:
+    return [(s.kind, s.value) for s in verbatim.spans(answer)]
+
+
+# -- what must be verbatim ---------------------------------------------------------------------
+def test_each_kind_of_verbatim_span_is_found_and_prose_is_not() -> None:
+    answer = (
+        "Run `git ls-clone` or git ls-clone --head=1, edit ~/.bashrc or config.yml, call "
+        "os.path.join() or my_var, see https://example.com/x, and he said “rest it”.\n"
+        "$ git rev-list HEAD\n```\nmake build\nmake test\n```"
+    )
+    assert _kinds(answer) == [
+        ("code", "git ls-clone"), ("flag", "ls-clone --head=1"), ("path", "~/.bashrc"),
+        ("path", "config.yml"), ("identifier", "os.path.join()"), ("identifier", "my_var"),
+        ("url", "https://example.com/x"), ("quote", "rest it"),
+        ("command", "$ git rev-list HEAD"), ("code", "make build"), ("code", "make test"),
+    ]  # fmt: skip
+    prose = "Bake it for 40 minutes, e.g. at 250 °C, and/or let it rest 1/2 an hour. Node.js!"
+    assert verbatim.spans(prose) == []
+
+
+def test_a_span_is_found_only_as_written_whitespace_aside() -> None:
+    sources = ["Use the `-p` flag.\n\n```bash\n$ git rev-list   --max-parents=0 HEAD\n```"]
+    found = "Run `git rev-list --max-parents=0 HEAD` with the -p flag."
+    assert verbatim.unfound(found, sources) == []
+    invented = "Run `git rev-list --max-parents=1 HEAD` or pass --pretend, or -m."
+    assert [s.value for s in verbatim.unfound(invented, sources)] == [
+        "git rev-list --max-parents=1 HEAD", "--pretend", "-m"]  # fmt: skip
+    assert [s.value for s in verbatim.unfound("Use -e.", ["Use --pretend."])] == ["-e"]
+
+
+def test_a_quotation_is_checked_whatever_its_case_marks_and_ellipsis() -> None:
+    source = "The dough should rest for *one hour*. Then add the starter."
+    assert verbatim.unfound("Your notes say: “the dough should rest for one hour.”", [source]) == []
+    assert verbatim.unfound("They say „The dough should rest … add the starter“.", [source]) == []
+    forged = verbatim.unfound("Your notes say: “The dough should rest for 1 hour.” [1]", [source])
+    assert [(s.kind, s.text) for s in forged] == [
+        ("quote", "Your notes say: “The dough should rest for 1 hour.”")]  # fmt: skip
+    bare = verbatim.unfound("Your notes say: rest it two hours [1].", [source])
+    assert [s.kind for s in bare] == ["quote"]
+
+
+def test_an_invented_command_gets_no_citation_whatever_words_it_shares() -> None:
+    answer = "To find the first commit of a repository, run `git ls-clone --head=1`."
+    checked = attribution.attribute(answer, {1: NOTE}, "en")
+    assert checked.added == [] and "[1]" not in checked.answer
+    assert [(f["kind"], f["text"]) for f in checked.unsupported] == [
+        ("code", "`git ls-clone --head=1`")]  # fmt: skip  # the "1" inside is not marked twice
+    assert "`git ls-clone --head=1` (not found in the notes)" in checked.marked()
+    real = attribution.attribute("Run `git rev-list --max-parents=0 HEAD` for the first "
+                                 "commit with no parents.", {1: NOTE}, "en")  # fmt: skip
+    assert real.unsupported == [] and real.added and real.added[0]["n"] == 1
+
+
+def test_the_models_own_citation_on_a_forged_sentence_is_unverified() -> None:
+    answer = "The initial commit of a repository has no parents: run `git ls-clone -r` [1]."
+    report = citations.check(answer, {1: NOTE}, "en")
+    (sentence,) = report.sentences
+    assert sentence["unverified"] and not sentence["weak"] and sentence["cites"] == [1]
+    assert answer[sentence["start"] : sentence["end"]] == sentence["text"]
+    assert not report.backed  # so the answer is not passed off as backed
+
+
+# -- code is evidence --------------------------------------------------------------------------
+def test_code_blocks_are_units_with_the_sentence_that_introduces_them() -> None:
+    found = list(units.split_units(NOTE, offset=7))
+    code = [u for u in found if u.kind == units.CODE]
+    assert len(code) == 1
+    assert code[0].text.startswith("You can\nexploit that fact and use `rev-list`")
+    assert code[0].text.endswith("$ git rev-list --max-parents=0 HEAD")
+    assert NOTE[code[0].start - 7 : code[0].end - 7] == code[0].text  # the exact span
+    assert not any(u.kind == units.SENTENCE and u.text.startswith("You can") for u in found)
+    assert not any("[source]" in u.text for u in found)  # a bare link is never a unit
+
+
+def test_indented_code_command_lines_and_long_blocks_are_units() -> None:
+    text = ("Intro.\n\n    make build\n    make test\n\n- an item\n    a continuation\n\n"
+            "Then type:\n$ ls -la\nDone.\n\n```\n" + "\n".join(f"line {i}" for i in range(9))
+            + "\n\n" + "\n".join(f"more {i}" for i in range(9)) + "\n```\n")  # fmt: skip
+    found = [(u.kind, u.text) for u in units.split_units(text)]
+    assert ("code", "Intro.\n\n    make build\n    make test") in found
+    assert ("item", "an item") in found and ("code", "Then type:\n$ ls -la") in found
+    pieces = [t for k, t in found if k == "code" and ("line 0" in t or "more 0" in t)]
+    assert len(pieces) == 2  # a long block is cut at its blank line
+    for unit in units.split_units(text):
+        assert text[unit.start : unit.end] == unit.text
+
+
+def test_link_only_units_are_never_units_and_url_words_never_match() -> None:
+    assert units.is_link_only("[source](http://stackoverflow.com/questions/1/first-commit)")
+    assert units.is_link_only("![diagram](img.png)") and units.is_link_only("<https://a.b/c>")
+    assert not units.is_link_only("See [the docs](https://x.y/first-commit) for more.")
+    assert "first" not in units.words_of("See [the docs](https://x.y/first-commit-log).")
+    assert "docs" in units.words_of("See [the docs](https://x.y/first-commit-log).")
+
+
+def test_the_answer_in_code_is_shown_first_and_no_link_line_is(tech: tuple[Quire, Path]) -> None:
+    quire, folder = tech
+    model = QueuedModel("Use git.")
+    events = list(answer_events(quire.retrieval(), FIRST_COMMIT, [], model, CancelToken()))
+    shown = next(e for e in events if isinstance(e, Evidence)).evidence
+    assert shown[0].kind == units.CODE and "$ git rev-list --max-parents=0 HEAD" in shown[0].text
+    assert not any(units.is_link_only(e.text) for e in shown)
+    for e in shown:
+        assert (folder / e.path).read_text("utf-8")[e.start : e.end] == e.text
+
+
+# -- the whole flow: forged commands and quotations are never vouched for ------------------------
+def test_an_answer_of_invented_commands_gives_way_to_the_notes(tech: tuple[Quire, Path]) -> None:
+    quire, folder = tech
+    invented = ("To find the very first commit of a repository, run `git ls-clone` [1]. "
+                "You can also use `sudo git ls-clone -r` [2].")  # fmt: skip
+    events = list(answer_events(quire.retrieval(), FIRST_COMMIT, [], QueuedModel(invented),
+                                CancelToken()))  # fmt: skip
+    done = events[-1]
+    assert isinstance(done, Done) and done.draft is not None and done.quote is not None
+    assert "ls-clone" not in done.answer and done.answer.startswith(verbatim.NOTES_SAY)
+    note = (folder / done.quote.path).read_text("utf-8")
+    assert note[done.quote.start : done.quote.end] == done.quote.text
+    assert f"“{done.quote.text}”" in done.answer  # Quire's quotation is the note's own text
+    marked = {f["text"] for f in done.draft["unsupported"]}
+    assert {"`git ls-clone`", "`sudo git ls-clone -r`"} <= marked
+
+
+def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
+    """The window case: after one answer, the model imitates Quire's label with a quotation
+    that is in no note and cites [1] and [3]–[6] of a one-source answer."""
+    from desktop_app.ui.answer_view import turn_markdown
+
+    folder = tmp_path / "notes"
+    shutil.copytree(sample_notes(), folder)
+    quire = Quire(tmp_path / "home")
+    quire.index([folder], embed=False)
+    forged = ("Your notes say: “The dough should rest for 1 hour before adding the starter "
+              "to the oven.” [1]\n- Knead it well [3]\n- Bake it [6]")  # fmt: skip
+    model = QueuedModel("Fold every 30 minutes.", forged)
+    first = list(answer_events(quire.retrieval(), "How is the sourdough dough folded?", [],
+                               model, CancelToken()))[-1]  # fmt: skip
+    assert isinstance(first, Done)
+    history = [Turn("How is the sourdough dough folded?", verbatim.NOTES_SAY + " “x” [1]")]
+    events = list(answer_events(quire.retrieval(), "how long should the dough rest before "
+                                "adding the starter", history, model, CancelToken()))  # fmt: skip
+    quire.close()
+    assert verbatim.NOTES_SAY not in model.prompts[1]  # the earlier turn reached it unlabelled
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.draft is not None  # nothing of it was backed: not shown as the answer
+    assert "1 hour before adding the starter to the oven" not in done.answer
+    quotes = [f for f in done.draft["unsupported"] if f["kind"] == "quote"]
+    assert quotes and quotes[0]["text"].startswith(verbatim.NOTES_SAY)
+    assert "[3]" not in done.draft["answer"] and "[6]" not in done.draft["answer"]
+    assert done.citations["invalid"] == [3, 6] or set(done.citations["invalid"]) >= {3, 6}
+    assert done.quote is not None
+    note = (folder / done.quote.path).read_text("utf-8")
+    assert note[done.quote.start : done.quote.end] == done.quote.text
+    turn = Turn(done.answer, done.answer, citations=done.citations, draft=done.draft,
+                quote=done.quote, evidence=next(e for e in events if isinstance(e, Evidence))
+                .evidence)  # fmt: skip
+    turn.sources = next(e for e in events if hasattr(e, "sources")).sources  # type: ignore[attr-defined]
+    markdown = turn_markdown(turn, 0)
+    draft_part = markdown.split("Its draft:")[1]
+    assert "quire:" not in draft_part  # the pseudo-quote links nothing
+    assert "not found in the notes" in draft_part
+
+
+def test_earlier_turns_reach_the_model_in_its_own_words_only() -> None:
+    turns = [
+        Turn("q1", "Your notes say: “Bake at 250 °C.\n\n```\n$ oven on\n```” [2]"),
+        Turn("q2", "Fold it every 30 minutes [1]. Your notes say: “x” [3]"),
+        Turn("q3", "Rest it [1, 2]."),
+    ]
+    assert grounded.past_turns(turns) == [("q2", "Fold it every 30 minutes."),
+                                          ("q3", "Rest it.")]  # fmt: skip
+
+
+def test_unverified_citations_are_plain_text_in_the_window() -> None:
+    from desktop_app.ui.answer_view import answer_markdown
+
+    answer = "It has no parents [1]. Run `git ls-clone -r` [1]."
+    report = citations.check(answer, {1: NOTE}, "en")
+    unfound = attribution.unsupported(answer, [NOTE])
+    markdown = answer_markdown(answer, unfound, report.sentences, lambda n: n == 1, turn=2)
+    assert markdown.count("(quire:source/2/1)") == 1  # the backed sentence links its source
+    assert "\\[1\\] *(unverified)*" in markdown
+    assert "**`git ls-clone -r`** *(⚠ not found in the notes)*" in markdown
