@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -89,3 +90,83 @@ def test_query_terms_are_the_tokens_fts5_stores(text: str, language: str) -> Non
             found = con.execute(f"SELECT rowid FROM t WHERE t MATCH '{column} : ' || ?",
                                 (lexical.quote(term),)).fetchall()  # fmt: skip
             assert found == [(1,)], (column, term)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT, offset=st.integers(0, 1000))
+def test_every_evidence_unit_is_its_exact_span(text: str, offset: int) -> None:
+    from desktop_app.core.answer.units import split_units
+
+    for unit in split_units(text, offset):
+        assert text[unit.start - offset : unit.end - offset] == unit.text
+        assert unit.text and unit.text == unit.text.strip()
+
+
+# -- what Quire presents as the notes' words is the notes' words -------------------------------
+MINI = Path(__file__).resolve().parents[1] / "data" / "eval-mini"
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, list[str]]]:
+    import shutil
+
+    from desktop_app.core.service import Quire
+
+    folders = []
+    for name in ("xquad-en", "xquad-de", "ctkfacts-cs", "til-en"):
+        folder = tmp_path_factory.mktemp(name) / "notes"
+        shutil.copytree(MINI / name / "notes", folder)
+        folders.append(folder)
+    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire.index(folders, embed=False)
+    words = sorted({w for f in folders for p in f.rglob("*.md")
+                    for w in analyzer.words(p.read_text("utf-8")) if len(w) > 3})  # fmt: skip
+    yield quire, words
+    quire.close()
+
+
+QUOTED: list[bool] = []  # per example: did Quire quote the notes in place of the model
+OPENERS = ["How do I", "What is", "When did", "Wie viele", "Kdy", "Who", "Why does"]
+MODEL_SAYS = st.sampled_from([
+    "Use `git ls-clone --head=1` [1].", "It is 42 [1].", "Your notes say: “made up words” [1]",
+    "Blue [2][9].", "",
+])  # fmt: skip
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_what_quire_quotes_as_the_notes_is_the_notes_text(data: st.DataObject, mini) -> None:  # type: ignore[no-untyped-def]
+    """Random questions over the eval sets (words of their notes behind an opener), answered by a
+    model that invents, forges a quotation or cites what is no source: every evidence unit and
+    every "Your notes say" equals its note's `text[start:end]`."""
+    from desktop_app.core.answer.ask import answer_events
+    from desktop_app.core.answer.verbatim import NOTES_SAY
+    from desktop_app.core.cancel import CancelToken
+    from desktop_app.core.events import Done, Evidence
+    from tests.fakes import QueuedModel
+
+    quire, words = mini
+    picked = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=6))
+    question = f"{data.draw(st.sampled_from(OPENERS))} {' '.join(picked)}?"
+    model = QueuedModel(data.draw(MODEL_SAYS))
+    events = list(answer_events(quire.retrieval(), question, [], model, CancelToken()))
+    notes: dict[Path, str] = {}
+    QUOTED.append(any(isinstance(e, Done) and e.quote is not None for e in events))
+    for event in events:
+        quotes = event.evidence if isinstance(event, Evidence) else []
+        if isinstance(event, Done) and event.quote is not None:
+            quotes = [event.quote]
+            assert event.answer == f"{NOTES_SAY} “{event.quote.text}” [{event.quote.number}]"
+        elif isinstance(event, Done):
+            assert NOTES_SAY not in event.answer  # only Quire's own quotation says it
+        for q in quotes:
+            path = Path(q.folder) / q.path
+            text = notes.setdefault(path, path.read_text("utf-8"))
+            assert text[q.start : q.end] == q.text
+
+
+def test_the_quotation_property_saw_quotations() -> None:
+    """Runs after the property above (file order): it must have exercised Quire's quotation."""
+    assert sum(QUOTED) >= 5, QUOTED
