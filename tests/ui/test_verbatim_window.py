@@ -1,0 +1,82 @@
+"""A `[n]` is proof, in the window (real widgets, offscreen, the queued fake model): on technical
+notes the code that answers is shown first and its `[n]` selects exactly it; an answer of
+invented commands gives way to the notes, its draft marked and linking nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QThreadPool
+
+from desktop_app.core.service import Quire
+from desktop_app.ui.answer_view import FORGED_NOTICE
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.viewer import _qt_offset
+from tests.fakes import QueuedModel
+from tests.ui.helpers import click_link, link_hrefs
+
+pytestmark = pytest.mark.gui
+TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "notes"
+INDEXED = 120_000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+    notes = tmp_path / "notes"
+    shutil.copytree(TIL, notes)
+    service = Quire(quire_home)
+    win = MainWindow(service, [])
+    qtbot.addWidget(win)
+    win.show()
+    win.add_folder(notes)
+    qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
+    yield win
+    win.close()
+    QThreadPool.globalInstance().waitForDone(10_000)
+    service.close()
+
+
+def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(
+    qtbot, window, queued_model: QueuedModel
+) -> None:  # type: ignore[no-untyped-def]
+    chat = window.chat
+    queued_model.answers.append(
+        "Run `git ls-clone` [1]. Or `sudo git ls-clone -r` [2] to find the first commit [1]."
+    )
+    with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:
+        chat.ask("How do I find the very first commit of a repository?")
+    assert done.args[0]["draft"]["replaced"] == "unbacked"
+    shown = chat.view.toPlainText()
+    assert "$ git rev-list --max-parents=0 HEAD" in shown  # the note's answer, in code
+    draft = shown.split("Its draft:")[1]
+    assert "git ls-clone" in draft and "not found in the notes" in draft
+    hrefs = link_hrefs(chat.view)
+    assert not any(h.startswith("quire:source") for h in hrefs)  # no [n] vouches for the draft
+    evidence = chat.turns[0].evidence[0]
+    click_link(qtbot, chat.view, "quire:evidence/0/0")
+    cursor = window.viewer.text.textCursor()
+    text = window.viewer.text.toPlainText()
+    assert cursor.selectionStart() == _qt_offset(text, evidence.start)
+    assert cursor.selectionEnd() == _qt_offset(text, evidence.end)
+    assert "$ git rev-list --max-parents=0 HEAD" in cursor.selectedText()
+
+
+def test_a_forged_quotation_is_never_shown_as_the_notes_words(
+    qtbot, window, queued_model: QueuedModel
+) -> None:  # type: ignore[no-untyped-def]
+    chat = window.chat
+    queued_model.answers.append("Your notes say: “Always bisect with git bisect magic.” [1]")
+    with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:
+        chat.ask("What do I do when git bisect picks a commit I cannot evaluate?")
+    assert done.args[0]["draft"]["replaced"] == "forged_quote"
+    shown = chat.view.toPlainText()
+    assert FORGED_NOTICE.split(",")[0] in shown
+    answer_part, draft = shown.split("Its draft:")
+    assert "git bisect magic" not in answer_part and "git bisect magic" in draft
+    quote = chat.turns[0].quote
+    assert quote is not None and " ".join(quote.text.split())[:40] in " ".join(answer_part.split())
