@@ -10,13 +10,13 @@ from typing import Any
 
 from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
-from desktop_app.core.answer.units import CODE
+from desktop_app.core.answer.units import CODE, FENCE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import FORGED, OFF_QUESTION, Quote
 from desktop_app.core.service import Turn
 
 UNVERIFIED = "unverified"
-_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})", re.MULTILINE)
+_FENCE_LINE = re.compile(FENCE, re.MULTILINE)
 
 
 def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor, QTextFragment
 from PySide6.QtWidgets import QTextBrowser
+
+INDEXED = 120_000  # ms a window may take to index a test folder
 
 
 def _fragments(browser: QTextBrowser) -> Iterator[QTextFragment]:
@@ -38,3 +41,25 @@ def click_link(qtbot: Any, browser: QTextBrowser, href: str) -> None:
     point = rect.center()
     point.setX(max(1, rect.left() - 3))
     qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def indexed_window(qtbot: Any, notes: Path, source: Path, home: Path) -> Iterator[Any]:
+    """A shown window whose service has indexed a copy of `source` at `notes`; closed after."""
+    import shutil
+
+    from PySide6.QtCore import QThreadPool
+
+    from desktop_app.core.service import Quire
+    from desktop_app.ui.main_window import MainWindow
+
+    shutil.copytree(source, notes)
+    service = Quire(home)
+    win = MainWindow(service, [])
+    qtbot.addWidget(win)
+    win.show()
+    win.add_folder(notes)
+    qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
+    yield win
+    win.close()
+    QThreadPool.globalInstance().waitForDone(10_000)
+    service.close()

@@ -3,39 +3,23 @@ appear before any token, and their `[n]` selects exactly that sentence in the vi
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QThreadPool
 
-from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
-from tests.ui.helpers import click_link, link_hrefs
+from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
 
 pytestmark = pytest.mark.gui
-INDEXED = 120_000
 
 
 @pytest.fixture
 def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
-    notes = tmp_path / "notes"
-    shutil.copytree(sample_notes(), notes)
-    service = Quire(quire_home)
-    win = MainWindow(service, [])
-    qtbot.addWidget(win)
-    win.show()
-    win.add_folder(notes)
-    qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
-    yield win
-    win.close()
-    QThreadPool.globalInstance().waitForDone(10_000)
-    service.close()
+    yield from indexed_window(qtbot, tmp_path / "notes", sample_notes(), quire_home)
 
 
 @pytest.mark.slow  # the real chat model answers in the window

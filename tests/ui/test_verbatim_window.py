@@ -4,41 +4,25 @@ invented commands gives way to the notes, its draft marked and linking nothing."
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QThreadPool
 
-from desktop_app.core.service import Quire
 from desktop_app.ui.answer_view import FORGED_NOTICE
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.fakes import QueuedModel
-from tests.ui.helpers import click_link, link_hrefs
+from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
 
 pytestmark = pytest.mark.gui
 TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "notes"
-INDEXED = 120_000
 
 
 @pytest.fixture
 def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
-    notes = tmp_path / "notes"
-    shutil.copytree(TIL, notes)
-    service = Quire(quire_home)
-    win = MainWindow(service, [])
-    qtbot.addWidget(win)
-    win.show()
-    win.add_folder(notes)
-    qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
-    yield win
-    win.close()
-    QThreadPool.globalInstance().waitForDone(10_000)
-    service.close()
+    yield from indexed_window(qtbot, tmp_path / "notes", TIL, quire_home)
 
 
 def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(

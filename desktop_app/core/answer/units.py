@@ -23,7 +23,8 @@ _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+FENCE = r"^[ \t]{0,3}(`{3,}|~{3,})"  # a code fence line opens (the marker is group 1)
+_FENCE = re.compile(FENCE)
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _COMMAND = re.compile(r"^[ \t]*\$ \S")
 # A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from desktop_app.core.answer.units import FENCE
 from desktop_app.core.retrieval import analyzer
 
 # The label Quire puts before a sentence of the notes it quotes; a model imitating it is
@@ -24,7 +25,7 @@ NOTES_SAY = "Your notes say:"
 CODE, COMMAND, FLAG, PATH, URL, IDENTIFIER, QUOTE = (
     "code", "command", "flag", "path", "url", "identifier", "quote")  # fmt: skip
 _CLOSE = '"”“»«'
-_FENCE = r"^[ \t]*(?:`{3,}|~{3,})[^\n]*"
+_FENCE = FENCE + r"[^\n]*"
 _QUOTED = r"[\"“„«»](?P<v>[^\"“”„«»\n]{2,}?)[\"”“»«]"
 _LABEL = r"(?P<label>(?i:your notes say)\s*:?\s*)"
 _OPTION = r"--?[A-Za-z][\w-]*(?:=[^\s,;)]+)?"
