@@ -12,6 +12,7 @@ import pytest
 
 from desktop_app.core.answer import attribution, citations, grounded, units, verbatim
 from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.cues import tells_the_fix as cues_fix
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Done, Evidence
@@ -219,3 +220,23 @@ def test_unverified_citations_are_plain_text_in_the_window() -> None:
     assert markdown.count("(quire:source/2/1)") == 1  # the backed sentence links its source
     assert "\\[1\\] *(unverified)*" in markdown
     assert "**`git ls-clone -r`** *(⚠ not found in the notes)*" in markdown
+
+
+def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "sort.md").write_text(
+        "# Sort In Numerical Order\n\nWhen I list files named 1.txt to 12.txt in the shell and "
+        "sort them, 10.txt comes before 2.txt in the order.\n\n```bash\n$ ls | sort\n1.txt\n10.txt"
+        "\n2.txt\n```\n\nHowever, with the `-n` flag I get numerical order.\n\n"
+        "```bash\n$ ls | sort -n\n```\n", "utf-8")  # fmt: skip
+    quire = Quire(tmp_path / "home")
+    quire.index([folder], embed=False)
+    question = "How do I sort files named 1.txt to 12.txt so 10.txt comes after 2.txt?"
+    events = list(answer_events(quire.retrieval(), question, [], QueuedModel("x"),
+                                CancelToken()))  # fmt: skip
+    quire.close()
+    first = next(e for e in events if isinstance(e, Evidence)).evidence[0]
+    assert "sort -n" in first.text and first.kind == units.CODE
+    assert cues_fix("However, use `-n`.") and cues_fix("Stattdessen nimm -n.")
+    assert not cues_fix("Sorting puts 10 before 2.")

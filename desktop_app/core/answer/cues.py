@@ -32,6 +32,13 @@ _KINDS = {
     "wie heisst|ktery|ktera|ktere|kterou|jak se jmenuje",
 }
 PROCEDURE = "procedure"
+# Words that turn a how-to story from the problem to its fix.
+_FIX = re.compile(
+    r"\b(?:however|instead|fortunately|luckily|the trick|the solution|the fix|a better way|"
+    r"the answer|to fix|to solve|the way to|stattdessen|jedoch|zum gl[üu]ck|die l[öo]sung|"
+    r"der trick|besser|m[íi]sto toho|na[šs]t[ěe]st[íi]|[řr]e[šs]en[íi])\b",
+    re.IGNORECASE,
+)
 # How to do something, anywhere in the question ("In Vim, how can I…"): technical notes answer
 # with a command, code or steps.
 _PROCEDURE = re.compile(
@@ -173,6 +180,11 @@ def matches(kind: str, text: str, question: str) -> bool:
     if kind == PROCEDURE:
         return has_new_code(text, question)
     return False
+
+
+def tells_the_fix(text: str) -> bool:
+    """The text turns from the problem to its fix ("However, …", "Stattdessen …", "Naštěstí …")."""
+    return bool(_FIX.search(text))
 
 
 def has_new_code(text: str, question: str) -> bool:
