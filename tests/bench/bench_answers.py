@@ -168,7 +168,7 @@ def naive_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str
 
 
 _LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$|^\W*(?:https?://\S+\W*)+$")
-_CODE_SPANS = re.compile(r"```[^\n]*\n(.*?)(?:```|$)|`([^`\n]+)`|^[ \t]*(\$ [^\n]+)",
+_CODE_SPANS = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)|`([^`\n]+)`|^[ \t]*(\$ [^\n]+)",
                          re.DOTALL | re.MULTILINE)  # fmt: skip
 
 
@@ -194,17 +194,21 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
 
 
 def code_spans(text: str) -> list[str]:
-    """Code the answer presents: fenced blocks, inline code, `$ command` lines."""
-    return [" ".join(next(g for g in m.groups() if g is not None).split())
-            for m in _CODE_SPANS.finditer(text)]  # fmt: skip
+    """Code the answer presents: fenced blocks line by line (Quire's quotation of a note left out: it is the
+    note's own text), inline code, `$ command` lines; citations inside them left out."""
+    text = re.sub(r"Your notes say: “.*?” \[\d+\]", " ", text, flags=re.DOTALL)
+    spans = [line for m in _CODE_SPANS.finditer(text)
+             for line in next(g for g in m.groups() if g is not None).splitlines()]  # fmt: skip
+    return [" ".join(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", c).split()) for c in spans]
 
 
 def invented_code(answer: str, unsupported: list[dict], texts: dict[int, str],
                   sentences: list[dict]) -> dict[str, int]:  # fmt: skip
     """Code spans of `answer` found in no source, how many are marked, and how many of them sit
     in a sentence the citation report counts as backed."""
-    sources = [" ".join(t.split()) for t in texts.values()]
-    invented = [c for c in code_spans(answer) if c and not any(c in s for s in sources)]
+    sources = [" ".join(t.replace("`", "").split()) for t in texts.values()]
+    invented = [c for c in code_spans(answer)
+                if c and not any(c.removeprefix("$ ") in s for s in sources)]  # fmt: skip
     marked = [" ".join(f["text"].split()) for f in unsupported]
     backed = [s["text"] for s in sentences if s["cites"] and not s["weak"]
               and not s.get("unverified")]  # fmt: skip

@@ -240,3 +240,12 @@ def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path)
     assert "sort -n" in first.text and first.kind == units.CODE
     assert cues_fix("However, use `-n`.") and cues_fix("Stattdessen nimm -n.")
     assert not cues_fix("Sorting puts 10 before 2.")
+
+
+def test_a_citation_never_lands_inside_code_or_a_dotted_name() -> None:
+    source = "I can do that with the `.mise.local.toml` file, on top of any mise configuration."
+    answer = "Put your settings in `.mise.local.toml` on top of the mise configuration."
+    checked = attribution.attribute(answer, {1: source}, "en")
+    assert "`.mise.local.toml`" in checked.answer and checked.answer.endswith("configuration [1].")
+    marked = verbatim.unfound("Run `echo '[1, 2]' | jq` now.", ["nothing"])
+    assert [s.text for s in marked] == ["`echo '[1, 2]' | jq`"]  # as written, citation-like or not

@@ -14,8 +14,9 @@ from desktop_app.core.retrieval import analyzer
 
 _GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
 CITATION_GROUP = _GROUP  # one `[n]`, `[1, 3]` or `[1; 2]` group
-# A sentence's body: a point before a digit ("1.160.000", "3.5") ends no sentence.
-SENTENCE_BODY = r"(?:[^.!?\n]|\.(?=\d))+"
+# A sentence's body: a point with no space after it ("1.160.000", "3.5", "`.mise.local.toml`",
+# "os.path") ends no sentence, so no `[n]` is ever put inside a number, a name or code.
+SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?]))+"
 _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+|\n|$)")
 WEAK_SUPPORT = 0.35
 

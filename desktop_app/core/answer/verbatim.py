@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop_app.core.answer.units import FENCE
 from desktop_app.core.retrieval import analyzer
@@ -76,7 +76,7 @@ def spans(answer: str) -> list[Span]:
     for kind, pattern in _PATTERNS:
         for span in _found_spans(kind, pattern, blanked):
             if not any(s.start < span.end and span.start < s.end for s in taken):
-                taken.append(span)
+                taken.append(replace(span, text=answer[span.start : span.end]))
     return sorted(taken, key=lambda s: s.start)
 
 
