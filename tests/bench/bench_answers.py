@@ -194,8 +194,8 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
 
 
 def code_spans(text: str) -> list[str]:
-    """Code the answer presents: fenced blocks line by line (Quire's quotation of a note left out: it is the
-    note's own text), inline code, `$ command` lines; citations inside them left out."""
+    """Code the answer presents: fenced blocks line by line (Quire's quotation of a note left
+    out: it is the note's own text), inline code, `$ command` lines; citations left out."""
     text = re.sub(r"Your notes say: “.*?” \[\d+\]", " ", text, flags=re.DOTALL)
     spans = [line for m in _CODE_SPANS.finditer(text)
              for line in next(g for g in m.groups() if g is not None).splitlines()]  # fmt: skip
