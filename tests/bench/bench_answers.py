@@ -209,7 +209,9 @@ def invented_code(answer: str, unsupported: list[dict], texts: dict[int, str],
     sources = [" ".join(t.replace("`", "").split()) for t in texts.values()]
     invented = [c for c in code_spans(answer)
                 if c and not any(c.removeprefix("$ ") in s for s in sources)]  # fmt: skip
-    marked = [" ".join(f["text"].split()) for f in unsupported]
+    marked = [
+        " ".join(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", f["text"]).split()) for f in unsupported
+    ]  # read as the spans are (citation-like groups left out)
     backed = [s["text"] for s in sentences if s["cites"] and not s["weak"]
               and not s.get("unverified")]  # fmt: skip
     return {
