@@ -186,7 +186,7 @@ def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
     quotes = [f for f in done.draft["unsupported"] if f["kind"] == "quote"]
     assert quotes and quotes[0]["text"].startswith(verbatim.NOTES_SAY)
     assert "[3]" not in done.draft["answer"] and "[6]" not in done.draft["answer"]
-    assert done.citations["invalid"] == [3, 6] or set(done.citations["invalid"]) >= {3, 6}
+    assert set(done.citations["invalid"]) >= {3, 6}
     assert done.quote is not None
     note = (folder / done.quote.path).read_text("utf-8")
     assert note[done.quote.start : done.quote.end] == done.quote.text

@@ -29,7 +29,7 @@ MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kaw
 NOT_FOUND = "not found in the notes"
 NOTES_SAY = verbatim.NOTES_SAY
 _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
-_CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
+_CITATION = verbatim.CITATION
 
 
 @dataclass
@@ -150,7 +150,7 @@ def unsupported_figures(
     answer: str, source_texts: list[str], language: str = "en"
 ) -> list[dict[str, Any]]:
     """Numbers, dates and names of `answer` found in none of the sources (citations ignored)."""
-    blanked = _CITATION.sub(lambda m: " " * len(m.group(0)), answer)
+    blanked = verbatim.blank_citations(answer)
     numbers, words = cues.source_values(source_texts)
     out = []
     for figure in sorted(cues.figures(blanked, language), key=lambda f: f.start):

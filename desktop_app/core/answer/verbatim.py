@@ -52,7 +52,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PROSE_BEFORE_FLAG = frozenset(
     "use the a an with and or add pass run try type set call".split()  # noqa: SIM905
 )
-_CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")
+CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")  # `[n]`, `[1, 3]`, `[1; 2]`
 _EMPHASIS = re.compile(r"[*_`]+")
 _SHORT = 12  # items up to this long must stand alone in the source ("-p" is not in "--pretend")
 
@@ -71,13 +71,18 @@ class Span:
 def spans(answer: str) -> list[Span]:
     """Every part of `answer` that must be verbatim, in text order, none overlapping (a code
     block before inline code, before a URL, a quotation, a command, a flag, a path, a name)."""
-    blanked = _CITATION.sub(lambda m: " " * len(m.group(0)), answer)
+    blanked = blank_citations(answer)
     taken: list[Span] = []
     for kind, pattern in _PATTERNS:
         for span in _found_spans(kind, pattern, blanked):
             if not any(s.start < span.end and span.start < s.end for s in taken):
                 taken.append(replace(span, text=answer[span.start : span.end]))
     return sorted(taken, key=lambda s: s.start)
+
+
+def blank_citations(text: str) -> str:
+    """`text` with every citation group turned into as many spaces (offsets stay)."""
+    return CITATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _found_spans(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[Span]:
