@@ -15,6 +15,7 @@ from desktop_app.cli_ask import EMPTY_INDEX_HINT, cmd_ask
 from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
 from desktop_app.core.names import printable
+from desktop_app.core.passage import pages_json, pages_label
 from desktop_app.core.text import clean_text
 
 if TYPE_CHECKING:
@@ -252,6 +253,7 @@ def _public(result: SearchResult) -> dict[str, Any]:
         "lines": [data["line_start"], data["line_end"]],
         "matched_terms": data["matched_terms"],
         "folder": data["folder"],
+        **pages_json(result.page, result.page_end),
     }
 
 
@@ -260,10 +262,8 @@ def _print_results(results: list[SearchResult], out: TextIO) -> None:
         print("No matching passages.", file=out)
     for n, r in enumerate(results, start=1):
         where = printable(" › ".join(r.heading_path))
-        print(
-            f"[{n}] {printable(r.path)}:{r.line_start}-{r.line_end}  score {r.score:.3f}  {where}",
-            file=out,
-        )
+        at = pages_label(r.page, r.page_end) or f"{r.line_start}-{r.line_end}"
+        print(f"[{n}] {printable(r.path)}:{at}  score {r.score:.3f}  {where}", file=out)
         snippet = " ".join(r.text.split())
         print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from desktop_app.core.events import FORGED, OFF_QUESTION
 from desktop_app.core.names import printable
+from desktop_app.core.passage import pages_label
 
 if TYPE_CHECKING:
     from desktop_app.core.events import Done, Evidence, Passage
@@ -58,7 +59,8 @@ def _print_evidence(event: Evidence) -> None:
         return
     print("From your notes:")
     for e in event.evidence:
-        print(f"  [{e.number}] “{' '.join(e.text.split())}”  ({e.path}:{e.line_start})")
+        at = pages_label(e.page) or e.line_start
+        print(f"  [{e.number}] “{' '.join(e.text.split())}”  ({e.path}:{at})")
     print()
 
 
@@ -83,7 +85,8 @@ def _print_sources(sources: list[Passage], done: Done) -> None:
     for s in sources:
         n = s.number if done.answerable else "-"
         where = printable(" › ".join(s.heading_path) or s.title)
-        print(f"  [{n}] {printable(s.path)}:{s.line_start}-{s.line_end}  {where}")
+        at = pages_label(s.page, s.page_end) or f"{s.line_start}-{s.line_end}"
+        print(f"  [{n}] {printable(s.path)}:{at}  {where}")
     invalid = done.citations["invalid"]
     if invalid:
         print(f"  (ignored citations that match no source: {', '.join(f'[{n}]' for n in invalid)})")

@@ -29,6 +29,8 @@ class Passage:
     note_id: int = 0
     seqs: set[int] = field(default_factory=set)
     matched: list[str] = field(default_factory=list)  # query words found in the passage
+    page: int | None = None  # 1-based first and last page of a PDF passage
+    page_end: int | None = None
 
     @property
     def label(self) -> str:
@@ -39,7 +41,7 @@ class Passage:
             "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
             "heading_path": self.heading_path, "start": self.start, "end": self.end,
             "lines": [self.line_start, self.line_end], "score": self.score, "text": self.text,
-            "matched": self.matched,
+            "matched": self.matched, **pages_json(self.page, self.page_end),
         }  # fmt: skip
 
     @classmethod
@@ -59,10 +61,27 @@ class Passage:
                 and lines[0] <= lines[1]):  # fmt: skip
             lines = [1, 1]
         score = raw["score"] if is_number(raw.get("score")) else 0.0
+        page = raw["page"] if _is_int(raw.get("page"), 1) else None
+        page_end = raw["page_end"] if page and _is_int(raw.get("page_end"), page) else page
         return cls(
             raw["n"], raw["path"], text["folder"], text["title"], lists["heading_path"], start, end,
-            lines[0], lines[1], text["text"], score, matched=lists["matched"],
+            lines[0], lines[1], text["text"], score, matched=lists["matched"], page=page,
+            page_end=page_end,
         )  # fmt: skip
+
+
+def pages_json(page: int | None, page_end: int | None = None) -> dict[str, int]:
+    """`page` (and `page_end` when it differs) for a passage of a PDF; nothing otherwise."""
+    if page is None:
+        return {}
+    return {"page": page} if page_end in (None, page) else {"page": page, "page_end": page_end}
+
+
+def pages_label(page: int | None, page_end: int | None = None) -> str:
+    """ "p. 12", "pp. 12–13", or "" for a note without pages."""
+    if page is None:
+        return ""
+    return f"p. {page}" if page_end in (None, page) else f"pp. {page}–{page_end}"
 
 
 def is_number(value: Any) -> bool:
@@ -108,11 +127,12 @@ class Evidence:
     score: float
     overlap: float  # share of the question's content-word IDF mass found in the unit
     cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
+    page: int | None = None  # the PDF page the unit stands on
 
     def to_json(self) -> dict[str, Any]:
         return {
             "n": self.number, "path": self.path, "folder": self.folder, "title": self.title,
             "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
             "text": self.text, "kind": self.kind, "score": round(self.score, 3),
-            "overlap": round(self.overlap, 3), "cue": self.cue,
+            "overlap": round(self.overlap, 3), "cue": self.cue, **pages_json(self.page),
         }  # fmt: skip

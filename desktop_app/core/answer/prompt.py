@@ -33,7 +33,7 @@ def build_sources(results: list[SearchResult]) -> list[Passage]:
             number=0, path=r.path, folder=r.folder, title=r.title, heading_path=r.heading_path,
             start=r.start, end=r.end, line_start=r.line_start, line_end=r.line_end, text=r.text,
             score=r.score, chunk_ids=[r.chunk_id], note_id=r.note_id, seqs={r.seq},
-            matched=list(r.matched_terms),
+            matched=list(r.matched_terms), page=r.page, page_end=r.page_end,
         )  # fmt: skip
         siblings.append(source)
         merged.append(source)
@@ -49,10 +49,10 @@ def _adjacent(source: Passage, result: SearchResult) -> bool:
 def _merge_into(source: Passage, r: SearchResult) -> None:
     if r.start < source.start:
         source.text = r.text + "\n\n" + source.text
-        source.start, source.line_start = r.start, r.line_start
+        source.start, source.line_start, source.page = r.start, r.line_start, r.page
     else:
         source.text = source.text + "\n\n" + r.text
-        source.end, source.line_end = r.end, r.line_end
+        source.end, source.line_end, source.page_end = r.end, r.line_end, r.page_end
     source.chunk_ids.append(r.chunk_id)
     source.seqs.add(r.seq)
     source.score = max(source.score, r.score)

@@ -29,6 +29,8 @@ class Chunk:
     line_end: int
     heading_path: tuple[str, ...]
     text: str
+    page_start: int | None = None  # 1-based pages of a paged document (PDF)
+    page_end: int | None = None
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,16 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from desktop_app.core import names
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.ingest import loaders
+from desktop_app.core.ingest import formats, loaders
+from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note
 from desktop_app.core.ingest.writer import (
     IndexReport,
@@ -117,6 +119,7 @@ def _index_files(
     Whatever goes wrong with one file becomes that file's status; only a full disk (DiskFull)
     or a cancel stops the run."""
     pending = Pending()
+    extractor = Extractor()  # its worker process starts with the first PDF, DOCX or web page
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -124,9 +127,8 @@ def _index_files(
             key = names.storable(rel)
             progress(Progress("index", done, len(files), key))
             try:
-                write = _index_file(
-                    folder_id, rel, path, known.get(key), options, report, unsupported
-                )
+                write = _index_file(folder_id, rel, path, known.get(key), options, report,
+                                    extractor.load, unsupported)  # fmt: skip
             except Exception as exc:  # anything else about this one file: its status says what
                 reason = f"unexpected error: {type(exc).__name__}: {exc}"
                 write = _problem(folder_id, key, known.get(key), report, "failed", reason)
@@ -136,6 +138,7 @@ def _index_files(
                 full, pending = pending, Pending()  # a failed flush is not flushed again below
                 report.write_seconds += flush(database, full, report)
     finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
+        extractor.close()
         report.write_seconds += flush(database, pending, report)
 
 
@@ -196,6 +199,7 @@ def _index_file(
     known: KnownNote | None,
     options: IndexOptions,
     report: IndexReport,
+    extract: Callable[[Path, int], Document],
     unsupported: str | None = None,
 ) -> Write | None:
     key = names.storable(rel)
@@ -214,25 +218,56 @@ def _index_file(
         return None  # a skipped or failed file is looked at again: a permission fix or a
         # larger size limit changes no mtime, and every run reports every problem
     try:
-        decoded, raw = loaders.read_note(path, options.max_file_bytes)
-        if not decoded.text.strip():
+        content_hash, loaded = _content(path, formats.size_cap(rel, options.max_file_bytes))
+        if known and known[3] == content_hash and known[4] == "indexed":
+            report.unchanged += 1
+            return touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
+        document = loaded or extract(path, formats.size_cap(rel, options.max_file_bytes))
+        if not document.text.strip():
             raise loaders.NoteSkipped("empty note")
     except (loaders.NoteSkipped, loaders.NoteFailed) as exc:
         status = "skipped" if isinstance(exc, loaders.NoteSkipped) else "failed"
         return _problem(
             folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
         )
-    content_hash = hashlib.sha1(raw).hexdigest()
-    if known and known[3] == content_hash and known[4] == "indexed":
-        report.unchanged += 1
-        return touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
-    analyzed = analyze_note(rel, decoded.text, options.chunk_tokens)
+    analyzed = analyze_note(rel, document, options.chunk_tokens)
     report.indexed += 1
     report.changed_paths.append(rel)
-    if decoded.warning:
-        report.problems.append((rel, "indexed", decoded.warning))
-    note = _note_row(folder_id, rel, stat, content_hash, analyzed, decoded)
+    if document.warning:
+        report.problems.append((rel, "indexed", document.warning))
+    note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
     return NoteRows(note, analyzed, replaces=known is not None)
+
+
+def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
+    """The file's content hash, and its Document when it is a text note (read once); a
+    parsed format is extracted only when its hash changed."""
+    if formats.suffix_of(path.name) in formats.ISOLATED:
+        return _file_hash(path, max_bytes), None
+    decoded, raw = loaders.read_note(path, max_bytes)
+    markdown = formats.suffix_of(path.name) in (".md", ".markdown")
+    document = Document(decoded.text, markdown, decoded.encoding, decoded.warning)
+    return hashlib.sha1(raw).hexdigest(), document
+
+
+def _file_hash(path: Path, max_bytes: int) -> str:
+    digest = hashlib.sha1()
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise loaders.NoteSkipped(
+                f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)"
+            )
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                digest.update(block)
+    except PermissionError as exc:
+        raise loaders.NoteFailed(f"permission denied: {exc.strerror or exc}") from exc
+    except FileNotFoundError as exc:
+        raise loaders.NoteFailed("file disappeared while reading") from exc
+    except OSError as exc:
+        raise loaders.NoteFailed(f"cannot read: {exc.strerror or exc}") from exc
+    return digest.hexdigest()
 
 
 def _note_row(
@@ -241,7 +276,7 @@ def _note_row(
     stat: os.stat_result,
     content_hash: str,
     analyzed: AnalyzedNote,
-    decoded: loaders.DecodedNote,
+    decoded: Document,
 ) -> dict[str, Any]:
     return {
         "folder_id": folder_id,

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-NOTE_SUFFIXES = frozenset({".md", ".markdown", ".txt"})
+from desktop_app.core.ingest.formats import SUFFIXES as NOTE_SUFFIXES
+
 _SNIFF_BYTES = 8192
 
 

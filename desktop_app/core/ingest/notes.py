@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
+from desktop_app.core.ingest.document import Document
 from desktop_app.core.passage import context_line
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.tokens import count_tokens
@@ -82,14 +83,51 @@ def embed_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def analyze_note(rel_path: str, text: str, chunk_tokens: int) -> AnalyzedNote:
+def analyze_note(rel_path: str, document: Document | str, chunk_tokens: int) -> AnalyzedNote:
     """Chunks, title, language and lexical terms of a note (embedding parts come later, from
-    `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
-    chunks, metadata = chunk_note(text, count_tokens, chunk_tokens, markdown=is_markdown(rel_path))
+    `PartPlanner`, so keyword search never waits for the embedder's tokenizer). A bare string
+    is a text note, read as Markdown when its name says so."""
+    if isinstance(document, str):
+        document = Document(document, markdown=is_markdown(rel_path))
+    metadata: dict[str, Any]
+    if document.pages:  # a PDF: its own title, never its first outline entry
+        chunks, metadata = chunk_pages(document, chunk_tokens), {"title": document.title}
+    else:
+        chunks, metadata = chunk_note(document.text, count_tokens, chunk_tokens, document.markdown)
+    chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)
     analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata))
     return AnalyzedNote(title, language, metadata, analyzed)
+
+
+def chunk_pages(document: Document, chunk_tokens: int) -> list[Chunk]:
+    """A paged document chunked page by page: a passage never straddles two pages, so its page
+    is one number and its highlight one rendered page."""
+    out: list[Chunk] = []
+    ends = [*document.pages[1:], len(document.text)]
+    line = 0
+    for start, end in zip(document.pages, ends, strict=True):
+        page = document.text[start:end]
+        chunks, _ = chunk_note(page, count_tokens, chunk_tokens, markdown=False)
+        out += [replace(c, start=c.start + start, end=c.end + start,
+                        line_start=c.line_start + line, line_end=c.line_end + line)
+                for c in chunks]  # fmt: skip
+        line += page.count("\n")
+    return out
+
+
+def placed(chunks: list[Chunk], document: Document) -> list[Chunk]:
+    """Chunks of a paged document with their pages, and its outline's heading path where the
+    text itself has no headings."""
+    if not document.pages and not document.sections:
+        return chunks
+    return [
+        replace(c, page_start=document.page_at(c.start),
+                page_end=document.page_at(max(c.start, c.end - 1)),
+                heading_path=c.heading_path or document.section_at(c.start))
+        for c in chunks
+    ]  # fmt: skip
 
 
 def chunk_terms(

@@ -128,7 +128,19 @@ def write_notes(db: sqlite_utils.Database, items: list[NoteRows]) -> None:
             next_id += 1
             heading = json.dumps(list(c.heading_path), ensure_ascii=False)
             chunk_rows.append(
-                (chunk_id, note_id, seq, c.start, c.end, c.line_start, c.line_end, heading, c.text)
+                (
+                    chunk_id,
+                    note_id,
+                    seq,
+                    c.start,
+                    c.end,
+                    c.line_start,
+                    c.line_end,
+                    heading,
+                    c.text,
+                    c.page_start,
+                    c.page_end,
+                )
             )
             fts_rows.append(
                 (chunk_id, analyzed.body_terms, analyzed.prefix_terms, analyzed.context_terms)

@@ -44,6 +44,8 @@ class SearchResult:
     cosine: float | None = None  # dense similarity, when the passage has a vector
     trusted_dense: bool = True  # whether the embedder knows the query's language
     seq: int = 0
+    page: int | None = None  # the 1-based page a PDF passage starts on (None: no pages)
+    page_end: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,4 +148,6 @@ def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> Searc
         cosine=signals.cosine.get(chunk_id),
         trusted_dense=signals.trusted_dense,
         seq=row["seq"],
+        page=row.get("page_start"),
+        page_end=row.get("page_end"),
     )

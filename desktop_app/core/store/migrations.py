@@ -98,7 +98,14 @@ def _chunking_by_size_only(db: sqlite_utils.Database) -> None:
     )
 
 
+def _chunk_pages(db: sqlite_utils.Database) -> None:
+    """The pages a chunk of a paged document (PDF) stands on; NULL for text notes."""
+    db.execute("ALTER TABLE chunks ADD COLUMN page_start INTEGER")
+    db.execute("ALTER TABLE chunks ADD COLUMN page_end INTEGER")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_chunking_by_size_only", _chunking_by_size_only),
+    ("0003_chunk_pages", _chunk_pages),
 ]

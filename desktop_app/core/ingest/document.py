@@ -1,0 +1,38 @@
+"""What a loader makes of a file: the text Quire indexes and shows, and where its pages are."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file's text, exactly as indexed: every span Quire shows is `text[start:end]`.
+
+    `markdown`: the chunker reads Markdown structure (headings, lists, tables, code) in `text`
+    (extracted formats are written as Markdown). `pages`: the offset where each page starts
+    (PDF). `sections`: (offset, heading path) where the outline starts a section (PDF)."""
+
+    text: str
+    markdown: bool
+    encoding: str = ""
+    warning: str = ""
+    pages: tuple[int, ...] = ()
+    sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    title: str = ""  # the file's own (a PDF's document information), else its name's
+
+    def page_at(self, offset: int) -> int | None:
+        """The 1-based page holding `offset`, None for a file without pages."""
+        return page_at(self.pages, offset)
+
+    def section_at(self, offset: int) -> tuple[str, ...]:
+        """The outline's heading path at `offset` (empty before the first, or without one)."""
+        at = bisect.bisect_right([s for s, _ in self.sections], offset) - 1
+        return self.sections[at][1] if at >= 0 else ()
+
+
+def page_at(pages: tuple[int, ...] | list[int], offset: int) -> int | None:
+    if not pages:
+        return None
+    return max(1, bisect.bisect_right(pages, offset))

@@ -1,0 +1,119 @@
+"""PDF with pypdfium2 (Apache-2.0 / BSD): each page's text layer in reading order, pages joined
+by a blank line; the outline, where there is one, gives the heading paths.
+
+The text is pdfium's characters with its generated carriage returns and control characters
+dropped (`visible`), so `char_indexes` maps any span back to pdfium's character indexes and from
+there to boxes on the page (`char_boxes`) for the viewer's highlight.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
+
+PAGE_BREAK = "\n\n"
+_DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\ufffe", "\uffff"}
+_DROP_TABLE = dict.fromkeys(map(ord, _DROPPED))
+MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
+
+
+def load(path: Path, max_bytes: int) -> Document:
+    pdf = open_pdf(path, max_bytes)
+    try:
+        texts = [visible(page_text(pdf, i)) for i in range(len(pdf))]
+        sections = _sections(pdf)
+        title = " ".join(str(pdf.get_metadata_value("Title") or "").split())
+    finally:
+        pdf.close()
+    if not texts:
+        raise NoteSkipped("empty PDF (no pages)")
+    empty = sum(1 for t in texts if len(t.strip()) < MIN_TEXT_PER_PAGE)
+    if empty == len(texts):
+        raise NoteSkipped("no text layer (scanned?)")
+    pages, pos = [], 0
+    for t in texts:
+        pages.append(pos)
+        pos += len(t) + len(PAGE_BREAK)
+    warning = f"{empty} of {len(texts)} pages have no text layer (scanned?)" if empty else ""
+    section_starts = tuple((pages[page], path) for page, path in sections if page < len(pages))
+    return Document(PAGE_BREAK.join(texts), markdown=False, warning=warning,
+                    pages=tuple(pages), sections=section_starts,
+                    title=title or path.stem.replace("_", " ").replace("-", " "))  # fmt: skip
+
+
+def open_pdf(path: Path, max_bytes: int) -> Any:
+    import pypdfium2 as pdfium
+
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
+    try:
+        return pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise NoteFailed("encrypted (password-protected): Quire cannot read it") from exc
+        raise NoteFailed(f"not a readable PDF ({exc})") from exc
+
+
+def page_text(pdf: Any, index: int) -> str:
+    """pdfium's characters of one page, one per character index."""
+    import pypdfium2.raw as pdfium_c
+
+    textpage = pdf[index].get_textpage()
+    try:
+        count = textpage.count_chars()
+        text = textpage.get_text_range(0, count) if count > 0 else ""
+        if len(text) != count:  # astral characters or pdfium quirks: read them one by one
+            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFE)
+                           for i in range(count))  # fmt: skip
+        return text
+    finally:
+        textpage.close()
+
+
+def visible(raw: str) -> str:
+    return raw.translate(_DROP_TABLE)
+
+
+def char_indexes(raw: str) -> list[int]:
+    """pdfium's index of each character `visible(raw)` keeps."""
+    return [i for i, ch in enumerate(raw) if ch not in _DROPPED]
+
+
+def char_boxes(path: Path, page: int, start: int, end: int) -> list[tuple[float, ...]]:
+    """The boxes (left, bottom, right, top, in PDF points) of the characters `start:end` of
+    1-based `page`'s visible text, blanks left out."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(path)
+    try:
+        raw = page_text(pdf, page - 1)
+        indexes = char_indexes(raw)[start:end]
+        textpage = pdf[page - 1].get_textpage()
+        try:
+            return [textpage.get_charbox(i) for i in indexes if not raw[i].isspace()]
+        finally:
+            textpage.close()
+    finally:
+        pdf.close()
+
+
+def _sections(pdf: Any) -> list[tuple[int, tuple[str, ...]]]:
+    """(0-based page, heading path) for each outline entry that points at a page."""
+    out: list[tuple[int, tuple[str, ...]]] = []
+    path: list[str] = []
+    try:
+        for item in pdf.get_toc(max_depth=6):
+            title = " ".join((item.get_title() or "").split())
+            del path[item.level :]
+            path.append(title)
+            dest = item.get_dest()
+            page = dest.get_index() if dest is not None else None
+            if page is not None and page >= 0 and title:
+                out.append((page, tuple(path)))
+    except Exception:  # a broken outline costs the headings, never the text
+        return []
+    return sorted(out, key=lambda s: s[0])
