@@ -1,0 +1,146 @@
+"""PDF, Word and web pages indexed as notes: exact spans into the extracted text, pages and
+character boxes for PDFs, and every hostile or broken file failing alone with a reason."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.ingest import formats
+from desktop_app.core.ingest.extractor import Extractor
+from desktop_app.core.ingest.formats import pdf
+from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
+from desktop_app.core.service import Quire
+from tests.documents import write_docx, write_html, write_pdf, write_scanned_pdf
+
+PAGES = [
+    "Sourdough starter needs feeding twice a day with equal weights of flour and water.",
+    "The rye loaf bakes at 240 degrees for fifty minutes in a covered pot.",
+    "Store the finished bread wrapped in linen, never in the fridge.",
+]
+
+
+def test_pdf_text_pages_outline_and_boxes(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "bread.pdf", PAGES, outline=["Starter", "Baking", "Storing"])
+    document = formats.load(path, 10**8)
+    assert document.pages[0] == 0 and len(document.pages) == 3
+    start = document.text.index("240 degrees")
+    assert document.page_at(start) == 2
+    assert document.section_at(start) == ("Baking",)
+    assert document.title == "Test document"
+    page_start = document.pages[1]
+    boxes = pdf.char_boxes(path, 2, start - page_start, start - page_start + len("240 degrees"))
+    assert len(boxes) == len("240degrees")  # one box per character, blanks left out
+    import pypdfium2 as pdfium
+
+    page = pdfium.PdfDocument(path)[1]
+    left, bottom = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    right, top = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    inside = page.get_textpage().get_text_bounded(left, bottom, right, top)
+    assert "240" in inside and "degrees" in inside
+
+
+def test_indexed_pdf_results_carry_their_page_and_exact_span(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_pdf(notes / "bread.pdf", PAGES, outline=["Starter", "Baking", "Storing"])
+    quire = Quire(tmp_path / "home")
+    try:
+        quire.index([notes])
+        results = quire.search("rye loaf covered pot", top_k=3)
+        best = results[0]
+        assert (best.path, best.page, best.heading_path) == ("bread.pdf", 2, ["Baking"])
+        text = formats.load(notes / "bread.pdf", 10**8).text
+        assert text[best.start : best.end] == best.text
+        assert all(r.page == r.page_end for r in results)  # a passage never straddles pages
+    finally:
+        quire.close()
+
+
+def test_word_and_web_pages_are_read_as_their_structure(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_docx(notes / "garden.docx", "Garden plan", ["Tomatoes go in the south bed in May."],
+               items=("Water the beans daily",), table=[["plant", "spacing"], ["tomato", "60 cm"]])  # fmt: skip
+    write_html(notes / "page.html", "Rye bread", ["Bake rye at 240 degrees.", "Let it cool."])
+    document = formats.load(notes / "garden.docx", 10**8)
+    assert "## Garden plan" in document.text and "- Water the beans daily" in document.text
+    assert "| tomato | 60 cm |" in document.text
+    quire = Quire(tmp_path / "home")
+    try:
+        report = quire.index([notes])[0].report
+        assert report.indexed == 2 and not report.failed
+        hit = quire.search("tomato spacing", top_k=1)[0]
+        assert hit.path == "garden.docx" and "Garden plan" in hit.heading_path
+        web = quire.search("rye 240 degrees", top_k=1)[0]
+        assert web.path == "page.html" and web.heading_path == ["Rye bread"]
+        page = formats.load(notes / "page.html", 10**8).text
+        for hidden in ("secretScriptWord", "navigationword", "footerword", "color:red"):
+            assert hidden not in page  # scripts, styles, navigation and footers are not text
+            assert all(r.lexical_rank is None for r in quire.search(hidden, top_k=3))
+    finally:
+        quire.close()
+
+
+def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    good = write_pdf(notes / "good.pdf", PAGES)
+    write_pdf(notes / "locked.pdf", PAGES, encrypt="secret")
+    (notes / "truncated.pdf").write_bytes(good.read_bytes()[: good.stat().st_size // 3])
+    write_scanned_pdf(notes / "scan.pdf")
+    (notes / "junk.docx").write_bytes(b"PK\x03\x04" + bytes(range(256)) * 40)
+    (notes / "huge.html").write_bytes(b"<p>" + b"word " * 10_500_000 + b"</p>")  # 52 MB
+    (notes / "fine.md").write_text("# Fine\n\nA plain note about rye bread.\n", "utf-8")
+    quire = Quire(tmp_path / "home")
+    try:
+        report = quire.index([notes])[0].report
+        reasons = {path: (status, reason) for path, status, reason in report.problems}
+        assert reasons["locked.pdf"][0] == "failed" and "encrypted" in reasons["locked.pdf"][1]
+        assert reasons["truncated.pdf"][0] == "failed"
+        assert reasons["scan.pdf"] == ("skipped", "no text layer (scanned?)")
+        assert reasons["junk.docx"][0] == "failed" and "Word" in reasons["junk.docx"][1]
+        assert reasons["huge.html"][0] == "skipped" and "too large" in reasons["huge.html"][1]
+        assert report.indexed == 2  # good.pdf and fine.md
+        status = {f["path"]: f for f in quire.status()["files"]}
+        assert "encrypted" in status["locked.pdf"]["reason"]
+    finally:
+        quire.close()
+
+
+def test_a_pdf_of_two_thousand_pages_is_read_and_a_stuck_one_times_out(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "long.pdf", [f"Page {i} of the long manual." for i in range(2000)])
+    with Extractor() as extractor:
+        document = extractor.load(path, 10**9)
+        assert len(document.pages) == 2000
+        assert document.page_at(document.text.index("Page 1999 of")) == 2000
+    with Extractor(timeout=0.01) as impatient:
+        with pytest.raises(NoteFailed, match="longer than"):
+            impatient.load(path, 10**9)
+        small = write_pdf(tmp_path / "small.pdf", PAGES[:1])
+        impatient.timeout = 30
+        assert "Sourdough" in impatient.load(small, 10**8).text  # a new worker took over
+
+
+def test_a_worker_that_dies_fails_only_its_file(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "long.pdf", [f"Page {i} text." for i in range(2000)])
+    with Extractor() as extractor:
+        extractor.load(write_pdf(tmp_path / "warm.pdf", PAGES[:1]), 10**8)  # worker started
+        process = extractor._process
+        threading.Timer(0.05, process.kill).start()  # as a crash in native code would
+        with pytest.raises(NoteFailed, match="stopped on this file"):
+            extractor.load(path, 10**9)
+        time.sleep(0.1)
+        assert "Sourdough" in extractor.load(tmp_path / "warm.pdf", 10**8).text
+
+
+def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:
+    with Extractor() as extractor:
+        with pytest.raises(NoteSkipped, match="no text layer"):
+            extractor.load(write_scanned_pdf(tmp_path / "scan.pdf"), 10**8)
+        (tmp_path / "empty.pdf").write_bytes(b"")
+        with pytest.raises(NoteFailed, match="not a readable PDF"):
+            extractor.load(tmp_path / "empty.pdf", 10**8)
