@@ -63,8 +63,9 @@ def test_indexed_pdf_results_carry_their_page_and_exact_span(tmp_path: Path) -> 
 def test_word_and_web_pages_are_read_as_their_structure(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
+    table = [["plant", "spacing"], ["tomato", "60 cm"]]
     write_docx(notes / "garden.docx", "Garden plan", ["Tomatoes go in the south bed in May."],
-               items=("Water the beans daily",), table=[["plant", "spacing"], ["tomato", "60 cm"]])  # fmt: skip
+               items=("Water the beans daily",), table=table)  # fmt: skip
     write_html(notes / "page.html", "Rye bread", ["Bake rye at 240 degrees.", "Let it cool."])
     document = formats.load(notes / "garden.docx", 10**8)
     assert "## Garden plan" in document.text and "- Water the beans daily" in document.text
