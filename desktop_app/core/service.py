@@ -229,6 +229,15 @@ class Quire:
 
         return relevant(self.search(query), floor)
 
+    def page_starts(self, folder: Path, path: str) -> list[int]:
+        """Where each page of an indexed PDF starts in its text ([] for other notes)."""
+        from desktop_app.core.store.notes import note_metadata
+
+        pages = note_metadata(self.database.reader, str(folder), path).get("pages")
+        if not isinstance(pages, list):
+            return []
+        return [p for p in pages if isinstance(p, int)]
+
     def answerable(self, results: list[SearchResult]) -> bool:
         """The gate's first look at search results: do the notes seem to cover the question?"""
         from desktop_app.core.answer.gate import decide

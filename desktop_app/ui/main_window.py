@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.search_tab, "Search")
         self.tabs.addTab(self.files, "Files")
         self.sources = SourcesPanel()
-        self.viewer = PassageViewer()
+        self.viewer = PassageViewer(self.service.page_starts)
         self._connect()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         for widget in (left, self.tabs, self._right_pane()):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, QUrl
@@ -15,11 +16,15 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop_app.core.ingest import formats
+from desktop_app.core.ingest.formats.pdf import span_on_page
 from desktop_app.core.ingest.loaders import read_note
+from desktop_app.ui.pdf_page import PdfPageView
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
 THUMB_HEIGHT = 120
@@ -49,10 +54,21 @@ def _qt_offset(text: str, offset: int) -> int:
     return offset + sum(1 for ch in text[:offset] if ord(ch) > 0xFFFF)
 
 
+def _note_text(note: Path) -> str:
+    """What was indexed: a text note as it is, a Word file or web page as extracted."""
+    if formats.suffix_of(note.name) in formats.ISOLATED:
+        return formats.load(note, VIEW_LIMIT_BYTES * 10).text  # indexed before: not hostile
+    return read_note(note, VIEW_LIMIT_BYTES)[0].text
+
+
+PageStarts = Callable[[Path, str], list[int]]
+
+
 class PassageViewer(QWidget):
-    def __init__(self) -> None:
+    def __init__(self, page_starts: PageStarts | None = None) -> None:
         super().__init__()
         self.note: Path | None = None
+        self.page_starts = page_starts or (lambda folder, path: [])
         self.heading = QLabel(EMPTY_HEADING)
         self.heading.setWordWrap(True)
         self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -76,6 +92,10 @@ class PassageViewer(QWidget):
         self.images_area.setWidgetResizable(True)
         self.images_area.setMaximumHeight(THUMB_HEIGHT + 30)
         self.images_area.hide()
+        self.pdf_page = PdfPageView()
+        self.views = QStackedWidget()
+        self.views.addWidget(self.text)
+        self.views.addWidget(self.pdf_page)
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
         top.addWidget(self.open_button)
@@ -83,7 +103,7 @@ class PassageViewer(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.text, 1)
+        layout.addWidget(self.views, 1)
         layout.addWidget(self.images_area)
 
     def show_message(self, text: str) -> None:
@@ -103,22 +123,39 @@ class PassageViewer(QWidget):
     ) -> bool:
         note = folder / path
         try:
-            decoded, _ = read_note(note, VIEW_LIMIT_BYTES)
+            if formats.suffix_of(path) == ".pdf":
+                page = self._show_pdf(note, self.page_starts(folder, path), start, end)
+                where = f"p. {page}"
+            else:
+                self._show_text(note, start, end)
+                where = f"lines {line_start}–{line_end}"
         except Exception as exc:  # moved, deleted or unreadable since it was indexed
             self.heading.setText(f"Cannot open {path}: {exc}")
             return False
         self.note = note
         for button in (self.open_button, self.reveal_button):
             button.setEnabled(True)
-        self.heading.setText(f"<b>{path}</b> · lines {line_start}–{line_end}")
-        self.text.setPlainText(decoded.text)  # plain text: nothing in a note is ever run
+        self.heading.setText(f"<b>{path}</b> · {where}")
+        return True
+
+    def _show_text(self, note: Path, start: int, end: int) -> None:
+        text = _note_text(note)
+        self.text.setPlainText(text)  # plain text: nothing in a note is ever run
         cursor = self.text.textCursor()
-        cursor.setPosition(_qt_offset(decoded.text, start))
-        cursor.setPosition(_qt_offset(decoded.text, end), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(_qt_offset(text, start))
+        cursor.setPosition(_qt_offset(text, end), QTextCursor.MoveMode.KeepAnchor)
         self.text.setTextCursor(cursor)
         self.text.centerCursor()
-        self._show_images(note, decoded.text[start:end])
-        return True
+        self.views.setCurrentWidget(self.text)
+        self._show_images(note, text[start:end])
+
+    def _show_pdf(self, note: Path, pages: list[int], start: int, end: int) -> int:
+        """The page the span starts on, rendered, the span's characters highlighted."""
+        page, local_start, local_end = span_on_page(pages, start, end)
+        self.pdf_page.show_span(note, page, local_start, local_end)
+        self.views.setCurrentWidget(self.pdf_page)
+        self._show_images(note, "")
+        return page
 
     def open_note(self, folder: Path, path: str) -> bool:
         """The whole note, from its top, nothing selected (e.g. from the Files list)."""

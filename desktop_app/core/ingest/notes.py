@@ -91,7 +91,10 @@ def analyze_note(rel_path: str, document: Document | str, chunk_tokens: int) -> 
         document = Document(document, markdown=is_markdown(rel_path))
     metadata: dict[str, Any]
     if document.pages:  # a PDF: its own title, never its first outline entry
-        chunks, metadata = chunk_pages(document, chunk_tokens), {"title": document.title}
+        chunks, metadata = (
+            chunk_pages(document, chunk_tokens),
+            {"title": document.title, "pages": list(document.pages)},
+        )
     else:
         chunks, metadata = chunk_note(document.text, count_tokens, chunk_tokens, document.markdown)
     chunks = placed(chunks, document)

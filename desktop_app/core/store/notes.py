@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import sqlite_utils
@@ -31,6 +32,19 @@ def upsert_note(db: sqlite_utils.Database, note: dict[str, Any]) -> int:
         list(note.values()),
     ).fetchone()
     return int(row[0])
+
+
+def note_metadata(db: sqlite_utils.Database, folder: str, path: str) -> dict[str, Any]:
+    """An indexed note's metadata (front matter; a PDF's title and page starts), {} if none."""
+    row = db.execute(
+        "SELECT n.metadata FROM notes n JOIN folders f ON f.id = n.folder_id"
+        " WHERE f.path = ? AND n.path = ?", (folder, path),
+    ).fetchone()  # fmt: skip
+    try:
+        value = json.loads(row[0]) if row and row[0] else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def touch_note(db: sqlite_utils.Database, note_id: int, size: int, mtime_ns: int) -> None:

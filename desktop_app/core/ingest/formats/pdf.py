@@ -8,10 +8,11 @@ there to boxes on the page (`char_boxes`) for the viewer's highlight.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.document import Document, page_at
 from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
@@ -117,3 +118,47 @@ def _sections(pdf: Any) -> list[tuple[int, tuple[str, ...]]]:
     except Exception:  # a broken outline costs the headings, never the text
         return []
     return sorted(out, key=lambda s: s[0])
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    """A page as pixels (RGB, or RGBA with 4 `channels`) at `scale` pixels per PDF point."""
+
+    pixels: bytes
+    width: int
+    height: int
+    stride: int
+    channels: int
+    scale: float
+    points: tuple[float, float]  # the page's width and height in PDF points
+
+    def rect(self, box: tuple[float, ...]) -> tuple[float, float, float, float]:
+        """A PDF box (left, bottom, right, top; origin bottom left) as pixel (x, y, w, h)."""
+        left, bottom, right, top = box[:4]
+        return (left * self.scale, (self.points[1] - top) * self.scale,
+                (right - left) * self.scale, (top - bottom) * self.scale)  # fmt: skip
+
+
+def render_page(path: Path, page: int, scale: float) -> RenderedPage:
+    """1-based `page` rendered; nothing in the file is run (no forms, no scripts)."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(path)
+    try:
+        handle = pdf[page - 1]
+        bitmap = handle.render(scale=scale, rev_byteorder=True, may_draw_forms=False)
+        channels = bitmap.stride // bitmap.width if bitmap.width else 3
+        return RenderedPage(bytes(bitmap.buffer), bitmap.width, bitmap.height, bitmap.stride,
+                            channels, scale, tuple(handle.get_size()))  # fmt: skip
+    finally:
+        pdf.close()
+
+
+def span_on_page(pages: tuple[int, ...] | list[int], start: int, end: int
+                 ) -> tuple[int, int, int]:  # fmt: skip
+    """The 1-based page a document span starts on and the span in that page's text."""
+    page = page_at(pages, start) or 1
+    offset = pages[page - 1] if pages else 0
+    following = pages[page] if page < len(pages) else None
+    local_end = end - offset if following is None else min(end, following) - offset
+    return page, start - offset, local_end

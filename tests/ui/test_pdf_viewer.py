@@ -1,0 +1,64 @@
+"""A `[n]` on a PDF passage opens the page, rendered, with exactly the cited characters' boxes
+highlighted (real widgets offscreen, the queued fake model, real pdfium)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from desktop_app.core.ingest.formats import pdf
+from desktop_app.ui.pdf_page import RENDER_SCALE
+from tests.documents import write_pdf
+from tests.fakes import QueuedModel
+from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
+
+pytestmark = pytest.mark.gui
+PAGES = [
+    "Sourdough starter needs feeding twice a day with equal weights of flour and water. " * 3,
+    "The rye loaf bakes at 240 degrees for fifty minutes in a covered pot. "
+    "Let it cool for a whole day before cutting it, or the crumb stays gummy.",
+    "Store the finished bread wrapped in linen, never in the fridge. " * 3,
+]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+    source = tmp_path / "source"
+    source.mkdir()
+    write_pdf(source / "bread.pdf", PAGES, outline=["Starter", "Baking", "Storing"])
+    yield from indexed_window(qtbot, tmp_path / "notes", source, quire_home)
+
+
+def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
+    qtbot, window, queued_model: QueuedModel, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    queued_model.answers.append("Bake the rye loaf at 240 degrees for fifty minutes [1].")
+    with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as done:
+        window.chat.ask("At what temperature does the rye loaf bake?")
+    assert done.args[0]["answerable"]
+    evidence = window.chat.turns[0].evidence[0]
+    assert evidence.path == "bread.pdf" and evidence.page == 2
+    click_link(qtbot, window.chat.view, "quire:evidence/0/0")
+    view = window.viewer.pdf_page
+    assert window.viewer.views.currentWidget() is view and view.page == 2
+    assert "p. 2" in window.viewer.heading.text()
+    note = tmp_path / "notes" / "bread.pdf"
+    starts = window.service.page_starts(tmp_path / "notes", "bread.pdf")
+    page, start, end = pdf.span_on_page(starts, evidence.start, evidence.end)
+    expected = pdf.char_boxes(note, page, start, end)  # straight from pdfium
+    assert len(expected) == sum(1 for ch in evidence.text if not ch.isspace())
+    rendered = pdf.render_page(note, 2, RENDER_SCALE)
+    shown = [(r.x(), r.y(), r.width(), r.height()) for r in view.highlights]
+    flat = [v for rect in shown for v in rect]
+    assert flat == pytest.approx([v for b in expected for v in rendered.rect(b)])
+    image = view.page_label.pixmap().toImage()
+    x, y, w, _ = shown[0]
+    tint = image.pixelColor(int(x + w / 2), int(y + 1))  # painted over: not white paper
+    assert (tint.red(), tint.green(), tint.blue()) != (255, 255, 255)
+    answer_links = [h for h in link_hrefs(window.chat.view) if h.startswith("quire:source/0/")]
+    if answer_links:  # the answer's own [1] opens its passage's page as well
+        click_link(qtbot, window.chat.view, answer_links[0])
+        assert view.page == 2
