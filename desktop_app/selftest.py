@@ -72,6 +72,25 @@ def _check_index_and_search() -> dict[str, Any]:
     return {"top_result": results[0].path}
 
 
+def _check_pdf() -> dict[str, Any]:
+    """The bundled PDF extracted in the worker process, a page rendered, a word's boxes found."""
+    from desktop_app.core.ingest.extractor import Extractor
+    from desktop_app.core.ingest.formats import pdf
+    from desktop_app.paths import sample_notes
+
+    path = sample_notes() / "guides" / "quire-guide.pdf"
+    with Extractor(timeout=60) as extractor:
+        document = extractor.load(path, 10**8)
+    at = document.text.index("highlighted")
+    page, start, end = pdf.span_on_page(document.pages, at, at + len("highlighted"))
+    boxes = pdf.char_boxes(path, page, start, end)
+    rendered = pdf.render_page(path, page, 1.0)
+    if len(boxes) != len("highlighted") or min(rendered.pixels) > 128:  # no ink
+        raise RuntimeError(f"boxes {len(boxes)}, rendered {rendered.width}x{rendered.height}")
+    return {"pages": len(document.pages), "page": page, "rendered": [rendered.width,
+            rendered.height]}  # fmt: skip
+
+
 def _check_qt() -> dict[str, Any]:
     from desktop_app.ui.app import offscreen_check
 
@@ -84,6 +103,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "embedding_model": _check_embedder,
     "chat_model": _check_chat_model,
     "index_and_search": _check_index_and_search,
+    "pdf": _check_pdf,
     "qt_offscreen": _check_qt,
 }
 
