@@ -35,7 +35,9 @@ RANGES: dict[str, tuple[float, float]] = {
 class Settings:
     # Chunking
     chunk_tokens: int = 200
-    max_file_mb: float = 20.0
+    max_file_mb: float = 20.0  # for text notes; a PDF may be 10×, a Word file 5× as large
+    # File types not indexed, e.g. [".html", ".pdf"]; every supported type is read by default.
+    ignored_types: list[str] = field(default_factory=list)
     # Embedding model: a local sentence-transformers folder; empty means the bundled MiniLM.
     embedding_model: str = ""
     # Retrieval: a wide net from each retriever, then a relevance floor and a final cap.
@@ -121,10 +123,13 @@ def _field_names(cls: type[Settings]) -> list[str]:
 
 def _check(name: str, value: Any, default: Any) -> Any:
     """The value to use, or None if it is not allowed for this field."""
-    if isinstance(default, list):  # a list of folder paths: keep only the strings
+    if isinstance(default, list):  # folder paths or file types: keep only the strings
         if not isinstance(value, list):
             return None
-        return [v for v in value if isinstance(v, str) and "\x00" not in v]
+        kept = [v for v in value if isinstance(v, str) and "\x00" not in v]
+        if name == "ignored_types":  # "PDF", "pdf", ".pdf" all mean .pdf
+            return sorted({"." + v.strip().lower().lstrip(".") for v in kept if v.strip(". ")})
+        return kept
     if isinstance(default, str):
         if not isinstance(value, str) or "\x00" in value:
             return None
@@ -145,7 +150,7 @@ def _allowed(name: str, default: Any) -> str:
     if isinstance(default, str):
         return "text"
     if isinstance(default, list):
-        return "a list of folder paths"
+        return "a list of file types" if name == "ignored_types" else "a list of folder paths"
     low, high = RANGES[name]
     kind = "a whole number" if isinstance(default, int) else "a number"
     return f"{kind} from {low:g} to {high:g}"

@@ -16,7 +16,7 @@ from desktop_app import paths
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
-from desktop_app.core.ingest import embedding, indexer
+from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
@@ -167,6 +167,7 @@ class Quire:
         return indexer.IndexOptions(
             chunk_tokens=self.settings.chunk_tokens,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
+            suffixes=formats.SUFFIXES - set(self.settings.ignored_types),
         )
 
     def index(
@@ -363,6 +364,8 @@ class Quire:
             changed.append("embedding model")
         if new.chunk_tokens != old.chunk_tokens:
             changed.append("chunking")
+        if set(new.ignored_types) != set(old.ignored_types):
+            changed.append("file types")  # files of a type now read are indexed, others dropped
         if changed and self.live is not None:
             self.live.redo()  # interrupt the current pass and compare everything again
         return changed

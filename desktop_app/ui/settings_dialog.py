@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.ingest import formats
 from desktop_app.settings import RANGES, Settings
 from desktop_app.ui.models_panel import ModelsPanel
 
@@ -113,6 +115,12 @@ class SettingsDialog(QDialog):
         for label, key in (("Follow the system", "system"), ("Light", "light"), ("Dark", "dark")):
             self.theme.addItem(label, key)
         self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
+        self.file_kinds: dict[str, QCheckBox] = {}
+        for kind, suffixes in formats.KINDS.items():
+            box = QCheckBox(kind)
+            box.setChecked(not set(suffixes) & set(settings.ignored_types))
+            box.setToolTip(" ".join(suffixes))
+            self.file_kinds[kind] = box
 
     def _general_page(self, chat_browse: QPushButton, embed_browse: QPushButton) -> QWidget:
         general = QWidget()
@@ -125,6 +133,7 @@ class SettingsDialog(QDialog):
             ("Temperature", self.temperature),
             ("Candidates per retriever", self.candidates),
             ("Passages shown", self.top_k),
+            ("Files read", self._kinds_row()),
             ("Colours", self.theme),
         )
         for label, widget in rows:
@@ -139,6 +148,16 @@ class SettingsDialog(QDialog):
         note.setEnabled(False)
         form.addRow(note)
         return general
+
+    def _kinds_row(self) -> QWidget:
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for box in self.file_kinds.values():
+            box.setAccessibleName(f"Read {box.text()} files")
+            layout.addWidget(box)
+        layout.addStretch(1)
+        return row
 
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.models and not self.models.scanned:
@@ -175,7 +194,9 @@ class SettingsDialog(QDialog):
             candidates=self.candidates.value(),
             top_k=self.top_k.value(),
             theme=self.theme.currentData(),
-        )
+            ignored_types=sorted(s for kind, box in self.file_kinds.items()
+                                 if not box.isChecked() for s in formats.KINDS[kind]),
+        )  # fmt: skip
 
     def accept(self) -> None:
         settings = self.chosen()

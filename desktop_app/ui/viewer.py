@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.formats.pdf import span_on_page
-from desktop_app.core.ingest.loaders import read_note
 from desktop_app.ui.pdf_page import PdfPageView
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
@@ -55,10 +54,9 @@ def _qt_offset(text: str, offset: int) -> int:
 
 
 def _note_text(note: Path) -> str:
-    """What was indexed: a text note as it is, a Word file or web page as extracted."""
-    if formats.suffix_of(note.name) in formats.ISOLATED:
-        return formats.load(note, VIEW_LIMIT_BYTES * 10).text  # indexed before: not hostile
-    return read_note(note, VIEW_LIMIT_BYTES)[0].text
+    """What was indexed: a text note as it is, a Word file or web page as extracted (it was
+    indexed, so it is not a hostile file)."""
+    return formats.load(note, formats.size_cap(note.name, VIEW_LIMIT_BYTES)).text
 
 
 PageStarts = Callable[[Path, str], list[int]]

@@ -48,7 +48,7 @@ from desktop_app.core.answer.ask import answer_events, relevant  # noqa: E402
 from desktop_app.core.answer.llm import Generation  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
-from desktop_app.core.ingest.loaders import read_note  # noqa: E402
+from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
@@ -93,7 +93,7 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
     found = found if decision.answerable else []
     seconds = time.perf_counter() - started
     for e in found:  # the round trip every shown sentence must pass
-        text = notes.setdefault(e.path, read_note(folder / e.path, 50_000_000)[0].text)
+        text = notes.setdefault(e.path, formats.load(folder / e.path, 50_000_000).text)
         assert text[e.start : e.end] == e.text, (q["id"], e.path, e.start, e.end)
     naive = naive_evidence(quire, q["question"], results)
     gold = q.get("answer", "")
@@ -184,7 +184,7 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
     decision, found = ask.decide(quire.retrieval(), q["question"], language, results, sources)
     found = found if decision.answerable else []
     for e in found:
-        text = notes.setdefault(e.path, read_note(folder / e.path, 50_000_000)[0].text)
+        text = notes.setdefault(e.path, formats.load(folder / e.path, 50_000_000).text)
         assert text[e.start : e.end] == e.text, (q["id"], e.path, e.start, e.end)
     return {"ev1": bool(found) and overlaps(found[0], q),
             "ev3": any(overlaps(e, q) for e in found[:3]),

@@ -14,7 +14,7 @@ from desktop_app import cli
 from desktop_app.core.answer import attribution, cues, evidence, gate, grounded
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.ingest.loaders import read_note
+from desktop_app.core.ingest import formats
 from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.service import Quire
@@ -51,7 +51,7 @@ def _evidence(quire: Quire, question: str) -> list[evidence.Evidence]:
 # -- units and spans -------------------------------------------------------------------------
 def test_units_round_trip_and_split_lists_and_sentences() -> None:
     for note in sample_notes().rglob("*.*"):
-        text = read_note(note, 10_000_000)[0].text
+        text = formats.load(note, 10_000_000).text
         units = list(evidence.split_units(text))
         assert units
         for unit in units:
@@ -79,7 +79,7 @@ def test_every_sample_question_gets_round_tripping_evidence(sample: tuple[Quire,
         found = _evidence(quire, q["question"])
         assert 1 <= len(found) <= 3, q
         for e in found:
-            text = read_note(folder / e.path, 10_000_000)[0].text
+            text = formats.load(folder / e.path, 10_000_000).text
             assert text[e.start : e.end] == e.text
             assert text.count("\n", 0, e.start) + 1 == e.line_start
 

@@ -36,10 +36,11 @@ def test_pdf_text_pages_outline_and_boxes(tmp_path: Path) -> None:
     assert len(boxes) == len("240degrees")  # one box per character, blanks left out
     import pypdfium2 as pdfium
 
-    page = pdfium.PdfDocument(path)[1]
+    document_pdf = pdfium.PdfDocument(path)
     left, bottom = min(b[0] for b in boxes), min(b[1] for b in boxes)
     right, top = max(b[2] for b in boxes), max(b[3] for b in boxes)
-    inside = page.get_textpage().get_text_bounded(left, bottom, right, top)
+    inside = document_pdf[1].get_textpage().get_text_bounded(left, bottom, right, top)
+    document_pdf.close()
     assert "240" in inside and "degrees" in inside
 
 
@@ -145,3 +146,31 @@ def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:
         (tmp_path / "empty.pdf").write_bytes(b"")
         with pytest.raises(NoteFailed, match="not a readable PDF"):
             extractor.load(tmp_path / "empty.pdf", 10**8)
+
+
+def test_file_types_not_wanted_are_not_read_and_come_back_when_wanted(tmp_path: Path) -> None:
+    import json
+
+    from desktop_app.settings import Settings
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_pdf(notes / "bread.pdf", PAGES)
+    (notes / "fine.md").write_text("# Fine\n\nA plain note about rye bread.\n", "utf-8")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"ignored_types": ["PDF", "html"]}), "utf-8")
+    quire = Quire(home)
+    try:
+        assert quire.settings.ignored_types == [".html", ".pdf"]  # as the user wrote it
+        report = quire.index([notes])[0].report
+        assert (report.scanned, report.indexed) == (1, 1)
+        assert all(r.path == "fine.md" for r in quire.search("rye loaf covered pot", top_k=5))
+        wanted = Settings(ignored_types=[])
+        assert quire.apply_settings(wanted) == ["file types"]
+        again = quire.index([notes])[0].report
+        assert again.indexed == 1 and quire.search("rye loaf covered pot", top_k=1)[0].page == 2
+        assert quire.apply_settings(Settings(ignored_types=[".pdf"])) == ["file types"]
+        assert quire.index([notes])[0].report.removed == 1  # no longer wanted: dropped
+    finally:
+        quire.close()

@@ -96,6 +96,25 @@ def test_a_burst_of_writes_is_indexed_once(live, vault: Path) -> None:  # type: 
     assert spy.embedded == len(indexed)
 
 
+def test_a_pdf_written_in_pieces_is_indexed_once_when_whole(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.documents import write_pdf
+
+    quire, watcher, changes, _ = live
+    whole = write_pdf(vault.parent / "manual.pdf", ["The grebe manual, page one."] * 3)
+    data = whole.read_bytes()
+    target = vault / "manual.pdf"
+    with target.open("wb") as f:  # a viewer saving in pieces, half a second apart
+        for i in range(4):
+            f.write(data[i * len(data) // 4 : (i + 1) * len(data) // 4])
+            f.flush()
+            time.sleep(0.5)
+    wait_for(lambda: "manual.pdf" in paths_for(quire, "grebe manual"))
+    settle(quire, watcher)
+    seen = [c for c in changes if c.path == "manual.pdf"]
+    assert [c.kind for c in seen] == ["indexed"]  # never a failed partial file, never twice
+    assert quire.search("grebe manual", top_k=1)[0].page == 1
+
+
 @pytest.mark.parametrize("editor", ["vim", "gedit", "emacs", "os.replace"])
 def test_editor_save_patterns_never_drop_the_note(live, vault: Path, editor: str) -> None:  # type: ignore[no-untyped-def]
     quire, watcher, _changes, _ = live

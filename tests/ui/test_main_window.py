@@ -78,7 +78,7 @@ def test_welcome_then_sample_notes(qtbot, quire_home: Path) -> None:  # type: ig
     assert "sample_notes" in win.folders_panel.list.item(0).text()
     # a copy in the data folder: a user who edits a sample note never edits the installation
     assert win.folders == [(quire_home / "sample_notes").resolve()]
-    assert win.last_status is not None and win.last_status["counts"]["notes"] == 5
+    assert win.last_status is not None and win.last_status["counts"]["notes"] == 6
     _close(win)
     service.close()
 

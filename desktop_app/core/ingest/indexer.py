@@ -43,6 +43,7 @@ COMMIT_EVERY_SECONDS = 0.5
 class IndexOptions:
     chunk_tokens: int = 200
     max_file_bytes: int = 20_000_000
+    suffixes: frozenset[str] = formats.SUFFIXES  # the file types indexed (a setting)
 
     @property
     def chunking(self) -> str:
@@ -81,7 +82,8 @@ def index_folder(
     known = notes.known_notes(database.reader, folder_id)
     # Small notes first: most of a big vault is searchable long before its largest files are done.
     unreadable: list[OSError] = []
-    files = sorted(_scan(folder, unreadable), key=lambda item: _size_or_zero(item[1]))
+    files = sorted(_scan(folder, options.suffixes, unreadable),
+                   key=lambda item: _size_or_zero(item[1]))  # fmt: skip
     report = IndexReport(scanned=len(files))
     for exc in unreadable:
         rel = _folder_rel(exc, folder)
@@ -154,7 +156,7 @@ def index_paths(
     gone: list[str] = []
     for rel in rel_paths:
         path = folder / rel
-        if loaders.is_note_path(rel) and os.path.lexists(path):
+        if loaders.is_note_path(rel, options.suffixes) and os.path.lexists(path):
             present.append((rel, path, loaders.unsupported_reason(path, folder)))
         elif names.storable(rel) in known:
             gone.append(names.storable(rel))
@@ -184,9 +186,11 @@ def move_note(database: Database, folder: Path, src: str, dest: str) -> bool:
         return notes.rename_note(db, folder_id, src, dest)
 
 
-def _scan(folder: Path, errors: list[OSError] | None = None) -> Iterator[FileEntry]:
+def _scan(
+    folder: Path, suffixes: frozenset[str], errors: list[OSError] | None = None
+) -> Iterator[FileEntry]:
     skipped: list[tuple[Path, str]] = []
-    for path in loaders.walk_notes(folder, errors, skipped):
+    for path in loaders.walk_notes(folder, errors, skipped, suffixes):
         yield loaders.relative_note_path(path, folder), path, None
     for path, reason in skipped:
         yield loaders.relative_note_path(path, folder), path, reason

@@ -32,22 +32,23 @@ def is_hidden(name: str) -> bool:
     return name.startswith(".") or name.startswith("~$")
 
 
-def is_note_name(name: str) -> bool:
+def is_note_name(name: str, suffixes: frozenset[str] = NOTE_SUFFIXES) -> bool:
     if is_hidden(name) or name.endswith("~"):
         return False
-    return os.path.splitext(name)[1].lower() in NOTE_SUFFIXES
+    return os.path.splitext(name)[1].lower() in suffixes
 
 
-def is_note_path(rel: str) -> bool:
+def is_note_path(rel: str, suffixes: frozenset[str] = NOTE_SUFFIXES) -> bool:
     """A relative path is a note when no part of it is hidden and its name is a note name."""
     parts = rel.split("/")
-    return is_note_name(parts[-1]) and not any(is_hidden(p) for p in parts[:-1])
+    return is_note_name(parts[-1], suffixes) and not any(is_hidden(p) for p in parts[:-1])
 
 
 def walk_notes(
     folder: Path,
     errors: list[OSError] | None = None,
     skipped: list[tuple[Path, str]] | None = None,
+    suffixes: frozenset[str] = NOTE_SUFFIXES,
 ) -> Iterator[Path]:
     """Yield note files under `folder`, skipping hidden folders (.git, .obsidian, .trash…).
 
@@ -59,7 +60,7 @@ def walk_notes(
     for root, dirs, files in os.walk(folder, followlinks=False, onerror=on_error):
         dirs[:] = sorted(d for d in dirs if not is_hidden(d))
         for name in sorted(files):
-            if is_note_name(name):
+            if is_note_name(name, suffixes):
                 path = Path(root, name)
                 reason = unsupported_reason(path, real)
                 if reason is None:

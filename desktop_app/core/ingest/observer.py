@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from desktop_app.core import names
+from desktop_app.core.ingest import formats
+
+PARSED_QUIET_SECONDS = 2.0
 
 if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -60,10 +63,17 @@ class Debouncer:
 
     def touch(self, folder: Path, rel: str) -> None:
         with self._cond:
-            due = time.monotonic() + self.delay
+            due = time.monotonic() + self.quiet_for(rel)
             self._due[(folder, rel)] = due
             heapq.heappush(self._heap, (due, folder, rel))
             self._cond.notify()
+
+    def quiet_for(self, rel: str) -> float:
+        """A viewer re-saving a PDF or a Word file writes it in pieces seconds apart, and
+        extracting it costs more than re-reading a text note: such files wait longer."""
+        if formats.suffix_of(rel) in formats.ISOLATED:
+            return max(self.delay, PARSED_QUIET_SECONDS)
+        return self.delay
 
     def wake(self) -> None:
         with self._cond:

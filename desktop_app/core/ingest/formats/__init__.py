@@ -22,6 +22,14 @@ _LOADERS: dict[str, str] = {
     ".html": "html", ".htm": "html", ".xhtml": "html",
 }  # fmt: skip
 SUFFIXES = frozenset(_LOADERS)
+# How the settings name them: one switch per kind of file.
+KINDS: dict[str, tuple[str, ...]] = {
+    "Markdown and text": (".md", ".markdown", ".txt"),
+    "PDF": (".pdf",),
+    "Word (.docx)": (".docx",),
+    "Web pages": (".html", ".htm", ".xhtml"),
+    "Org, reST, AsciiDoc": (".org", ".rst", ".adoc", ".asciidoc"),
+}
 ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "text")
 # The size cap per format, as a multiple of the text notes' cap (IndexOptions.max_file_bytes):
 # a PDF of scans and figures is large for little text; a web page is text.
