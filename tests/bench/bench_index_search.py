@@ -31,8 +31,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
-from desktop_app.core.ingest import embedding, indexer, loaders, notes  # noqa: E402
+from desktop_app.core.ingest import embedding, formats, indexer, notes  # noqa: E402
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
+from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.core.store.db import Database  # noqa: E402
@@ -86,19 +87,19 @@ def rows_only_insert(quire: Quire, path: Path, tables: tuple[str, ...]) -> float
     return elapsed
 
 
-def read_notes(folder: Path) -> list[tuple[str, str]]:
-    """(relative path, decoded text) of every non-empty note, read once for the stage timings."""
+def read_notes(folder: Path) -> list[tuple[str, Document]]:
+    """(relative path, document) of every non-empty note, read once for the stage timings."""
     out = []
-    for rel, path, unsupported in indexer._scan(folder):
+    for rel, path, unsupported in indexer._scan(folder, formats.SUFFIXES):
         if unsupported:
             continue
-        decoded, _ = loaders.read_note(path, 20_000_000)
-        if decoded.text.strip():
-            out.append((rel, decoded.text))
+        document = formats.load(path, 20_000_000)
+        if document.text.strip():
+            out.append((rel, document))
     return out
 
 
-def term_stage_seconds(texts: list[tuple[str, str]]) -> float:
+def term_stage_seconds(texts: list[tuple[str, Document]]) -> float:
     """Quire's lexical stage on its own: stems, prefixes and context terms of every chunk, from
     chunks already cut (the term caches start empty, as on a first index)."""
     inputs = []
@@ -123,12 +124,12 @@ def word_split_seconds(texts: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def chunking_seconds(texts: list[tuple[str, str]]) -> float:
+def chunking_seconds(texts: list[tuple[str, Document]]) -> float:
     """Only cutting the notes into chunks (Markdown structure + tiktoken sizing), from texts
     already read: work any ingest of this design does before a term exists."""
     started = time.perf_counter()
-    for rel, text in texts:
-        chunk_note(text, count_tokens, 200, markdown=notes.is_markdown(rel))
+    for _, doc in texts:
+        chunk_note(doc.text, count_tokens, 200, doc.markdown, doc.headings)
     return time.perf_counter() - started
 
 

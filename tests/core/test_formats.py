@@ -174,3 +174,28 @@ def test_file_types_not_wanted_are_not_read_and_come_back_when_wanted(tmp_path: 
         assert quire.index([notes])[0].report.removed == 1  # no longer wanted: dropped
     finally:
         quire.close()
+
+
+TOMATOES = "Tomatoes go in the south bed in May.\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("garden.org", f"* Garden\nIntro line.\n** Beds\n{TOMATOES}"),
+        ("garden.adoc", f"= Garden\n\nIntro line.\n\n== Beds\n\n{TOMATOES}"),
+        ("garden.rst", f"Garden\n======\n\nIntro line.\n\nBeds\n----\n\n{TOMATOES}"),
+    ],
+)  # fmt: skip
+def test_org_asciidoc_and_rst_headings_give_the_heading_path(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    from desktop_app.core.ingest.notes import analyze_note
+
+    (tmp_path / name).write_text(text, "utf-8")
+    document = formats.load(tmp_path / name, 10**6)
+    assert document.text == text  # shown and cited as the file itself
+    chunks = analyze_note(name, document, 20).chunks
+    tomato = next(c.chunk for c in chunks if "Tomatoes" in c.chunk.text)
+    assert tomato.heading_path == ("Garden", "Beds")
+    assert text[tomato.start : tomato.end] == tomato.text

@@ -67,13 +67,14 @@ def chunk_note(
     count_tokens: TokenCounter,
     target_tokens: int = 200,
     markdown: bool = True,
+    headings: str = "",
 ) -> tuple[list[Chunk], dict]:
     """Split a note into chunks along its structure. Returns the chunks and the front matter.
 
     Chunks aim at `target_tokens`; a single paragraph, list, table or code block stays whole up
     to twice that, and a small tail is merged into the chunk before it.
     """
-    parsed = parse_markdown(text, markdown=markdown)
+    parsed = parse_markdown(text, markdown=markdown, headings=headings)
     spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
     groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
     lines = LineIndex(text)

@@ -16,6 +16,7 @@ class Document:
 
     text: str
     markdown: bool
+    headings: str = ""  # plain text's heading syntax: "org", "asciidoc", "rst" (or none)
     encoding: str = ""
     warning: str = ""
     pages: tuple[int, ...] = ()

@@ -21,6 +21,7 @@ from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_
 from desktop_app.core.ingest import formats, loaders
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
+from desktop_app.core.ingest.formats.text import text_document
 from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note
 from desktop_app.core.ingest.writer import (
     IndexReport,
@@ -249,9 +250,7 @@ def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
     if formats.suffix_of(path.name) in formats.ISOLATED:
         return _file_hash(path, max_bytes), None
     decoded, raw = loaders.read_note(path, max_bytes)
-    markdown = formats.suffix_of(path.name) in (".md", ".markdown")
-    document = Document(decoded.text, markdown, decoded.encoding, decoded.warning)
-    return hashlib.sha1(raw).hexdigest(), document
+    return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
 
 
 def _file_hash(path: Path, max_bytes: int) -> str:

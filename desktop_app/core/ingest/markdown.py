@@ -14,6 +14,11 @@ _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
+# Headings of the other plain-text formats: org-mode "** Title", AsciiDoc "== Title",
+# reStructuredText a title underlined with one punctuation character repeated.
+_LINE_HEADINGS = {"org": re.compile(r"(\*+)[ \t]+(.+?)[ \t]*$"),
+                  "asciidoc": re.compile(r"(={1,6})[ \t]+(.+?)[ \t]*$")}  # fmt: skip
+_RST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -94,10 +99,13 @@ class _Blocks:
         self.blocks.append(Block("heading", start, end, self.path(), level))
 
 
-def parse_markdown(text: str, markdown: bool = True) -> ParsedNote:
+def parse_markdown(text: str, markdown: bool = True, headings: str = "") -> ParsedNote:
+    """Blocks of a Markdown note, or of plain text (`markdown` False) whose `headings` follow
+    org-mode, AsciiDoc or reStructuredText ("org", "asciidoc", "rst"; "" for none)."""
     metadata, body_start = parse_front_matter(text) if markdown else ({}, 0)
     lines = [(o, line) for o, line in _lines_with_offsets(text) if o >= body_start]
     found = _Blocks()
+    rst_levels: list[str] = []  # underline characters in the order they first appear
     i = 0
     while i < len(lines):
         offset, raw = lines[i]
@@ -112,6 +120,16 @@ def parse_markdown(text: str, markdown: bool = True) -> ParsedNote:
             found.flush_para()
             title = (atx.group(2) or "").strip()
             found.push_heading(len(atx.group(1)), title, offset, offset + len(line))
+        elif (plain := _LINE_HEADINGS.get(headings)) and (m := plain.match(line)):
+            found.flush_para()
+            found.push_heading(len(m.group(1)), m.group(2), offset, offset + len(line))
+        elif headings == "rst" and _is_rst_underline(line, found.para):
+            head_offset, head_raw = found.para.pop()
+            char = line.strip()[0]
+            if char not in rst_levels:
+                rst_levels.append(char)
+            level = rst_levels.index(char) + 1
+            found.push_heading(level, _strip_eol(head_raw).strip(), head_offset, offset + len(line))
         elif markdown and _is_setext_underline(line, found.para):
             head_offset, head_raw = found.para.pop()
             level = 1 if line.strip().startswith("=") else 2
@@ -121,6 +139,14 @@ def parse_markdown(text: str, markdown: bool = True) -> ParsedNote:
         i += 1
     found.flush_para()
     return ParsedNote(found.blocks, metadata, body_start)
+
+
+def _is_rst_underline(line: str, para: list[tuple[int, str]]) -> bool:
+    """A punctuation line at least as long as the single text line above it."""
+    if len(para) != 1 or not _RST_UNDERLINE.match(line):
+        return False
+    title = _strip_eol(para[0][1])
+    return bool(title.strip()) and len(line.rstrip()) >= len(title.rstrip())
 
 
 def _is_setext_underline(line: str, para: list[tuple[int, str]]) -> bool:

@@ -32,10 +32,6 @@ class AnalyzedNote:
     chunks: list[AnalyzedChunk]
 
 
-def is_markdown(path: str) -> bool:
-    return os.path.splitext(path)[1].lower() in (".md", ".markdown")
-
-
 def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> str:
     title = metadata.get("title")
     if isinstance(title, str) and title.strip():
@@ -83,12 +79,9 @@ def embed_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def analyze_note(rel_path: str, document: Document | str, chunk_tokens: int) -> AnalyzedNote:
+def analyze_note(rel_path: str, document: Document, chunk_tokens: int) -> AnalyzedNote:
     """Chunks, title, language and lexical terms of a note (embedding parts come later, from
-    `PartPlanner`, so keyword search never waits for the embedder's tokenizer). A bare string
-    is a text note, read as Markdown when its name says so."""
-    if isinstance(document, str):
-        document = Document(document, markdown=is_markdown(rel_path))
+    `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
     metadata: dict[str, Any]
     if document.pages:  # a PDF: its own title, never its first outline entry
         chunks, metadata = (
@@ -96,7 +89,8 @@ def analyze_note(rel_path: str, document: Document | str, chunk_tokens: int) -> 
             {"title": document.title, "pages": list(document.pages)},
         )
     else:
-        chunks, metadata = chunk_note(document.text, count_tokens, chunk_tokens, document.markdown)
+        chunks, metadata = chunk_note(document.text, count_tokens, chunk_tokens,
+                                      document.markdown, document.headings)  # fmt: skip
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)

@@ -6,12 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
-from desktop_app.core.ingest.loaders import read_note
+from desktop_app.core.ingest.formats import suffix_of
+from desktop_app.core.ingest.loaders import DecodedNote, read_note
 
 MARKDOWN = frozenset({".md", ".markdown"})
+HEADINGS = {".org": "org", ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
 
 
 def load(path: Path, max_bytes: int) -> Document:
     decoded, _ = read_note(path, max_bytes)
-    markdown = path.suffix.lower() in MARKDOWN
-    return Document(decoded.text, markdown, decoded.encoding, decoded.warning)
+    return text_document(path.name, decoded)
+
+
+def text_document(name: str, decoded: DecodedNote) -> Document:
+    suffix = suffix_of(name)
+    return Document(decoded.text, suffix in MARKDOWN, HEADINGS.get(suffix, ""),
+                    decoded.encoding, decoded.warning)  # fmt: skip
