@@ -65,3 +65,49 @@ def write_html(path: Path, heading: str, paragraphs: list[str]) -> Path:
         "utf-8",
     )
     return path
+
+
+def write_crafted_pdf(path: Path, depth: int = 200_000) -> Path:
+    """A PDF made to make a parser recurse and loop: arrays nested `depth` deep in the page's
+    content dictionary and a page tree whose kids point back at itself."""
+    nested = b"[" * depth + b"]" * depth
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",  # its own kid: a cycle
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /X " + nested
+        + b" >>",
+        b"<< /Length 44 >>\nstream\nBT /F1 12 Tf 72 712 Td (Hello crafted) Tj ET\nendstream",
+    ]  # fmt: skip
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)  # fmt: skip
+    path.write_bytes(bytes(out))
+    return path
+
+
+def write_hostile_corpus(folder: Path) -> dict[str, str]:
+    """The issue's robustness corpus in `folder`: file name → what must happen to it."""
+    good = write_pdf(folder / "good.pdf", ["A good page about herons and their nests."] * 2)
+    write_pdf(folder / "locked.pdf", ["secret"], encrypt="secret")
+    (folder / "truncated.pdf").write_bytes(good.read_bytes()[: good.stat().st_size // 3])
+    write_scanned_pdf(folder / "scan.pdf")
+    write_pdf(
+        folder / "long.pdf", [f"Page {i} of the long manual about gannets." for i in range(2000)]
+    )
+    write_crafted_pdf(folder / "crafted.pdf")
+    (folder / "junk.docx").write_bytes(b"PK\x03\x04" + bytes(range(256)) * 40)
+    (folder / "huge.html").write_bytes(b"<p>" + b"word " * 10_500_000 + b"</p>")  # 52 MB
+    write_docx(folder / "good.docx", "Herons", ["Herons nest in colonies."])
+    write_html(folder / "good.html", "Gannets", ["Gannets dive from thirty metres."])
+    (folder / "fine.md").write_text("# Fine\n\nA plain note about egrets.\n", "utf-8")
+    return {"good.pdf": "indexed", "locked.pdf": "failed", "truncated.pdf": "failed",
+            "scan.pdf": "skipped", "long.pdf": "indexed", "crafted.pdf": "any",
+            "junk.docx": "failed", "huge.html": "skipped", "good.docx": "indexed",
+            "good.html": "indexed", "fine.md": "indexed"}  # fmt: skip

@@ -14,7 +14,13 @@ from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
 from desktop_app.core.service import Quire
-from tests.documents import write_docx, write_html, write_pdf, write_scanned_pdf
+from tests.documents import (
+    write_docx,
+    write_hostile_corpus,
+    write_html,
+    write_pdf,
+    write_scanned_pdf,
+)
 
 PAGES = [
     "Sourdough starter needs feeding twice a day with equal weights of flour and water.",
@@ -90,13 +96,7 @@ def test_word_and_web_pages_are_read_as_their_structure(tmp_path: Path) -> None:
 def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
-    good = write_pdf(notes / "good.pdf", PAGES)
-    write_pdf(notes / "locked.pdf", PAGES, encrypt="secret")
-    (notes / "truncated.pdf").write_bytes(good.read_bytes()[: good.stat().st_size // 3])
-    write_scanned_pdf(notes / "scan.pdf")
-    (notes / "junk.docx").write_bytes(b"PK\x03\x04" + bytes(range(256)) * 40)
-    (notes / "huge.html").write_bytes(b"<p>" + b"word " * 10_500_000 + b"</p>")  # 52 MB
-    (notes / "fine.md").write_text("# Fine\n\nA plain note about rye bread.\n", "utf-8")
+    expected = write_hostile_corpus(notes)
     quire = Quire(tmp_path / "home")
     try:
         report = quire.index([notes])[0].report
@@ -104,11 +104,14 @@ def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -
         assert reasons["locked.pdf"][0] == "failed" and "encrypted" in reasons["locked.pdf"][1]
         assert reasons["truncated.pdf"][0] == "failed"
         assert reasons["scan.pdf"] == ("skipped", "no text layer (scanned?)")
+        assert reasons["crafted.pdf"][0] == "failed" and reasons["crafted.pdf"][1]
         assert reasons["junk.docx"][0] == "failed" and "Word" in reasons["junk.docx"][1]
         assert reasons["huge.html"][0] == "skipped" and "too large" in reasons["huge.html"][1]
-        assert report.indexed == 2  # good.pdf and fine.md
         status = {f["path"]: f for f in quire.status()["files"]}
+        for name, outcome in expected.items():  # every good file indexed, every bad one told
+            assert outcome in ("any", status[name]["status"]), (name, status[name])
         assert "encrypted" in status["locked.pdf"]["reason"]
+        assert quire.search("gannets manual page 1999", top_k=1)[0].page == 2000
     finally:
         quire.close()
 
