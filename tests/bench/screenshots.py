@@ -90,6 +90,13 @@ def main() -> int:
     window.chat.ask("How long does the train from Prague to Berlin take?")
     wait_until(lambda: len(finished) > 3)
     shot("8-checked-answer.png")
+    window.chat.new_chat()
+    window.chat.ask("What does Quire do with a scanned PDF that has no text layer?")
+    wait_until(lambda: len(finished) > 4)
+    cited = [e for e in window.chat.turns[-1].evidence if e.path.endswith(".pdf")]
+    hits = [r for r in service.search("scanned PDF no text layer", top_k=5) if r.page]
+    window.open_source(cited[0] if cited else hits[0])  # the page, the passage painted over it
+    shot("9-pdf-citation.png")
     window.close()
     service.close()
     app.quit()
