@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from desktop_app.core.passage import pages_label
 from desktop_app.core.service import IndexDamaged, Quire, SearchResult
 from desktop_app.ui.workers import Task, run_in_background
 
@@ -68,9 +69,11 @@ class SearchTab(QWidget):
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
             snippet = " ".join(r.text.split())[:200]
-            item = QListWidgetItem(f"[{n}] {where}  ·  {r.score:.3f}\n{snippet}")
+            page = pages_label(r.page, r.page_end)
+            item = QListWidgetItem(f"[{n}] {where}{'  ·  ' + page if page else ''}  ·  "
+                                   f"{r.score:.3f}\n{snippet}")  # fmt: skip
             item.setData(Qt.ItemDataRole.UserRole, r)
-            item.setToolTip(f"{r.path} · lines {r.line_start}–{r.line_end}")
+            item.setToolTip(f"{r.path} · {page or f'lines {r.line_start}–{r.line_end}'}")
             self.results.addItem(item)
         if results:
             self.results.setCurrentRow(0)
