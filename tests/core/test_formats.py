@@ -202,3 +202,18 @@ def test_org_asciidoc_and_rst_headings_give_the_heading_path(
     tomato = next(c.chunk for c in chunks if "Tomatoes" in c.chunk.text)
     assert tomato.heading_path == ("Garden", "Beds")
     assert text[tomato.start : tomato.end] == tomato.text
+
+
+def test_web_page_furniture_is_dropped_and_lists_keep_their_numbers() -> None:
+    from desktop_app.core.ingest.formats.html import markdown_of
+
+    page = (
+        '<div class="navheader"><table><tr><td>Prev</td><td>Chapter 4</td></tr></table></div>'
+        '<div role="navigation"><ul><li>Home</li><li>About</li></ul></div>'
+        "<h1>Users</h1><ol><li><p>Login name</p></li><li>Numerical user ID</li></ol>"
+        "<p>A database may hold 2<sup>48</sup> bytes.</p><p>2. Not a heading</p>"
+    )
+    text = markdown_of(page)
+    assert "Prev" not in text and "Home" not in text  # navigation is not content
+    assert "1. Login name\n2. Numerical user ID" in text
+    assert "2^48 bytes" in text and "\\" not in text

@@ -20,6 +20,11 @@ _BLOCKS = frozenset({"p", "div", "section", "article", "main", "blockquote", "dl
                      "figure", "figcaption", "ul", "ol", "table", "body", "details",
                      "summary", "address"})  # fmt: skip
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
+# Page furniture marked by role or class (DocBook's navheader / navfooter, site menus).
+_FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu"})
+_FURNITURE_CLASS = re.compile(
+    r"(?:^|[\s_-])(?:nav|navbar|navheader|navfooter|navigation|menu|menubar|breadcrumbs?|"
+    r"skip-?link|site-?header|site-?footer)(?:$|[\s_-])", re.IGNORECASE)  # fmt: skip
 
 
 class _Markdown(HTMLParser):
@@ -33,13 +38,14 @@ class _Markdown(HTMLParser):
         self.cells: list[str] | None = None
         self.title: list[str] = []
         self.in_title = False
+        self.lists: list[list[int]] = []  # open lists: [] for `ul`, [next number] for `ol`
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _VOID:
             if tag == "br" and not self.skipping:
                 self.line.append("\n" if self.pre else " ")
             return
-        if self.skipping or tag in _SKIPPED or _hidden(attrs):
+        if self.skipping or tag in _SKIPPED or _hidden(attrs) or _furniture(attrs):
             self.skipping.append(tag)
             return
         if tag == "title":
@@ -47,9 +53,17 @@ class _Markdown(HTMLParser):
         elif tag in _HEADINGS:
             self.end_block()
             self.prefix = "#" * _HEADINGS[tag] + " "
+        elif tag in ("ul", "ol"):
+            self.end_block()
+            self.lists.append([] if tag == "ul" else [1])
         elif tag == "li":
             self.end_block()
-            self.prefix = "- "
+            numbered = self.lists[-1] if self.lists else []
+            self.prefix = f"{numbered[0]}. " if numbered else "- "
+            if numbered:
+                numbered[0] += 1
+        elif tag == "sup":
+            self.line.append("^")
         elif tag == "pre":
             self.end_block()
             self.pre += 1
@@ -84,6 +98,10 @@ class _Markdown(HTMLParser):
             if any(self.cells):
                 self.blocks.append("| " + " | ".join(self.cells) + " |")
             self.cells = None
+        elif tag in ("ul", "ol"):
+            self.end_block()
+            if self.lists:
+                self.lists.pop()
         elif tag in _HEADINGS or tag == "li" or tag in _BLOCKS:
             self.end_block()
 
@@ -100,11 +118,19 @@ class _Markdown(HTMLParser):
             return
         text = " ".join("".join(self.line).split())
         self.line = []
-        if text:
-            prefix = self.prefix or ("\\" if re.match(r"^(?:#|[-*+] |\d+[.)] |>|```)", text)
-                                     else "")  # fmt: skip
+        if text:  # an empty block (the `p` opening inside an `li`) keeps the item's marker
+            prefix = self.prefix or ("\\" if re.match(r"^(?:#|```)", text) else "")
             self.blocks.append(prefix + text)
-        self.prefix = ""
+            self.prefix = ""
+
+
+def _furniture(attrs: list[tuple[str, str | None]]) -> bool:
+    for name, value in attrs:
+        if name == "role" and value and value.strip().lower() in _FURNITURE_ROLES:
+            return True
+        if name in ("class", "id") and value and _FURNITURE_CLASS.search(value):
+            return True
+    return False
 
 
 def _hidden(attrs: list[tuple[str, str | None]]) -> bool:
@@ -132,11 +158,17 @@ def _joined(blocks: list[str]) -> str:
     """Blank lines between blocks, none between rows of one table or items of one list."""
     out: list[str] = []
     for block in blocks:
-        if out and (block[:2] == out[-1][:2] and block[:2] in ("| ", "- ")):
+        if out and _same_kind(block, out[-1].rsplit("\n", 1)[-1]):
             out[-1] += "\n" + block
         else:
             out.append(block)
     return "\n\n".join(out) + "\n"
+
+
+def _same_kind(block: str, previous: str) -> bool:
+    """Rows of one table, items of one list: kept on consecutive lines."""
+    item = re.compile(r"^(?:- |\d+\. )")
+    return (block[:2] == previous[:2] == "| ") or bool(item.match(block) and item.match(previous))
 
 
 def load(path: Path, max_bytes: int) -> Document:
