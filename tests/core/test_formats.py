@@ -217,3 +217,12 @@ def test_web_page_furniture_is_dropped_and_lists_keep_their_numbers() -> None:
     assert "Prev" not in text and "Home" not in text  # navigation is not content
     assert "1. Login name\n2. Numerical user ID" in text
     assert "2^48 bytes" in text and "\\" not in text
+
+
+def test_unclosed_items_inside_dropped_navigation_do_not_swallow_the_page() -> None:
+    from desktop_app.core.ingest.formats.html import markdown_of
+
+    page = ('<div class="menu mainmenu"><ul><li><a href="/">Home</a><li>About</ul></div>'
+            "<h1>Autoincrement</h1><p>The keyword imposes extra CPU cost.</p>")  # fmt: skip
+    text = markdown_of(page)
+    assert "Home" not in text and "The keyword imposes extra CPU cost." in text

@@ -78,9 +78,10 @@ class _Markdown(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in _VOID:
             return
-        if self.skipping:
-            if tag == self.skipping[-1]:
-                self.skipping.pop()
+        if self.skipping:  # end tags may be left out (`li`, `p`): close up to the matching one
+            if tag in self.skipping:
+                while self.skipping.pop() != tag:
+                    pass
             return
         if tag == "title":
             self.in_title = False
