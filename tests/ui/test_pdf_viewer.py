@@ -62,3 +62,21 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
     if answer_links:  # the answer's own [1] opens its passage's page as well
         click_link(qtbot, window.chat.view, answer_links[0])
         assert view.page == 2
+
+
+def test_switching_pdfs_off_in_settings_drops_them_and_on_brings_them_back(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    def notes() -> int:
+        return int((window.last_status or {}).get("counts", {}).get("notes", -1))
+
+    qtbot.waitUntil(lambda: window.ready and notes() == 1, timeout=INDEXED)
+    dialog = window.open_settings()
+    dialog.file_kinds["PDF"].setChecked(False)
+    dialog.accept()
+    assert window.service.settings.ignored_types == [".pdf"]
+    qtbot.waitUntil(lambda: window.ready and notes() == 0, timeout=INDEXED)
+    dialog = window.open_settings()
+    assert not dialog.file_kinds["PDF"].isChecked()  # the dialog shows what is saved
+    dialog.file_kinds["PDF"].setChecked(True)
+    dialog.accept()
+    qtbot.waitUntil(lambda: window.ready and notes() == 1, timeout=INDEXED)
+    assert window.service.search("rye loaf", top_k=1)[0].page == 2
