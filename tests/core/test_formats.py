@@ -226,3 +226,15 @@ def test_unclosed_items_inside_dropped_navigation_do_not_swallow_the_page() -> N
             "<h1>Autoincrement</h1><p>The keyword imposes extra CPU cost.</p>")  # fmt: skip
     text = markdown_of(page)
     assert "Home" not in text and "The keyword imposes extra CPU cost." in text
+
+
+def test_pdf_paragraphs_stay_paragraphs_and_printed_hyphens_stay(tmp_path: Path) -> None:
+    first = "The first paragraph talks about herons. " * 4
+    second = "The second paragraph is about update-alternatives and Mittelstrecken- und more. " * 3
+    path = write_pdf(tmp_path / "two.pdf", [first + "\n\n" + second])
+    document = formats.load(path, 10**8)
+    assert "herons. \n\nThe second paragraph" in document.text  # a blank line between
+    assert "update-alternatives" in document.text.replace("\n", "")
+    start = document.text.index("The second")
+    boxes = pdf.char_boxes(path, 1, start, start + len("The second"))
+    assert len(boxes) == len("Thesecond")  # one pdfium character per text character still

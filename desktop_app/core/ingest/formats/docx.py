@@ -35,19 +35,21 @@ def _blocks(document: Any) -> Iterator[str]:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    # python-docx looks a paragraph's style up among all styles on every access: once here
+    names = {s.style_id: s.name or "" for s in document.styles}
     for element in document.element.body.iterchildren():
         tag = element.tag.rsplit("}", 1)[-1]
         if tag == "p":
-            yield _paragraph(Paragraph(element, document))
+            yield _paragraph(Paragraph(element, document), names)
         elif tag == "tbl":
             yield _table(Table(element, document))
 
 
-def _paragraph(paragraph: Any) -> str:
+def _paragraph(paragraph: Any, names: dict[str, str]) -> str:
     text = " ".join(paragraph.text.split())
     if not text:
         return ""
-    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+    style = names.get(paragraph._p.style or "", "")
     if style.lower() == "title":
         return f"# {text}"
     if heading := _HEADING.match(style.strip()):

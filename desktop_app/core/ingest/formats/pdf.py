@@ -8,6 +8,8 @@ there to boxes on the page (`char_boxes`) for the viewer's highlight.
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,12 @@ from desktop_app.core.ingest.document import Document, page_at
 from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
-_DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\ufffe", "\uffff"}
-_DROP_TABLE = dict.fromkeys(map(ord, _DROPPED))
+_DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\uffff"}
+# pdfium writes a hyphen that ends a line after a letter as U+FFFE: it is printed, so it stays
+# ("Mittelstrecken- und", "update-alternatives"; a word split at the line end is split).
+_DROP_TABLE: dict[int, int | None] = {**dict.fromkeys(map(ord, _DROPPED)), 0xFFFE: ord("-")}
+PARAGRAPH_GAP = 1.3  # a line this many usual line pitches below the last starts a paragraph
+_LINE_BREAK = re.compile(r"\r\n")
 MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
 
 
@@ -60,7 +66,8 @@ def open_pdf(path: Path, max_bytes: int) -> Any:
 
 
 def page_text(pdf: Any, index: int) -> str:
-    """pdfium's characters of one page, one per character index."""
+    """pdfium's characters of one page, one per character index; the line break that ends a
+    paragraph (a wider gap to the next line) is a blank line."""
     import pypdfium2.raw as pdfium_c
 
     textpage = pdf[index].get_textpage()
@@ -68,11 +75,47 @@ def page_text(pdf: Any, index: int) -> str:
         count = textpage.count_chars()
         text = textpage.get_text_range(0, count) if count > 0 else ""
         if len(text) != count:  # astral characters or pdfium quirks: read them one by one
-            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFE)
+            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF)
                            for i in range(count))  # fmt: skip
-        return text
+        return _with_paragraph_breaks(text, _line_origins(textpage, text))
     finally:
         textpage.close()
+
+
+def _line_origins(textpage: Any, text: str) -> list[tuple[int, float | None]]:
+    """Each line break ("\\r" index) with the baseline height of the next line's first
+    character, after the first line's own (index -1)."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    x, y = ctypes.c_double(), ctypes.c_double()
+
+    def baseline(i: int) -> float | None:
+        ok = i < len(text) and pdfium_c.FPDFText_GetCharOrigin(
+            textpage.raw, i, ctypes.byref(x), ctypes.byref(y))  # fmt: skip
+        return y.value if ok else None
+
+    return [(-1, baseline(0))] + [
+        (m.start(), baseline(m.end())) for m in _LINE_BREAK.finditer(text)
+    ]
+
+
+def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> str:
+    """pdfium ends every line with "\\r\\n"; where the gap to the next line is wider than the
+    page's usual line pitch (or the next line starts higher: a new column), the "\\r" becomes
+    "\\n": a blank line, the chunker's paragraph break, still one character per pdfium index."""
+    pitches = [(at, above - below) for (_, above), (at, below) in itertools.pairwise(lines)
+               if above is not None and below is not None]  # fmt: skip
+    usual = sorted(p for _, p in pitches if p > 0)
+    if len(usual) < 2:
+        return text
+    median = usual[(len(usual) - 1) // 2]
+    chars = list(text)
+    for at, pitch in pitches:
+        if pitch > PARAGRAPH_GAP * median or pitch < 0:
+            chars[at] = "\n"
+    return "".join(chars)
 
 
 def visible(raw: str) -> str:
