@@ -51,12 +51,17 @@ class Extractor:
             self.close()
             context = multiprocessing.get_context("spawn")  # no fork of a threaded process
             parent, child = context.Pipe()
-            self._process = context.Process(
+            process = context.Process(
                 target=serve, args=(child, self.memory), name="quire-extractor", daemon=True
             )
-            self._process.start()
-            child.close()
-            self._conn = parent
+            try:
+                process.start()
+            except Exception as exc:  # e.g. no new process from inside a worker's bootstrap
+                parent.close()
+                raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
+            finally:
+                child.close()
+            self._process, self._conn = process, parent
         return self._conn
 
     def close(self) -> None:
