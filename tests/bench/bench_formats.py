@@ -719,7 +719,7 @@ def span_problems(span: SpanCheck, pdfium: Any) -> list[tuple[str, str]]:
             problems.append(("outside page", f"{len(outside)} boxes, e.g. {outside[0]}"))
         textpage = pdf_page.get_textpage()
         try:
-            raw = pdf_format.page_text(pdf, page - 1)
+            raw = pdf_format.visible_raw(pdf_format.page_text(pdf, page - 1))
             wrong = []
             for box, char in zip(boxes, expected, strict=False):
                 x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
@@ -728,7 +728,8 @@ def span_problems(span: SpanCheck, pdfium: Any) -> list[tuple[str, str]]:
                     wrong.append((char, raw[i] if i is not None and 0 <= i < len(raw) else None))
             if wrong:
                 problems.append(("char at box", f"{len(wrong)} of {len(boxes)}, e.g. {wrong[:3]}"))
-            inside = " ".join(textpage.get_text_bounded(*rect) for rect in line_rects(boxes))
+            inside = " ".join(pdf_format.visible_raw(textpage.get_text_bounded(*rect))
+                              for rect in line_rects(boxes))  # fmt: skip
             flat = Squashed.of(inside, spaces=False).text
             lost = [w for w in Squashed.of(text).text.split(" ")
                     if w and Squashed.of(w, spaces=False).text not in flat]  # fmt: skip

@@ -118,6 +118,12 @@ def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> 
     return "".join(chars)
 
 
+def visible_raw(raw: str) -> str:
+    """pdfium's characters as Quire reads them, one for one (the printed line-end hyphen as
+    "-"), for comparing pdfium's own text with Quire's."""
+    return raw.replace("\ufffe", "-")
+
+
 def visible(raw: str) -> str:
     return raw.translate(_DROP_TABLE)
 
