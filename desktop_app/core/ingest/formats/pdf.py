@@ -103,7 +103,7 @@ def _line_origins(textpage: Any, text: str) -> list[tuple[int, float | None]]:
 
 def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> str:
     """pdfium ends every line with "\\r\\n"; where the gap to the next line is wider than the
-    page's usual line pitch (or the next line starts higher: a new column), the "\\r" becomes
+    page's usual line pitch, the "\\r" becomes
     "\\n": a blank line, the chunker's paragraph break, still one character per pdfium index."""
     pitches = [(at, above - below) for (_, above), (at, below) in itertools.pairwise(lines)
                if above is not None and below is not None]  # fmt: skip
@@ -113,7 +113,7 @@ def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> 
     median = usual[(len(usual) - 1) // 2]
     chars = list(text)
     for at, pitch in pitches:
-        if pitch > PARAGRAPH_GAP * median or pitch < 0:
+        if pitch > PARAGRAPH_GAP * median:
             chars[at] = "\n"
     return "".join(chars)
 
