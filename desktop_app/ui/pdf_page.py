@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea
 from desktop_app.core.ingest.formats import pdf
 
 HIGHLIGHT = QColor(255, 210, 0, 110)
-RENDER_SCALE = 1.5  # pixels per PDF point (108 dpi): readable, a page in ~30 ms
+MIN_SCALE, MAX_SCALE = 0.5, 2.0  # pixels per PDF point: the page fits the pane's width
 
 
 class PdfPageView(QScrollArea):
@@ -24,11 +24,14 @@ class PdfPageView(QScrollArea):
         self.setWidget(self.page_label)
         self.setWidgetResizable(True)
         self.page = 0
+        self.scale = 1.0
         self.highlights: list[QRectF] = []  # in the rendered page's pixels
 
     def show_span(self, path: Path, page: int, start: int, end: int) -> None:
         """Render 1-based `page` with the characters `start:end` of its text highlighted."""
-        rendered = pdf.render_page(path, page, RENDER_SCALE)
+        width = pdf.page_size(path, page)[0]
+        self.scale = min(MAX_SCALE, max(MIN_SCALE, (self.viewport().width() - 8) / width))
+        rendered = pdf.render_page(path, page, self.scale)
         boxes = pdf.char_boxes(path, page, start, end) if end > start else []
         self.page = page
         self.highlights = [QRectF(*rendered.rect(b)) for b in boxes]

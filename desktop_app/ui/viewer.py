@@ -150,8 +150,8 @@ class PassageViewer(QWidget):
     def _show_pdf(self, note: Path, pages: list[int], start: int, end: int) -> int:
         """The page the span starts on, rendered, the span's characters highlighted."""
         page, local_start, local_end = span_on_page(pages, start, end)
+        self.views.setCurrentWidget(self.pdf_page)  # first: the page fits the pane's width
         self.pdf_page.show_span(note, page, local_start, local_end)
-        self.views.setCurrentWidget(self.pdf_page)
         self._show_images(note, "")
         return page
 

@@ -10,7 +10,6 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from desktop_app.core.ingest.formats import pdf
-from desktop_app.ui.pdf_page import RENDER_SCALE
 from tests.documents import write_pdf
 from tests.fakes import QueuedModel
 from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
@@ -50,7 +49,7 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
     page, start, end = pdf.span_on_page(starts, evidence.start, evidence.end)
     expected = pdf.char_boxes(note, page, start, end)  # straight from pdfium
     assert len(expected) == sum(1 for ch in evidence.text if not ch.isspace())
-    rendered = pdf.render_page(note, 2, RENDER_SCALE)
+    rendered = pdf.render_page(note, 2, view.scale)
     shown = [(r.x(), r.y(), r.width(), r.height()) for r in view.highlights]
     flat = [v for rect in shown for v in rect]
     assert flat == pytest.approx([v for b in expected for v in rendered.rect(b)])

@@ -188,6 +188,18 @@ class RenderedPage:
                 (right - left) * self.scale, (top - bottom) * self.scale)  # fmt: skip
 
 
+def page_size(path: Path, page: int) -> tuple[float, float]:
+    """1-based `page`'s width and height in PDF points."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(path)
+    try:
+        width, height = pdf.get_page_size(page - 1)
+        return float(width), float(height)
+    finally:
+        pdf.close()
+
+
 def render_page(path: Path, page: int, scale: float) -> RenderedPage:
     """1-based `page` rendered; nothing in the file is run (no forms, no scripts)."""
     import pypdfium2 as pdfium
