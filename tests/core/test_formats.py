@@ -238,3 +238,15 @@ def test_pdf_paragraphs_stay_paragraphs_and_printed_hyphens_stay(tmp_path: Path)
     start = document.text.index("The second")
     boxes = pdf.char_boxes(path, 1, start, start + len("The second"))
     assert len(boxes) == len("Thesecond")  # one pdfium character per text character still
+
+
+def test_a_cancelled_run_does_not_wait_for_a_long_extraction(tmp_path: Path) -> None:
+    from desktop_app.core.cancel import Cancelled, CancelToken
+
+    path = write_pdf(tmp_path / "long.pdf", [f"Page {i} text." for i in range(2000)])
+    cancel = CancelToken()
+    with Extractor(cancel=cancel) as extractor:
+        threading.Timer(0.05, cancel.cancel).start()  # long before 2,000 pages are read
+        with pytest.raises(Cancelled):
+            extractor.load(path, 10**9)
+        assert extractor._process is None  # the worker was stopped, not left running

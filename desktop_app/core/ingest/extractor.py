@@ -6,24 +6,31 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
+import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
 
 TIMEOUT_SECONDS = 60.0  # a 2,000-page PDF takes a few seconds
+POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
 MEMORY_BYTES = 2 * 1024**3
 
 
 class Extractor:
     """Loads files in one long-lived worker process (started when first needed)."""
 
-    def __init__(self, timeout: float = TIMEOUT_SECONDS, memory: int = MEMORY_BYTES) -> None:
+    def __init__(
+        self, timeout: float = TIMEOUT_SECONDS, memory: int = MEMORY_BYTES,
+        cancel: CancelToken | None = None,
+    ) -> None:  # fmt: skip
         self.timeout = timeout
         self.memory = memory
+        self.cancel = cancel  # a stop or pause does not wait for a long extraction
         self._process: Any = None
         self._conn: Connection | None = None
 
@@ -31,7 +38,7 @@ class Extractor:
         """The file's Document; NoteSkipped / NoteFailed say why not."""
         conn = self._connection()
         conn.send((str(path), max_bytes))
-        if not conn.poll(self.timeout):
+        if not self._wait(conn):
             self.close()
             raise NoteFailed(f"extraction took longer than {self.timeout:.0f} s "
                              "(damaged or endless file?)")  # fmt: skip
@@ -45,6 +52,18 @@ class Extractor:
         if status == "ok":
             return Document(**value)
         raise (NoteSkipped if status == "skipped" else NoteFailed)(value)
+
+    def _wait(self, conn: Connection) -> bool:
+        """Whether the answer came within the time limit; Cancelled (the worker stopped) if
+        the run was cancelled meanwhile."""
+        deadline = time.monotonic() + self.timeout
+        while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+            if self.cancel is not None and self.cancel.cancelled:
+                self.close()
+                raise Cancelled
+            if time.monotonic() >= deadline:
+                return False
+        return True
 
     def _connection(self) -> Connection:
         if self._process is None or not self._process.is_alive() or self._conn is None:

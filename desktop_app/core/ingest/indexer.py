@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core import names
-from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import formats, loaders
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
@@ -122,7 +122,7 @@ def _index_files(
     Whatever goes wrong with one file becomes that file's status; only a full disk (DiskFull)
     or a cancel stops the run."""
     pending = Pending()
-    extractor = Extractor()  # its worker process starts with the first PDF, DOCX or web page
+    extractor = Extractor(cancel=cancel)  # its worker starts with the first PDF, DOCX or page
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -132,6 +132,8 @@ def _index_files(
             try:
                 write = _index_file(folder_id, rel, path, known.get(key), options, report,
                                     extractor.load, unsupported)  # fmt: skip
+            except Cancelled:
+                raise  # a stop, not this file's problem: the next run reads it again
             except Exception as exc:  # anything else about this one file: its status says what
                 reason = f"unexpected error: {type(exc).__name__}: {exc}"
                 write = _problem(folder_id, key, known.get(key), report, "failed", reason)
