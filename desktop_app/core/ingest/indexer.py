@@ -225,11 +225,12 @@ def _index_file(
         return None  # a skipped or failed file is looked at again: a permission fix or a
         # larger size limit changes no mtime, and every run reports every problem
     try:
-        content_hash, loaded = _content(path, formats.size_cap(rel, options.max_file_bytes))
+        max_bytes = formats.size_cap(rel, options.max_file_bytes)
+        content_hash, loaded = _content(path, max_bytes)
         if known and known[3] == content_hash and known[4] == "indexed":
             report.unchanged += 1
             return touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
-        document = loaded or extract(path, formats.size_cap(rel, options.max_file_bytes))
+        document = loaded or extract(path, max_bytes)
         if not document.text.strip():
             raise loaders.NoteSkipped("empty note")
     except (loaders.NoteSkipped, loaders.NoteFailed) as exc:
@@ -250,29 +251,9 @@ def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
     """The file's content hash, and its Document when it is a text note (read once); a
     parsed format is extracted only when its hash changed."""
     if formats.suffix_of(path.name) in formats.ISOLATED:
-        return _file_hash(path, max_bytes), None
+        return loaders.hash_file(path, max_bytes), None
     decoded, raw = loaders.read_note(path, max_bytes)
     return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
-
-
-def _file_hash(path: Path, max_bytes: int) -> str:
-    digest = hashlib.sha1()
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise loaders.NoteSkipped(
-                f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)"
-            )
-        with path.open("rb") as f:
-            while block := f.read(1 << 20):
-                digest.update(block)
-    except PermissionError as exc:
-        raise loaders.NoteFailed(f"permission denied: {exc.strerror or exc}") from exc
-    except FileNotFoundError as exc:
-        raise loaders.NoteFailed("file disappeared while reading") from exc
-    except OSError as exc:
-        raise loaders.NoteFailed(f"cannot read: {exc.strerror or exc}") from exc
-    return digest.hexdigest()
 
 
 def _note_row(
@@ -281,7 +262,7 @@ def _note_row(
     stat: os.stat_result,
     content_hash: str,
     analyzed: AnalyzedNote,
-    decoded: Document,
+    document: Document,
 ) -> dict[str, Any]:
     return {
         "folder_id": folder_id,
@@ -292,9 +273,9 @@ def _note_row(
         "language": analyzed.language,
         "title": analyzed.title,
         "metadata": json.dumps(analyzed.metadata, default=str, ensure_ascii=False),
-        "encoding": decoded.encoding,
+        "encoding": document.encoding,
         "status": "indexed",
-        "reason": decoded.warning,
+        "reason": document.warning,
         "indexed_at": time.time(),
     }
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,21 +103,44 @@ def relative_note_path(path: Path, folder: Path) -> str:
 
 def read_note(path: Path, max_bytes: int) -> tuple[DecodedNote, bytes]:
     """Read and decode one note. Raises NoteSkipped or NoteFailed with a readable reason."""
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
+    with reading():
+        check_size(path, max_bytes)
         with path.open("rb") as f:
             data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise NoteSkipped("too large (grew while reading)")
+    return decode_note_bytes(data), data
+
+
+def hash_file(path: Path, max_bytes: int) -> str:
+    """SHA-1 of a file read in blocks (a PDF is hashed before anything extracts it)."""
+    digest = hashlib.sha1()
+    with reading():
+        check_size(path, max_bytes)
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def check_size(path: Path, max_bytes: int) -> None:
+    """NoteSkipped for a file over its size cap."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """An OSError while reading a note as the NoteFailed that says why."""
+    try:
+        yield
     except PermissionError as exc:
         raise NoteFailed(f"permission denied: {exc.strerror or exc}") from exc
     except FileNotFoundError as exc:
         raise NoteFailed("file disappeared while reading") from exc
     except OSError as exc:
         raise NoteFailed(f"cannot read: {exc.strerror or exc}") from exc
-    if len(data) > max_bytes:
-        raise NoteSkipped("too large (grew while reading)")
-    return decode_note_bytes(data), data
 
 
 def decode_note_bytes(data: bytes) -> DecodedNote:

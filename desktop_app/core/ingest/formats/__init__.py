@@ -1,6 +1,6 @@
 """One loader per file format behind one interface: `load(path, max_bytes) -> Document`.
 
-Adding a format is a module here and a line in `_LOADERS`; the indexer never changes. Formats
+Adding a format is a module here and a line in `_FORMATS`; the indexer never changes. Formats
 parsed by native code or by a parser a crafted file can keep busy are `ISOLATED`: the indexer
 extracts them in a worker process with a time limit and a memory cap (`extractor`).
 """
@@ -13,23 +13,18 @@ from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
 
-# suffix → module of this package holding `load`
-_LOADERS: dict[str, str] = {
-    ".md": "text", ".markdown": "text", ".txt": "text",
-    ".org": "text", ".rst": "text", ".adoc": "text", ".asciidoc": "text",
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".html": "html", ".htm": "html", ".xhtml": "html",
-}  # fmt: skip
-SUFFIXES = frozenset(_LOADERS)
-# How the settings name them: one switch per kind of file.
-KINDS: dict[str, tuple[str, ...]] = {
-    "Markdown and text": (".md", ".markdown", ".txt"),
-    "PDF": (".pdf",),
-    "Word (.docx)": (".docx",),
-    "Web pages": (".html", ".htm", ".xhtml"),
-    "Org, reST, AsciiDoc": (".org", ".rst", ".adoc", ".asciidoc"),
+# Each kind of file as the settings name it (one switch each): the module of this package
+# holding its `load`, and its suffixes.
+_FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "Markdown and text": ("text", (".md", ".markdown", ".txt")),
+    "PDF": ("pdf", (".pdf",)),
+    "Word (.docx)": ("docx", (".docx",)),
+    "Web pages": ("html", (".html", ".htm", ".xhtml")),
+    "Org, reST, AsciiDoc": ("text", (".org", ".rst", ".adoc", ".asciidoc")),
 }
+KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}
+_LOADERS = {suffix: module for module, suffixes in _FORMATS.values() for suffix in suffixes}
+SUFFIXES = frozenset(_LOADERS)
 ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "text")
 # The size cap per format, as a multiple of the text notes' cap (IndexOptions.max_file_bytes):
 # a PDF of scans and figures is large for little text; a web page is text.
@@ -46,6 +41,10 @@ def size_cap(name: str, text_cap: int) -> int:
 
 def load(path: Path, max_bytes: int) -> Document:
     """The file's Document. Raises loaders.NoteSkipped / NoteFailed with a readable reason."""
+    from desktop_app.core.ingest.loaders import check_size, reading  # loaders names SUFFIXES
+
+    with reading():
+        check_size(path, max_bytes)
     module = importlib.import_module(f"{__name__}.{_LOADERS[suffix_of(path.name)]}")
     document: Document = module.load(path, max_bytes)
     return document

@@ -15,9 +15,7 @@ _HEADING = re.compile(r"^(?:heading|nadpis|überschrift)\s*(\d)$", re.IGNORECASE
 
 
 def load(path: Path, max_bytes: int) -> Document:
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
+    """`max_bytes` is checked by `formats.load`."""
     try:
         import docx
 

@@ -28,7 +28,8 @@ MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no te
 
 
 def load(path: Path, max_bytes: int) -> Document:
-    pdf = open_pdf(path, max_bytes)
+    """`max_bytes` is checked by `formats.load`."""
+    pdf = open_pdf(path)
     try:
         texts = [visible(page_text(pdf, i)) for i in range(len(pdf))]
         sections = _sections(pdf)
@@ -51,12 +52,9 @@ def load(path: Path, max_bytes: int) -> Document:
                     title=title or path.stem.replace("_", " ").replace("-", " "))  # fmt: skip
 
 
-def open_pdf(path: Path, max_bytes: int) -> Any:
+def open_pdf(path: Path) -> Any:
     import pypdfium2 as pdfium
 
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
     try:
         return pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
