@@ -79,7 +79,7 @@ def _check_pdf() -> dict[str, Any]:
     from desktop_app.paths import sample_notes
 
     path = sample_notes() / "guides" / "quire-guide.pdf"
-    with Extractor(timeout=60) as extractor:
+    with Extractor() as extractor:
         document = extractor.load(path, 10**8)
     at = document.text.index("highlighted")
     page, start, end = pdf.span_on_page(document.pages, at, at + len("highlighted"))

@@ -1,6 +1,9 @@
-"""User text at the core's boundary: always valid Unicode, whatever the terminal sent."""
+"""Text helpers the core and the window share: user text made valid Unicode at the boundary,
+and the fence that keeps a piece of code one Markdown code block."""
 
 from __future__ import annotations
+
+import re
 
 
 def clean_text(text: str) -> str:
@@ -20,3 +23,8 @@ def clean_text(text: str) -> str:
 
 def _clean_char(char: str) -> str:
     return "\ufffd" if "\ud800" <= char <= "\udfff" else char
+
+
+def code_fence(code: str) -> str:
+    """Backticks enough to fence `code`: longer than any run of backticks inside it."""
+    return "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))

@@ -14,6 +14,7 @@ from desktop_app.core.answer.units import CODE, FENCE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import FORGED, OFF_QUESTION, Quote
 from desktop_app.core.service import Turn
+from desktop_app.core.text import code_fence
 
 UNVERIFIED = "unverified"
 _FENCE_LINE = re.compile(FENCE, re.MULTILINE)
@@ -119,7 +120,7 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
         return [f"> “{_literal_markdown(' '.join(e.text.split()))}” {cite}"]
     lead, code = _split_code(e.text)
     lines = [f"> “{_literal_markdown(' '.join(lead.split()))}”", ">"] if lead.strip() else []
-    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+    fence = code_fence(code)
     lines += [f"> {fence}", *(f"> {line}" for line in code.splitlines()), f"> {fence}"]
     return [*lines, f"> {cite}"]
 

@@ -29,11 +29,12 @@ class PdfPageView(QScrollArea):
 
     def show_span(self, path: Path, page: int, start: int, end: int) -> None:
         """Render 1-based `page` with the characters `start:end` of its text highlighted."""
-        width = pdf.page_size(path, page)[0]
-        self.scale = min(MAX_SCALE, max(MIN_SCALE, (self.viewport().width() - 8) / width))
-        rendered = pdf.render_page(path, page, self.scale)
-        boxes = pdf.char_boxes(path, page, start, end) if end > start else []
-        self.page = page
+
+        def fitted(width: float) -> float:
+            return min(MAX_SCALE, max(MIN_SCALE, (self.viewport().width() - 8) / width))
+
+        rendered, boxes = pdf.view_span(path, page, start, end, fitted)
+        self.page, self.scale = page, rendered.scale
         self.highlights = [QRectF(*rendered.rect(b)) for b in boxes]
         image = _image(rendered)
         painter = QPainter(image)

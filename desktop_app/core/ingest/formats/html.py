@@ -11,6 +11,7 @@ from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.loaders import NoteFailed, read_note
+from desktop_app.core.text import code_fence
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header",
                       "footer", "aside", "form", "button", "select", "iframe", "head"})  # fmt: skip
@@ -89,7 +90,7 @@ class _Markdown(HTMLParser):
             code = "".join(self.line).strip("\n")
             self.line = []
             if code.strip():
-                fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+                fence = code_fence(code)
                 self.blocks.append(f"{fence}\n{code}\n{fence}")
             self.pre = max(0, self.pre - 1)
         elif tag in ("td", "th") and self.cells is not None:

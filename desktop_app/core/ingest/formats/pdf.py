@@ -8,8 +8,10 @@ there to boxes on the page (`char_boxes`) for the viewer's highlight.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,8 @@ PAGE_BREAK = "\n\n"
 _DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\uffff"}
 # pdfium writes a hyphen that ends a line after a letter as U+FFFE: it is printed, so it stays
 # ("Mittelstrecken- und", "update-alternatives"; a word split at the line end is split).
-_DROP_TABLE: dict[int, int | None] = {**dict.fromkeys(map(ord, _DROPPED)), 0xFFFE: ord("-")}
+_PRINTED: dict[int, int | None] = {0xFFFE: ord("-")}
+_DROP_TABLE: dict[int, int | None] = {**dict.fromkeys(map(ord, _DROPPED)), **_PRINTED}
 PARAGRAPH_GAP = 1.3  # a line this many usual line pitches below the last starts a paragraph
 _LINE_BREAK = re.compile(r"\r\n")
 MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
@@ -83,8 +86,6 @@ def page_text(pdf: Any, index: int) -> str:
 def _line_origins(textpage: Any, text: str) -> list[tuple[int, float | None]]:
     """Each line break ("\\r" index) with the baseline height of the next line's first
     character, after the first line's own (index -1)."""
-    import ctypes
-
     import pypdfium2.raw as pdfium_c
 
     x, y = ctypes.c_double(), ctypes.c_double()
@@ -119,7 +120,7 @@ def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> 
 def visible_raw(raw: str) -> str:
     """pdfium's characters as Quire reads them, one for one (the printed line-end hyphen as
     "-"), for comparing pdfium's own text with Quire's."""
-    return raw.replace("\ufffe", "-")
+    return raw.translate(_PRINTED)
 
 
 def visible(raw: str) -> str:
@@ -134,19 +135,23 @@ def char_indexes(raw: str) -> list[int]:
 def char_boxes(path: Path, page: int, start: int, end: int) -> list[tuple[float, ...]]:
     """The boxes (left, bottom, right, top, in PDF points) of the characters `start:end` of
     1-based `page`'s visible text, blanks left out."""
-    import pypdfium2 as pdfium
-
-    pdf = pdfium.PdfDocument(path)
+    pdf = open_pdf(path)
     try:
-        raw = page_text(pdf, page - 1)
-        indexes = char_indexes(raw)[start:end]
-        textpage = pdf[page - 1].get_textpage()
-        try:
-            return [textpage.get_charbox(i) for i in indexes if not raw[i].isspace()]
-        finally:
-            textpage.close()
+        return _boxes(pdf, page, start, end)
     finally:
         pdf.close()
+
+
+def _boxes(pdf: Any, page: int, start: int, end: int) -> list[tuple[float, ...]]:
+    if end <= start:
+        return []
+    raw = page_text(pdf, page - 1)
+    indexes = char_indexes(raw)[start:end]
+    textpage = pdf[page - 1].get_textpage()
+    try:
+        return [textpage.get_charbox(i) for i in indexes if not raw[i].isspace()]
+    finally:
+        textpage.close()
 
 
 def _sections(pdf: Any) -> list[tuple[int, tuple[str, ...]]]:
@@ -186,31 +191,34 @@ class RenderedPage:
                 (right - left) * self.scale, (top - bottom) * self.scale)  # fmt: skip
 
 
-def page_size(path: Path, page: int) -> tuple[float, float]:
-    """1-based `page`'s width and height in PDF points."""
-    import pypdfium2 as pdfium
-
-    pdf = pdfium.PdfDocument(path)
-    try:
-        width, height = pdf.get_page_size(page - 1)
-        return float(width), float(height)
-    finally:
-        pdf.close()
-
-
 def render_page(path: Path, page: int, scale: float) -> RenderedPage:
     """1-based `page` rendered; nothing in the file is run (no forms, no scripts)."""
-    import pypdfium2 as pdfium
-
-    pdf = pdfium.PdfDocument(path)
+    pdf = open_pdf(path)
     try:
-        handle = pdf[page - 1]
-        bitmap = handle.render(scale=scale, rev_byteorder=True, may_draw_forms=False)
-        channels = bitmap.stride // bitmap.width if bitmap.width else 3
-        return RenderedPage(bytes(bitmap.buffer), bitmap.width, bitmap.height, bitmap.stride,
-                            channels, scale, tuple(handle.get_size()))  # fmt: skip
+        return _render(pdf, page, scale)
     finally:
         pdf.close()
+
+
+def view_span(
+    path: Path, page: int, start: int, end: int, scale_for: Callable[[float], float]
+) -> tuple[RenderedPage, list[tuple[float, ...]]]:
+    """1-based `page` rendered at `scale_for(its width in points)` and the boxes of the
+    characters `start:end` of its text, the file opened once."""
+    pdf = open_pdf(path)
+    try:
+        width, _ = pdf.get_page_size(page - 1)
+        return _render(pdf, page, scale_for(float(width))), _boxes(pdf, page, start, end)
+    finally:
+        pdf.close()
+
+
+def _render(pdf: Any, page: int, scale: float) -> RenderedPage:
+    handle = pdf[page - 1]
+    bitmap = handle.render(scale=scale, rev_byteorder=True, may_draw_forms=False)
+    channels = bitmap.stride // bitmap.width if bitmap.width else 3
+    return RenderedPage(bytes(bitmap.buffer), bitmap.width, bitmap.height, bitmap.stride,
+                        channels, scale, tuple(handle.get_size()))  # fmt: skip
 
 
 def span_on_page(pages: tuple[int, ...] | list[int], start: int, end: int

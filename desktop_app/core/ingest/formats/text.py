@@ -1,5 +1,5 @@
 """Text notes: Markdown, plain text, and org-mode, reStructuredText and AsciiDoc as text with
-their own heading syntax (read by the chunker, `markdown.parse_markdown(heading=...)`)."""
+their own heading syntax (read by the chunker, `markdown.parse_markdown(headings=...)`)."""
 
 from __future__ import annotations
 
