@@ -72,6 +72,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from desktop_app.core import evaluate  # noqa: E402
 from desktop_app.core.answer import ask  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
@@ -387,17 +388,12 @@ def paragraph_ends(article: Article, text: str) -> tuple[int, int]:
     return intact, breaks
 
 
-def covers(result: SearchResult, gold: Gold) -> bool:
-    if result.path != gold.path:
-        return False
-    overlap = min(result.end, gold.end) - max(result.start, gold.start)
-    return overlap * 2 >= max(1, gold.end - gold.start)
-
-
 def first_hit(results: list[SearchResult], gold: Gold | None) -> int | None:
+    """score.py's rule (`quire eval`'s), on the top 10."""
     if gold is None:
         return None
-    return next((rank for rank, r in enumerate(results[:10], 1) if covers(r, gold)), None)
+    spans = ({"path": r.path, "start": r.start, "end": r.end} for r in results[:10])
+    return evaluate.first_hit(spans, {"path": gold.path, "start": gold.start, "end": gold.end})
 
 
 # -- what extraction changed: a word-level diff against the Markdown -----------------------------
@@ -519,12 +515,10 @@ class FormatRun:
     diff: Diff = field(default_factory=Diff)
 
     def hit(self, k: int) -> float:
-        hits = sum(1 for r in self.ranks.values() if r is not None and r <= k)
-        return hits / max(1, len(self.ranks))
+        return evaluate.score(list(self.ranks.values()))[f"Hit@{k}"]
 
     def mrr(self) -> float:
-        total = sum(1 / r for r in self.ranks.values() if r is not None and r <= 10)
-        return total / max(1, len(self.ranks))
+        return evaluate.score(list(self.ranks.values()))["MRR@10"]
 
 
 @dataclass

@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from desktop_app.core import evaluate  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from tests.bench import real_docs  # noqa: E402
@@ -54,19 +55,10 @@ class Passage:
     end: int
 
 
-def covers(path: str, start: int, end: int, gold: dict[str, Any]) -> bool:
-    """score.py's rule: from the gold file, covering at least half of the gold span."""
-    if path != gold["path"]:
-        return False
-    overlap = min(end, gold["end"]) - max(start, gold["start"])
-    return overlap * 2 >= max(1, gold["end"] - gold["start"])
-
-
 def first_hit(ranked: list[tuple[str, int, int]], gold: dict[str, Any]) -> int | None:
-    for rank, (path, start, end) in enumerate(ranked[:TOP_K], start=1):
-        if covers(path, start, end, gold):
-            return rank
-    return None
+    """score.py's rule (`quire eval`'s): from the gold file, covering half the gold span."""
+    spans = ({"path": path, "start": start, "end": end} for path, start, end in ranked[:TOP_K])
+    return evaluate.first_hit(spans, gold)
 
 
 def words(text: str) -> list[str]:
@@ -121,10 +113,9 @@ class BM25:
 
 
 def metrics(ranks: list[int | None]) -> dict[str, float]:
-    n = max(1, len(ranks))
-    at = {k: sum(1 for r in ranks if r is not None and r <= k) / n for k in (1, 5, 10)}
-    mrr = sum(1 / r for r in ranks if r is not None) / n
-    return {"n": len(ranks), "hit@1": at[1], "hit@5": at[5], "hit@10": at[10], "mrr@10": mrr}
+    scored = evaluate.score(ranks)
+    return {"n": len(ranks), "hit@1": scored["Hit@1"], "hit@5": scored["Hit@5"],
+            "hit@10": scored["Hit@10"], "mrr@10": scored["MRR@10"]}  # fmt: skip
 
 
 def load_questions() -> list[dict[str, Any]]:
