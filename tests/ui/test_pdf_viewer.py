@@ -58,9 +58,10 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
     tint = image.pixelColor(int(x + w / 2), int(y + 1))  # painted over: not white paper
     assert (tint.red(), tint.green(), tint.blue()) != (255, 255, 255)
     answer_links = [h for h in link_hrefs(window.chat.view) if h.startswith("quire:source/0/")]
-    if answer_links:  # the answer's own [1] opens its passage's page as well
-        click_link(qtbot, window.chat.view, answer_links[0])
-        assert view.page == 2
+    assert answer_links  # the queued answer cites [1] for what the page says
+    window.viewer.pdf_page.page = 0
+    click_link(qtbot, window.chat.view, answer_links[0])  # it opens its passage's page as well
+    assert view.page == 2
 
 
 def test_switching_pdfs_off_in_settings_drops_them_and_on_brings_them_back(qtbot, window) -> None:  # type: ignore[no-untyped-def]
