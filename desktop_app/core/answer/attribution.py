@@ -29,7 +29,6 @@ MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kaw
 NOT_FOUND = "not found in the notes"
 NOTES_SAY = verbatim.NOTES_SAY
 _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
-_CITATION = verbatim.CITATION
 
 
 @dataclass
@@ -54,14 +53,14 @@ class Checked:
 
 
 def _terms(text: str, language: str) -> set[str]:
-    words = [w for w in analyzer.words(_CITATION.sub(" ", text))
+    words = [w for w in analyzer.words(verbatim.CITATION.sub(" ", text))
              if (len(w) > 3 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
     return set(analyzer.stems(words, language)) | {f"~{p}" for p in analyzer.prefixes(words)}
 
 
 def support(sentence: str, source_text: str, language: str) -> tuple[float, int]:
     """Share (and count) of the sentence's content words found in the source, by stem or prefix."""
-    words = [w for w in analyzer.words(_CITATION.sub(" ", sentence))
+    words = [w for w in analyzer.words(verbatim.CITATION.sub(" ", sentence))
              if (len(w) > 3 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
     if not words:
         return 0.0, 0
@@ -133,7 +132,7 @@ def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int
 def _figures_all_in(sentence: str, source: str, language: str) -> bool:
     """The sentence states a number, date or name, and every one of them is in the source: a
     paraphrase ("The train takes four hours") of a note that holds them ("vier Stunden")."""
-    found = list(cues.figures(_CITATION.sub(" ", sentence), language))
+    found = list(cues.figures(verbatim.CITATION.sub(" ", sentence), language))
     numbers, words = cues.source_values([source])
     return bool(found) and all(cues.found_in(f, numbers, words) for f in found)
 

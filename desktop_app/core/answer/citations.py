@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from desktop_app.core.answer import verbatim
 from desktop_app.core.retrieval import analyzer
 
-_GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
-CITATION_GROUP = _GROUP  # one `[n]`, `[1, 3]` or `[1; 2]` group
+CITATION_GROUP = verbatim.CITATION  # one `[n]`, `[1, 3]` or `[1; 2]` group (numbers: group 1)
 # A sentence's body: a point with no space after it ("1.160.000", "3.5", "`.mise.local.toml`",
 # "os.path") ends no sentence, so no `[n]` is ever put inside a number, a name or code.
 SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?]))+"
@@ -41,14 +40,14 @@ class CitationReport:
 def numbers_in(text: str) -> list[int]:
     """All cited numbers in order of appearance: [1], [1, 3], [1][2] and [1; 2] forms."""
     out: list[int] = []
-    for match in _GROUP.finditer(text):
+    for match in CITATION_GROUP.finditer(text):
         out.extend(int(n) for n in re.findall(r"\d+", match.group(1)))
     return out
 
 
 def replace_citations(text: str, render: Callable[[list[int]], str]) -> str:
     """`text` with every citation group replaced by `render(its numbers)` (same forms as above)."""
-    return _GROUP.sub(lambda m: render([int(n) for n in re.findall(r"\d+", m.group(1))]), text)
+    return CITATION_GROUP.sub(lambda m: render(numbers_in(m.group(0))), text)
 
 
 def without_citations_of(text: str, drop: Callable[[int], bool]) -> tuple[str, list[int]]:
@@ -65,7 +64,7 @@ def without_citations_of(text: str, drop: Callable[[int], bool]) -> tuple[str, l
         kept = [n for n in numbers if not drop(n)]
         return f"[{', '.join(map(str, kept))}]" if kept else "\0"
 
-    text = re.sub(r"\0+(?=\[)", "", _GROUP.sub(keep, text))  # "[3][1]": the space stays
+    text = re.sub(r"\0+(?=\[)", "", CITATION_GROUP.sub(keep, text))  # "[3][1]": the space stays
     return re.sub(r"[ \t]*\0+", "", text), dropped
 
 
@@ -80,7 +79,7 @@ class CitationStream:
     def feed(self, piece: str) -> list[int]:
         self.text += piece
         found: list[int] = []
-        for match in _GROUP.finditer(self.text, self._seen):
+        for match in CITATION_GROUP.finditer(self.text, self._seen):
             found.extend(int(n) for n in re.findall(r"\d+", match.group(1)))
             self._seen = match.end()
         return found
@@ -102,7 +101,7 @@ def check(answer: str, sources: dict[int, str], language: str = "en") -> Citatio
         cites = [n for n in numbers_in(sentence) if n in sources]
         if not sentence or not cites:
             continue
-        words = set(_terms(_GROUP.sub(" ", sentence), language))
+        words = set(_terms(CITATION_GROUP.sub(" ", sentence), language))
         cited = set().union(*(source_terms[n] for n in cites))
         support = len(words & cited) / len(words) if words else 1.0
         start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())

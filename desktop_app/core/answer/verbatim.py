@@ -52,7 +52,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PROSE_BEFORE_FLAG = frozenset(
     "use the a an with and or add pass run try type set call".split()  # noqa: SIM905
 )
-CITATION = re.compile(r"\[\s*\d+\s*(?:[,;]\s*\d+\s*)*\]")  # `[n]`, `[1, 3]`, `[1; 2]`
+CITATION = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")  # `[n]`, `[1, 3]`, `[1; 2]`
 _EMPHASIS = re.compile(r"[*_`]+")
 _SHORT = 12  # items up to this long must stand alone in the source ("-p" is not in "--pretend")
 
