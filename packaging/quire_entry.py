@@ -3,8 +3,10 @@
 import multiprocessing
 import sys
 
-from desktop_app.cli import main
-
 if __name__ == "__main__":
-    multiprocessing.freeze_support()  # a library that spawns workers must not rerun the app
+    # First: a worker process (PDF extraction) starts this executable again and must not pay
+    # for importing the app it does not need.
+    multiprocessing.freeze_support()
+    from desktop_app.cli import main
+
     sys.exit(main())

@@ -142,6 +142,27 @@ def test_a_worker_that_dies_fails_only_its_file(tmp_path: Path) -> None:
         assert "Sourdough" in extractor.load(tmp_path / "warm.pdf", 10**8).text
 
 
+def test_the_worker_reads_ahead_in_order_out_of_order_and_past_a_broken_file(
+    tmp_path: Path,
+) -> None:
+    files = [write_pdf(tmp_path / f"{n}.pdf", [PAGES[n]]) for n in range(3)]
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7 truncated")
+    with Extractor() as extractor:
+        extractor.expect([(files[0], 10**8), (broken, 10**8), (files[1], 10**8)])
+        assert extractor._ahead == (str(files[0]), 10**8)  # started before the first load
+        assert "Sourdough" in extractor.load(files[0], 10**8).text
+        assert extractor._ahead == (str(broken), 10**8)  # the next one is being read
+        with pytest.raises(NoteFailed, match="not a readable PDF"):
+            extractor.load(broken, 10**8)  # its own failure, on its own load
+        assert "rye loaf" in extractor.load(files[1], 10**8).text
+        extractor.expect([(files[0], 10**8), (files[1], 10**8)])
+        # Asked for another file than the one read ahead: that answer is dropped, not returned.
+        assert "linen" in extractor.load(files[2], 10**8).text
+        assert extractor._ahead is None
+        assert "Sourdough" in extractor.load(files[0], 10**8).text
+
+
 def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:
     with Extractor() as extractor:
         with pytest.raises(NoteSkipped, match="no text layer"):

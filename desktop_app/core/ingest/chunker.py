@@ -176,26 +176,40 @@ def split_oversized(
     body: str, count: TokenCounter, limit: int, by_lines: bool = False
 ) -> list[tuple[int, int]]:
     """Cut `body` into pieces of at most `limit` tokens: lines, then sentences, then words."""
-    pieces = _units(body, by_lines)
     out: list[tuple[int, int]] = []
     cur_start: int | None = None
-    cur_end = 0
-    for start, end in pieces:
-        if count(body[start:end]) > limit:
+    cur_end = cur_tokens = joins = 0
+    for start, end in _units(body, by_lines):
+        tokens = count(body[start:end])
+        if tokens > limit:
             if cur_start is not None:
                 out.append((cur_start, cur_end))
                 cur_start = None
             out.extend(_split_words(body, start, end, count, limit))
             continue
-        if cur_start is not None and count(body[cur_start:end]) > limit:
+        if cur_start is not None and _over(body, cur_start, end, cur_tokens + tokens, joins + 1,
+                                           count, limit):  # fmt: skip
             out.append((cur_start, cur_end))
             cur_start = None
         if cur_start is None:
-            cur_start = start
-        cur_end = end
+            cur_start, cur_tokens, joins = start, 0, -1
+        cur_end, cur_tokens, joins = end, cur_tokens + tokens, joins + 1
     if cur_start is not None:
         out.append((cur_start, cur_end))
     return out
+
+
+def _over(
+    body: str, start: int, end: int, summed: int, joins: int, count: TokenCounter, limit: int
+) -> bool:
+    """Whether body[start:end] exceeds `limit` tokens. Joining units at whitespace moves the sum
+    of their counts by about a token per join, so only a sum near the limit is counted exactly
+    (counting every growing piece made long pages quadratic)."""
+    if summed + joins <= limit:
+        return False
+    if summed - joins > limit:
+        return True
+    return count(body[start:end]) > limit
 
 
 def _units(body: str, by_lines: bool) -> list[tuple[int, int]]:

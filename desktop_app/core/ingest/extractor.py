@@ -1,12 +1,18 @@
 """Extraction of parsed formats (PDF, DOCX, HTML) in a worker process, so a hostile file fails
 alone: a time limit per file, a memory cap on the worker (where the system has one), and a
-crash of native code ends only the worker, which the next file starts again."""
+crash of native code ends only the worker, which the next file starts again.
+
+Given the files a run expects to load (`expect`), the worker reads one file ahead: while the
+caller chunks and writes one file, the worker extracts the next (two cores, two stages)."""
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
 import time
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -19,6 +25,8 @@ from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
 TIMEOUT_SECONDS = 60.0  # a 2,000-page PDF takes a few seconds
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
 MEMORY_BYTES = 2 * 1024**3
+
+Request = tuple[str, int]  # (path, size cap in bytes)
 
 
 class Extractor:
@@ -33,11 +41,58 @@ class Extractor:
         self.cancel = cancel  # a stop or pause does not wait for a long extraction
         self._process: Any = None
         self._conn: Connection | None = None
+        self._expected: list[Request] = []
+        self._next: dict[Request, int] = {}  # where the read-ahead goes on after each request
+        self._ahead: Request | None = None  # sent to the worker, its answer not read yet
+
+    def expect(self, files: list[tuple[Path, int]]) -> None:
+        """The files (path, size cap) the caller will probably load, in order; the worker
+        starts on the first now. A file loaded out of order or never loaded costs only time."""
+        self._expected = [(str(path), cap) for path, cap in files]
+        self._next = {request: n + 1 for n, request in enumerate(self._expected)}
+        self._read_ahead(0)
 
     def load(self, path: Path, max_bytes: int) -> Document:
         """The file's Document; NoteSkipped / NoteFailed say why not."""
+        request = (str(path), max_bytes)
+        if self._ahead is not None and self._ahead != request:
+            self._drop_ahead()
         conn = self._connection()
-        conn.send((str(path), max_bytes))
+        if self._ahead != request:
+            conn.send(request)
+        self._ahead = None
+        try:
+            return self._answer(conn)
+        finally:
+            if request in self._next:
+                self._read_ahead(self._next[request])
+
+    def _read_ahead(self, position: int) -> None:
+        if self._ahead is not None or position >= len(self._expected):
+            return
+        if self.cancel is not None and self.cancel.cancelled:
+            return
+        try:
+            conn = self._connection()
+            conn.send(self._expected[position])
+        except (NoteFailed, OSError):
+            self.close()  # the file's own load says why, in order
+            return
+        self._ahead = self._expected[position]
+
+    def _drop_ahead(self) -> None:
+        """Wait for (or give up on) a read-ahead answer nobody asked for."""
+        conn = self._conn
+        self._ahead = None
+        try:
+            if conn is not None and self._wait(conn):
+                conn.recv()
+                return
+        except (EOFError, OSError):
+            pass
+        self.close()
+
+    def _answer(self, conn: Connection) -> Document:
         if not self._wait(conn):
             self.close()
             raise NoteFailed(f"extraction took longer than {self.timeout:.0f} s "
@@ -74,7 +129,8 @@ class Extractor:
                 target=serve, args=(child, self.memory), name="quire-extractor", daemon=True
             )
             try:
-                process.start()
+                with _lean_main():
+                    process.start()
             except Exception as exc:  # e.g. no new process from inside a worker's bootstrap
                 parent.close()
                 raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
@@ -84,6 +140,7 @@ class Extractor:
         return self._conn
 
     def close(self) -> None:
+        self._ahead = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -98,6 +155,18 @@ class Extractor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextmanager
+def _lean_main() -> Iterator[None]:
+    """Spawn runs the parent's main script again in the child (for the CLI: importing the
+    whole app, ~0.25 s); the worker needs only this module, so it is shown an empty main."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def serve(conn: Connection, memory: int) -> None:

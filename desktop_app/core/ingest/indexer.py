@@ -123,6 +123,7 @@ def _index_files(
     or a cancel stops the run."""
     pending = Pending()
     extractor = Extractor(cancel=cancel)  # its worker starts with the first PDF, DOCX or page
+    extractor.expect(_to_extract(files, known, options))
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -145,6 +146,23 @@ def _index_files(
     finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
         extractor.close()
         report.write_seconds += flush(database, pending, report)
+
+
+def _to_extract(
+    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
+) -> list[tuple[Path, int]]:
+    """The parsed-format files whose size or time changed: the worker reads them ahead."""
+    out = []
+    for rel, path, unsupported in files:
+        if unsupported or formats.suffix_of(rel) not in formats.ISOLATED:
+            continue
+        try:
+            if _unchanged(known.get(names.storable(rel)), path.stat()):
+                continue
+        except OSError:
+            continue
+        out.append((path, formats.size_cap(rel, options.max_file_bytes)))
+    return out
 
 
 def index_paths(
@@ -220,7 +238,7 @@ def _index_file(
     except OSError as exc:
         reason = f"cannot stat: {exc.strerror or exc}"
         return _problem(folder_id, key, known, report, "failed", reason)
-    if known and known[4] == "indexed" and (known[1], known[2]) == (stat.st_size, stat.st_mtime_ns):
+    if _unchanged(known, stat):
         report.unchanged += 1
         return None  # a skipped or failed file is looked at again: a permission fix or a
         # larger size limit changes no mtime, and every run reports every problem
@@ -245,6 +263,13 @@ def _index_file(
         report.problems.append((rel, "indexed", document.warning))
     note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
     return NoteRows(note, analyzed, replaces=known is not None)
+
+
+def _unchanged(known: KnownNote | None, stat: os.stat_result) -> bool:
+    """Indexed before with this size and time: not read again."""
+    if not known or known[4] != "indexed":
+        return False
+    return (known[1], known[2]) == (stat.st_size, stat.st_mtime_ns)
 
 
 def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
