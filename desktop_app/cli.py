@@ -16,7 +16,9 @@ from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
 from desktop_app.core.names import printable
 from desktop_app.core.passage import pages_json, pages_label
+from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.text import clean_text
+from desktop_app.scope_cli import add_scope_flags, flag_scope, report_scope
 
 if TYPE_CHECKING:
     from desktop_app.core.service import FolderReport, Quire, SearchResult
@@ -58,12 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=None)
     p.add_argument("--json", action="store_true")
     p.add_argument("--queries", type=Path, help="JSONL file with id and question per line")
-
+    add_scope_flags(p)
     p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
     p.add_argument("question")
     p.add_argument("--model", type=Path, help="a GGUF chat model (default: the bundled SmolLM2)")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
     p.add_argument("--max-tokens", type=int, default=384)
+    add_scope_flags(p)
 
     p = sub.add_parser("eval", help="index SET_DIR/notes and score SET_DIR/questions.jsonl")
     p.add_argument("set_dir", type=Path)
@@ -194,7 +197,8 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
 
 def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
     if args.queries:
-        for line in _batch_search(quire, _read_queries(args.queries), args.top):
+        scope = flag_scope(args, quire)
+        for line in _batch_search(quire, _read_queries(args.queries), args.top, scope=scope):
             print(json.dumps(line, ensure_ascii=False), flush=True)
         return 0
     if not args.query or not args.query.strip():
@@ -204,15 +208,15 @@ def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
         print(f"quire search: {EMPTY_INDEX_HINT}", file=sys.stderr)
         return 1
     query = clean_text(args.query)  # argv bytes that are not UTF-8 arrive surrogate-escaped
-    results = quire.search(query, top_k=args.top)
+    found = quire.search_in(query, top_k=args.top, scope=flag_scope(args, quire))
+    results = found.results
     if why := quire.embedder_problem():
         print(f"quire: keyword-only search: {why}", file=sys.stderr)
+    report_scope(found.query, bool(results))
     if args.json:
-        print(
-            json.dumps(
-                {"query": query, "results": [_public(r) for r in results]}, ensure_ascii=False
-            )
-        )
+        line = {"query": query, "scope": found.query.scope.to_json(),
+                "results": [_public(r) for r in results]}  # fmt: skip
+        print(json.dumps(line, ensure_ascii=False))
         return 0
     _print_results(results, sys.stdout)
     return 0
@@ -230,13 +234,15 @@ def _batch_search(
     queries: Iterator[dict[str, Any]],
     top: int | None,
     folders: list[Path] | None = None,
+    scope: Scope | None = None,
 ) -> Iterator[dict[str, Any]]:
     for item in queries:
-        results = quire.search(item["question"], top_k=top, folders=folders)
+        found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
         yield {
             "id": item["id"],
-            "answerable": quire.answerable(results),
-            "results": [_public(r) for r in results],
+            "answerable": quire.answerable(found.results),
+            "results": [_public(r) for r in found.results],
+            "scope": found.query.scope.to_json(),
         }
 
 
@@ -254,6 +260,7 @@ def _public(result: SearchResult) -> dict[str, Any]:
         "matched_terms": data["matched_terms"],
         "folder": data["folder"],
         **pages_json(result.page, result.page_end),
+        "day": result.day,
     }
 
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from desktop_app.core.events import Done, Evidence, Passage
     from desktop_app.core.service import Quire
 
+from desktop_app.scope_cli import flag_scope, report_scope
+
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
 
 
@@ -27,8 +29,16 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
         return 1
     from desktop_app.core.events import Done, Error, Evidence, Sources, Token
 
-    events = quire.ask(args.question, model_path=args.model, max_tokens=args.max_tokens)
+    scope = flag_scope(args, quire)
+    scoped = quire.scoped(args.question, scope)
+    if not args.json:
+        report_scope(scoped, True)
+    events = quire.ask(
+        args.question, model_path=args.model, max_tokens=args.max_tokens, scope=scope
+    )
     if args.json:
+        if not scoped.scope.empty:  # what the answer is limited to, before it
+            print(json.dumps({"type": "scope", **scoped.scope.to_json()}, ensure_ascii=False))
         code = 0
         for event in events:
             print(json.dumps(event.to_json(), ensure_ascii=False), flush=True)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,11 @@ from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
-from desktop_app.core.retrieval.search import Searcher, SearchOptions, SearchResult
+from desktop_app.core.retrieval.scope import Scope, ScopedQuery, read_scope
+from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folders as store_folders
+from desktop_app.core.store import health as store_health
+from desktop_app.core.store import notes as store_notes
 from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
@@ -66,9 +70,11 @@ class Quire:
         settings: Settings | None = None,
         check: str | None = None,
         embedder: TextEmbedder | None = None,
+        today: Callable[[], date] = date.today,
     ) -> None:
         # `embedder`: used instead of the settings' model (tests pass a fake; kept on a change)
         self._given_embedder = embedder
+        self.today = today  # what "last week" in a question is counted from
         self.home = home or paths.quire_home()
         self.settings = settings or Settings.load(self.home / "settings.json")
         # A damaged index is replaced on open; `recovery` says so (the caller tells the user).
@@ -207,16 +213,34 @@ class Quire:
         return store_folders.folder_id(self.database.reader, str(folder.resolve()))
 
     def search(
-        self, query: str, top_k: int | None = None, folders: list[Path] | None = None
+        self, query: str, top_k: int | None = None, folders: list[Path] | None = None,
+        scope: Scope | None = None,
+    ) -> list[SearchResult]:  # fmt: skip
+        """Ranked passages; scope words and a time phrase in `query` narrow it (`search_in`)."""
+        return self.search_in(query, top_k, folders, scope).results
+
+    def scoped(self, query: str, scope: Scope | None = None) -> ScopedQuery:
+        """The query's scope words and time phrase read, with `scope` (flags, chips) added."""
+        return read_scope(self.database.reader, query, self.today(), scope)
+
+    def search_in(
+        self, query: str, top_k: int | None = None, folders: list[Path] | None = None,
+        scope: Scope | None = None,
+    ) -> ScopedSearch:  # fmt: skip
+        scoped = self.scoped(query, scope)
+        return ScopedSearch(scoped, self._search(scoped.text, top_k, folders, scoped.scope))
+
+    def _search(
+        self, query: str, top_k: int | None, folders: list[Path] | None, scope: Scope
     ) -> list[SearchResult]:
-        folder_ids = None
-        if folders is not None:
-            folder_ids = tuple(i for f in folders if (i := self.folder_id(f)) is not None)
+        folder_ids = None if folders is None else tuple(
+            i for f in folders if (i := self.folder_id(f)) is not None)  # fmt: skip
         options = SearchOptions(
             candidates=max(self.settings.candidates, top_k or 0),
             min_relevance=self.settings.min_relevance,
             top_k=top_k or self.settings.top_k,
             folder_ids=folder_ids,
+            scope=scope,
         )
         try:
             return self.searcher.search(query, options)
@@ -232,12 +256,7 @@ class Quire:
 
     def page_starts(self, folder: Path, path: str) -> list[int]:
         """Where each page of an indexed PDF starts in its text ([] for other notes)."""
-        from desktop_app.core.store.notes import note_metadata
-
-        pages = note_metadata(self.database.reader, str(folder), path).get("pages")
-        if not isinstance(pages, list):
-            return []
-        return [p for p in pages if isinstance(p, int)]
+        return store_notes.page_starts(self.database.reader, str(folder), path)
 
     def answerable(self, results: list[SearchResult]) -> bool:
         """The gate's first look at search results: do the notes seem to cover the question?"""
@@ -256,7 +275,7 @@ class Quire:
             raise
         integrity = status["integrity"]
         if integrity is not None and not integrity["ok"]:
-            raise IndexDamaged(_integrity_problems(integrity))
+            raise IndexDamaged(store_health.integrity_problems(integrity))
         status["recovery"] = last_recovery(self.database.path)
         return status
 
@@ -312,12 +331,14 @@ class Quire:
 
         return index_is_empty(self.database)
 
-    def retrieval(self) -> Retrieval:
-        """What answering needs of the index, as plain callables."""
+    def retrieval(self, scope: Scope | None = None) -> Retrieval:
+        """What answering needs of the index, as plain callables; every search of one answer
+        stays inside `scope` (read once, from the question)."""
         from desktop_app.core.answer import ask
 
+        fixed = scope or Scope()
         return ask.Retrieval(
-            search=lambda query, top_k: self.search(query, top_k=top_k),
+            search=lambda query, top_k: self._search(query, top_k, None, fixed),
             language=lambda question: self.searcher.query_language(question),
             is_empty=self.index_is_empty,
             idf=ask.index_weights(self.database),
@@ -332,8 +353,10 @@ class Quire:
         cancel: CancelToken | None = None,
         max_tokens: int = 384,
         override_gate: bool = False,
+        scope: Scope | None = None,
     ) -> Iterator[AnswerEvent]:
-        """Stream answer events. A new question cancels the one still running (last one wins)."""
+        """Stream answer events. A new question cancels the one still running (last one wins).
+        Scope words and a time phrase in the question (and `scope`) narrow what is read."""
         from desktop_app.core.answer.ask import answer_events
         from desktop_app.core.answer.gguf import ModelFileError
 
@@ -347,8 +370,10 @@ class Quire:
         except ModelFileError as exc:
             yield Error(str(exc))
             return
+        scoped = self.scoped(question, scope)
         yield from answer_events(
-            self.retrieval(), question, history, model, cancel, max_tokens,
+            self.retrieval(scoped.scope), scoped.text or question, history, model, cancel,
+            max_tokens,
             self.settings.temperature, override_gate=override_gate,
         )  # fmt: skip
 
@@ -373,12 +398,3 @@ class Quire:
     def known_folders(self) -> list[Path]:
         paths = store_folders.folder_paths(self.database.reader)
         return [Path(p) for p in paths if Path(p).is_dir()]
-
-
-def _integrity_problems(integrity: dict[str, Any]) -> list[str]:
-    problems = [] if integrity["sqlite_integrity"] else ["PRAGMA integrity_check failed"]
-    if not integrity["fts_integrity"]:
-        problems.append(f"full-text index: {integrity['fts_error']}")
-    if not integrity["fts_in_sync"]:
-        problems.append("passages and the full-text index are out of sync")
-    return problems

@@ -688,16 +688,30 @@ def check_spans(spans: list[SpanCheck], keep: int) -> BoxReport:
 
 
 def span_problems(span: SpanCheck, pdfium: Any) -> list[tuple[str, str]]:
+    """A span (a passage may continue on the next page) checked page by page: the pages the
+    result names, then each page's part of the span against pdfium's boxes and text."""
     document = span.document
-    text = document.text[span.start : span.end]
     page = document.page_at(span.start)
-    if page is None or span.page != page or span.page_end != span.page:
-        return [("page", f"result says {span.page}–{span.page_end}, the text's page is {page}")]
+    last = document.page_at(max(span.start, span.end - 1))
+    if page is None or (span.page, span.page_end) != (page, last):
+        return [("page", f"result says {span.page}–{span.page_end}, the text's pages are "
+                         f"{page}–{last}")]  # fmt: skip
+    problems: list[tuple[str, str]] = []
+    for number in range(page, (last or page) + 1):
+        first = document.pages[number - 1]
+        after = document.pages[number] if number < len(document.pages) else len(document.text)
+        start, end = max(span.start, first), min(span.end, after)
+        if document.text[start:end].strip():
+            problems += _page_part_problems(span, pdfium, number, start, end)
+    return problems
+
+
+def _page_part_problems(span: SpanCheck, pdfium: Any, page: int, start: int, end: int
+                        ) -> list[tuple[str, str]]:  # fmt: skip
+    document = span.document
+    text = document.text[start:end]
     page_start = document.pages[page - 1]
-    page_end = document.pages[page] if page < len(document.pages) else len(document.text)
-    if span.end > page_end:
-        return [("page", f"span ends {span.end - page_end} characters into the next page")]
-    boxes = pdf_format.char_boxes(span.path, page, span.start - page_start, span.end - page_start)
+    boxes = pdf_format.char_boxes(span.path, page, start - page_start, end - page_start)
     expected = [c for c in text if not c.isspace()]
     problems: list[tuple[str, str]] = []
     if len(boxes) != len(expected):

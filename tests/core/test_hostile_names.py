@@ -114,10 +114,10 @@ def test_an_unexpected_error_fails_only_that_note(
         (folder / f"n{n}.md").write_text(f"# N{n}\n\nAbout {word(n)}.\n", "utf-8")
     real = indexer.analyze_note
 
-    def analyze(rel: str, text: str, chunk_tokens: int):  # type: ignore[no-untyped-def]
+    def analyze(rel: str, text: str, chunk_tokens: int, mtime_ns: int):  # type: ignore[no-untyped-def]
         if rel == "n1.md":
             raise RuntimeError("a bug in the analyzer")
-        return real(rel, text, chunk_tokens)
+        return real(rel, text, chunk_tokens, mtime_ns)
 
     monkeypatch.setattr(indexer, "analyze_note", analyze)
     code, out, _ = run(capsys, "index", "--no-embed", str(folder))

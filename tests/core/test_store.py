@@ -194,7 +194,9 @@ def test_migration_0002_keeps_an_older_database_from_being_re_chunked(
     with old.write() as w:  # what the older version had: schema 0001, its chunking record
         w.execute("ALTER TABLE chunks DROP COLUMN page_start")
         w.execute("ALTER TABLE chunks DROP COLUMN page_end")
-        w.execute("DELETE FROM migrations WHERE name != '0001_initial'")
+        w.execute(  # 0004 (days and tags) is another test's
+            "DELETE FROM migrations WHERE name NOT IN ('0001_initial', '0004_days_and_tags')"
+        )
         meta.set_meta(w, "chunking", "tokens=200;embed_limit=254")
     old.close()
     db = Database(path)
@@ -207,6 +209,33 @@ def test_migration_0002_keeps_an_older_database_from_being_re_chunked(
     assert reopened.apply_migrations(MIGRATIONS) == []  # once only
     resized = indexer.index_folder(reopened, notes_dir, indexer.IndexOptions(chunk_tokens=100))
     assert resized.indexed == 3
+
+
+def test_migration_0004_dates_and_tags_an_older_index_by_reading_its_notes_once(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2026-11-30.md").write_text("Fixed the heating. #house\n", "utf-8")
+    path = tmp_path / "q.sqlite"
+    old = Database(path)
+    indexer.index_folder(old, notes, indexer.IndexOptions())
+    with old.write() as w:  # schema 0003: no days, no tags
+        w.execute("DROP TRIGGER note_tags_delete")
+        w.execute("DROP TABLE note_tags")
+        w.execute("DROP INDEX chunks_day")
+        for table, column in (("chunks", "day"), ("notes", "day"), ("notes", "day_source")):
+            w.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        w.execute("DELETE FROM migrations WHERE name = '0004_days_and_tags'")
+    old.close()
+    db = Database(path)
+    assert db.reader.execute("SELECT day FROM chunks").fetchall() == [(None,)]
+    first = indexer.index_folder(db, notes, indexer.IndexOptions())
+    assert first.indexed == 1  # read again once, for its day and tags
+    assert db.reader.execute("SELECT day FROM chunks").fetchall() == [("2026-11-30",)]
+    assert db.reader.execute("SELECT tag FROM note_tags").fetchall() == [("house",)]
+    assert indexer.index_folder(db, notes, indexer.IndexOptions()).unchanged == 1
+    db.close()
 
 
 def test_vectors_of_another_dimension_than_the_model_makes_are_embedded_again(

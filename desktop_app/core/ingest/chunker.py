@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop_app.core.ingest.markdown import Block, parse_markdown
 
@@ -50,6 +50,7 @@ class Span:
     heading_path: tuple[str, ...]
     tokens: int  # counted once; packing adds these up
     is_heading: bool = False
+    opens: bool = False  # always starts a chunk (a journal's date heading)
 
 
 class LineIndex:
@@ -68,14 +69,18 @@ def chunk_note(
     target_tokens: int = 200,
     markdown: bool = True,
     headings: str = "",
+    opens_chunk: Callable[[str], bool] = lambda _: False,
 ) -> tuple[list[Chunk], dict]:
     """Split a note into chunks along its structure. Returns the chunks and the front matter.
 
     Chunks aim at `target_tokens`; a single paragraph, list, table or code block stays whole up
-    to twice that, and a small tail is merged into the chunk before it.
+    to twice that, and a small tail is merged into the chunk before it. A heading for which
+    `opens_chunk` holds (a journal's date) always starts a chunk, however small the one before.
     """
     parsed = parse_markdown(text, markdown=markdown, headings=headings)
     spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
+    spans = [replace(s, opens=True) if s.is_heading and s.heading_path
+             and opens_chunk(s.heading_path[-1]) else s for s in spans]  # fmt: skip
     groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
     lines = LineIndex(text)
     chunks = [_make_chunk(text, group, lines) for group in groups]
@@ -112,7 +117,7 @@ def _pack(spans: list[Span], target: int) -> list[list[Span]]:
     current_tokens = 0
     for span in spans:
         tokens = span.tokens
-        starts_section = span.is_heading and current_tokens >= min_tokens
+        starts_section = span.is_heading and (current_tokens >= min_tokens or span.opens)
         overflows = current and current_tokens + tokens > target
         if current and (starts_section or overflows):
             carried = _trailing_headings(current)
@@ -131,7 +136,7 @@ def _merge_small_tails(groups: list[list[Span]], target: int) -> list[list[Span]
     """A fragment under half the target joins the chunk before it when both fit in 2× target."""
     merged: list[list[Span]] = []
     for group in groups:
-        if merged:
+        if merged and not any(s.opens for s in group):
             prev = merged[-1]
             size = _tokens(group)
             if size < target // 2 and size + _tokens(prev) <= 2 * target:

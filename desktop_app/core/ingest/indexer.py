@@ -256,11 +256,12 @@ def _index_file(
         return _problem(
             folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
         )
-    analyzed = analyze_note(rel, document, options.chunk_tokens)
+    analyzed = analyze_note(rel, document, options.chunk_tokens, stat.st_mtime_ns)
     report.indexed += 1
     report.changed_paths.append(rel)
-    if document.warning:
-        report.problems.append((rel, "indexed", document.warning))
+    for warning in (document.warning, analyzed.warning):
+        if warning:
+            report.problems.append((rel, "indexed", warning))
     note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
     return NoteRows(note, analyzed, replaces=known is not None)
 
@@ -300,7 +301,9 @@ def _note_row(
         "metadata": json.dumps(analyzed.metadata, default=str, ensure_ascii=False),
         "encoding": document.encoding,
         "status": "indexed",
-        "reason": document.warning,
+        "reason": "; ".join(w for w in (document.warning, analyzed.warning) if w) or None,
+        "day": analyzed.day.day.isoformat() if analyzed.day else None,
+        "day_source": analyzed.day.source if analyzed.day else None,
         "indexed_at": time.time(),
     }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -68,10 +69,26 @@ def _load_yaml(raw: str) -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(raw)
-    except yaml.YAMLError:
+        data = yaml.load(raw, Loader=_front_matter_loader())
+    except (yaml.YAMLError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+@cache
+def _front_matter_loader() -> type:
+    """YAML's safe loader, but dates stay text: `date: 2026-02-31` must not lose the whole front
+    matter (YAML raises on it), and every date is judged by one parser (`core.dates`)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+        return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", as_text)
+    return Loader
 
 
 class _Blocks:

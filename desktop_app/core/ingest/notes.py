@@ -9,7 +9,9 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
+from desktop_app.core.ingest.dated import NoteDate
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.passage import context_line
 from desktop_app.core.retrieval import analyzer
@@ -30,6 +32,13 @@ class AnalyzedNote:
     language: str
     metadata: dict[str, Any]
     chunks: list[AnalyzedChunk]
+    day: NoteDate | None = None
+    tags: tuple[str, ...] = ()
+    chunk_days: tuple[str, ...] = ()  # ISO day of each chunk: its dated section's, else the note's
+
+    @property
+    def warning(self) -> str | None:
+        return self.day.warning if self.day else None
 
 
 def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> str:
@@ -79,23 +88,29 @@ def embed_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def analyze_note(rel_path: str, document: Document, chunk_tokens: int) -> AnalyzedNote:
+def analyze_note(
+    rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int = 0
+) -> AnalyzedNote:
     """Chunks, title, language and lexical terms of a note (embedding parts come later, from
     `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
     metadata: dict[str, Any]
     if document.pages:  # a PDF: its own title, never its first outline entry
-        chunks, metadata = (
-            chunk_pages(document, chunk_tokens),
-            {"title": document.title, "pages": list(document.pages)},
-        )
+        chunks = chunk_pages(document, chunk_tokens)
+        metadata = {"title": document.title, "pages": list(document.pages)}
     else:
-        chunks, metadata = chunk_note(document.text, count_tokens, chunk_tokens,
-                                      document.markdown, document.headings)  # fmt: skip
+        chunks, metadata = chunk_note(
+            document.text, count_tokens, chunk_tokens, document.markdown, document.headings,
+            opens_chunk=dated.is_day_heading,
+        )  # fmt: skip
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)
     analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata))
-    return AnalyzedNote(title, language, metadata, analyzed)
+    day = dated.note_date(metadata, rel_path, mtime_ns)
+    marks = dated.day_marks(document.text) if not document.pages else []
+    days = tuple(dated.chunk_days(marks, [c.end for c in chunks], day.day))
+    tags = tuple(dated.note_tags(metadata, document.text if document.markdown else ""))
+    return AnalyzedNote(title, language, metadata, analyzed, day, tags, days)
 
 
 def chunk_pages(document: Document, chunk_tokens: int) -> list[Chunk]:

@@ -118,11 +118,13 @@ def write_notes(db: sqlite_utils.Database, items: list[NoteRows]) -> None:
     if not items:
         return
     note_ids = [notes.upsert_note(db, n.note) for n in items]
+    notes.set_tags(db, [(i, n.analyzed.tags) for i, n in zip(note_ids, items, strict=True)])
     chunks.delete_chunks(db, [i for i, n in zip(note_ids, items, strict=True) if n.replaces])
     next_id = chunks.next_chunk_id(db)
     chunk_rows: list[chunks.ChunkRow] = []
     fts_rows: list[chunks.FtsRow] = []
     for note_id, item in zip(note_ids, items, strict=True):
+        days = item.analyzed.chunk_days
         for seq, analyzed in enumerate(item.analyzed.chunks):
             c, chunk_id = analyzed.chunk, next_id
             next_id += 1
@@ -140,6 +142,7 @@ def write_notes(db: sqlite_utils.Database, items: list[NoteRows]) -> None:
                     c.text,
                     c.page_start,
                     c.page_end,
+                    days[seq] if seq < len(days) else None,
                 )
             )
             fts_rows.append(

@@ -60,6 +60,9 @@ def analyze_query(query: str, language: str) -> QueryTerms:
     )
 
 
+Within = tuple[str, list[Any]]  # a SELECT of chunk ids, its parameters
+
+
 def quote(term: str) -> str:
     """An FTS5 string literal: user text can never become syntax (NOT, *, -, quotes…)."""
     return '"' + term.replace('"', '""') + '"'
@@ -93,7 +96,11 @@ def idf(df: int, total: int) -> float:
     return math.log(1 + (total - df + 0.5) / (df + 0.5))
 
 
-def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> list[LexicalHit]:
+def search_lexical(
+    db: sqlite_utils.Database, terms: QueryTerms, limit: int, within: Within | None = None
+) -> list[LexicalHit]:
+    """BM25 candidates; `within` (a `SELECT` of chunk ids and its parameters) filters inside
+    the FTS query, so a scope never costs an over-fetch."""
     if terms.empty:
         return []
     total = _chunk_count(db)
@@ -107,7 +114,7 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
         clauses.append("prefixes : (" + " OR ".join(quote(t) for t in prefixes) + ")")
     if not clauses:
         return []
-    rows = _rows(db, " OR ".join(clauses), limit)
+    rows = _rows(db, " OR ".join(clauses), limit, within)
     required = {s for w, s, _ in terms.words if not analyzer.is_function_word(w)}
     if required and all(df.get(t, 0) for t in required):
         # Passages holding every content word by stem are candidates even when many short
@@ -116,7 +123,7 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
         exact = " AND ".join(
             "{body context} : " + quote(t) for t in _prune_common(tuple(required), df, total)
         )
-        rows += [row for row in _rows(db, exact, limit) if row[0] not in seen]
+        rows += [row for row in _rows(db, exact, limit, within) if row[0] not in seen]
     weights = {t: idf(df.get(t, 0), total) for t in terms.stems}
     mass = sum(weights.values()) or 1.0
     content = _content_words(terms)
@@ -135,11 +142,15 @@ def search_lexical(db: sqlite_utils.Database, terms: QueryTerms, limit: int) -> 
     return hits
 
 
-def _rows(db: sqlite_utils.Database, match: str, limit: int) -> list[Any]:
+def _rows(
+    db: sqlite_utils.Database, match: str, limit: int, within: Within | None = None
+) -> list[Any]:
+    scope_sql, scope_params = within if within else ("", [])
+    inside = f" AND rowid IN ({scope_sql})" if scope_sql else ""
     return db.execute(
         "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, prefixes, context"
-        " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
-        (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, match, limit),
+        f" FROM chunks_fts WHERE chunks_fts MATCH ?{inside} ORDER BY score DESC LIMIT ?",
+        (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, match, *scope_params, limit),
     ).fetchall()
 
 

@@ -6,10 +6,13 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.embedder import TextEmbedder
+from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.retrieval.vector import VectorIndex
-from desktop_app.core.store import chunks, notes
+from desktop_app.core.store import chunks, notes, scopes
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
@@ -20,6 +23,7 @@ class SearchOptions:
     min_relevance: float = 0.0  # fused score floor, relative to a perfect top-1 in both lists
     top_k: int = 10  # the final cap
     folder_ids: tuple[int, ...] | None = None
+    scope: Scope | None = None  # folder, tag, path, days: filtered inside the search
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,16 @@ class SearchResult:
     seq: int = 0
     page: int | None = None  # the 1-based page a PDF passage starts on (None: no pages)
     page_end: int | None = None
+    day: str | None = None  # ISO day of the passage (its dated section's, else its note's)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ScopedSearch:
+    query: ScopedQuery  # what was searched: the text without scope words, and the scope
+    results: list[SearchResult]
 
 
 class Searcher:
@@ -71,13 +82,19 @@ class Searcher:
         query = clean_text(query)
         db = self.database.reader
         terms = lexical.analyze_query(query, self.query_language(query))
-        lex_hits = lexical.search_lexical(db, terms, options.candidates)
+        scope = options.scope if options.scope and not options.scope.empty else None
+        stored = scope.stored() if scope else None
+        within = scopes.scope_select(db, stored) if stored else None
+        lex_hits = lexical.search_lexical(db, terms, options.candidates, within)
         dense_hits = []
         if self.embedder is not None and query.strip():
             self.vectors.refresh(db)
             if self.vectors.size:
+                allowed = None
+                if stored is not None:
+                    allowed = np.asarray(scopes.scoped_chunk_ids(db, stored), dtype=np.int64)
                 vector = self.embedder.encode([query])[0]
-                dense_hits = self.vectors.search(vector, options.candidates)
+                dense_hits = self.vectors.search(vector, options.candidates, allowed)
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
@@ -150,4 +167,5 @@ def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> Searc
         seq=row["seq"],
         page=row.get("page_start"),
         page_end=row.get("page_end"),
+        day=row.get("day"),
     )

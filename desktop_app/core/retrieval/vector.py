@@ -49,10 +49,16 @@ class VectorIndex:
     def size(self) -> int:
         return len(self._vectors.ids)
 
-    def search(self, query_vector: np.ndarray, limit: int) -> list[DenseHit]:
-        """Best chunks by cosine; a chunk embedded in parts scores as its best part."""
+    def search(
+        self, query_vector: np.ndarray, limit: int, allowed: np.ndarray | None = None
+    ) -> list[DenseHit]:
+        """Best chunks by cosine; a chunk embedded in parts scores as its best part. With
+        `allowed` (sorted chunk ids) only those rows are scored."""
         vectors = self._vectors  # one read: a refresh meanwhile swaps in a whole new state
         ids, matrix = vectors.ids, vectors.matrix
+        if allowed is not None:
+            rows = np.flatnonzero(np.isin(ids, allowed, assume_unique=False))
+            ids, matrix = ids[rows], matrix[rows]
         if not len(ids):
             return []
         scores = matrix @ query_vector.astype(np.float32)

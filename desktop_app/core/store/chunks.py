@@ -8,7 +8,9 @@ import sqlite_utils
 
 # (id, note_id, seq, start, end, line_start, line_end, heading_path JSON, text, page_start,
 # page_end)
-ChunkRow = tuple[int, int, int, int, int, int, int, str, str, int | None, int | None]
+ChunkRow = tuple[
+    int, int, int, int, int, int, int, str, str, int | None, int | None, str | None
+]  # id, note, seq, start, end, lines, heading path, text, pages, day
 # (chunk id, body terms, prefix terms, context terms)
 FtsRow = tuple[int, str, str, str]
 
@@ -28,7 +30,7 @@ def insert_chunks(db: sqlite_utils.Database, chunks: list[ChunkRow], fts: list[F
     """Batch-insert chunks and their FTS rows (inside a write transaction)."""
     db.conn.executemany(
         "INSERT INTO chunks (id, note_id, seq, start, end, line_start, line_end, heading_path,"
-        " text, page_start, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " text, page_start, page_end, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         chunks,
     )
     db.conn.executemany(
@@ -61,7 +63,7 @@ def chunk_details(
     marks = ", ".join("?" for _ in chunk_ids)
     sql = (
         "SELECT c.id, c.note_id, c.seq, c.start, c.end, c.text, c.heading_path, c.line_start,"
-        " c.line_end, c.page_start, c.page_end, n.path, n.title, n.folder_id,"
+        " c.line_end, c.page_start, c.page_end, c.day, n.path, n.title, n.folder_id,"
         " f.path AS folder FROM chunks c"
         " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
         f" WHERE c.id IN ({marks})"

@@ -104,8 +104,29 @@ def _chunk_pages(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE chunks ADD COLUMN page_end INTEGER")
 
 
+def _days_and_tags(db: sqlite_utils.Database) -> None:
+    """A note's day (and where it came from), each chunk's day (a journal's dated section, else
+    its note's) and the notes' tags: what scopes filter on. Notes indexed before are read again
+    on the next run (their content hash forgotten), their vectors kept."""
+    db.execute("ALTER TABLE notes ADD COLUMN day TEXT")
+    db.execute("ALTER TABLE notes ADD COLUMN day_source TEXT")
+    db.execute("ALTER TABLE chunks ADD COLUMN day TEXT")
+    db.execute("CREATE INDEX chunks_day ON chunks (day)")
+    db.table("note_tags").create(
+        {"note_id": int, "tag": str}, pk=("note_id", "tag"),
+        foreign_keys=[("note_id", "notes", "id")],
+    )  # fmt: skip
+    db.execute("CREATE INDEX note_tags_tag ON note_tags (tag)")
+    db.execute(
+        "CREATE TRIGGER note_tags_delete AFTER DELETE ON notes BEGIN "
+        "DELETE FROM note_tags WHERE note_id = old.id; END"
+    )
+    db.execute("UPDATE notes SET content_hash = NULL, mtime_ns = -1 WHERE status = 'indexed'")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_chunking_by_size_only", _chunking_by_size_only),
     ("0003_chunk_pages", _chunk_pages),
+    ("0004_days_and_tags", _days_and_tags),
 ]

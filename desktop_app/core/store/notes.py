@@ -34,6 +34,15 @@ def upsert_note(db: sqlite_utils.Database, note: dict[str, Any]) -> int:
     return int(row[0])
 
 
+def set_tags(db: sqlite_utils.Database, tagged: list[tuple[int, tuple[str, ...]]]) -> None:
+    """Replace these notes' tags (inside a write transaction)."""
+    db.conn.executemany("DELETE FROM note_tags WHERE note_id = ?", [(i,) for i, _ in tagged])
+    db.conn.executemany(
+        "INSERT OR IGNORE INTO note_tags (note_id, tag) VALUES (?, ?)",
+        [(i, tag) for i, tags in tagged for tag in tags],
+    )
+
+
 def note_metadata(db: sqlite_utils.Database, folder: str, path: str) -> dict[str, Any]:
     """An indexed note's metadata (front matter; a PDF's title and page starts), {} if none."""
     row = db.execute(
@@ -101,3 +110,9 @@ def status_counts(db: sqlite_utils.Database) -> dict[str, int]:
 
 def _count(db: sqlite_utils.Database, status: str) -> int:
     return int(db.execute("SELECT count(*) FROM notes WHERE status = ?", (status,)).fetchone()[0])
+
+
+def page_starts(db: sqlite_utils.Database, folder: str, path: str) -> list[int]:
+    """Where each page of an indexed PDF starts in its text ([] for other notes)."""
+    pages = note_metadata(db, folder, path).get("pages")
+    return [p for p in pages if isinstance(p, int)] if isinstance(pages, list) else []

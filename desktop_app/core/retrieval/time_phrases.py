@@ -1,0 +1,221 @@
+"""Time phrases in questions, in English, German and Czech ("last week", "im März", "minulý
+týden", "před 3 dny", "2025"), resolved against a given today into a span of days."""
+
+from __future__ import annotations
+
+import calendar
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from desktop_app.core import dates
+
+
+@dataclass(frozen=True)
+class Period:
+    first: date
+    last: date  # inclusive
+    label: str
+
+    def text(self) -> str:
+        if self.first == self.last:
+            return day_text(self.first)
+        return f"{day_text(self.first)} – {day_text(self.last)}"
+
+
+def day_text(day: date) -> str:
+    return f"{day.day} {calendar.month_abbr[day.month]} {day.year}"
+
+
+def year_period(year: int, label: str) -> Period:
+    return Period(date(year, 1, 1), date(year, 12, 31), label)
+
+
+def month_period(year: int, month: int, label: str) -> Period:
+    last = calendar.monthrange(year, month)[1]
+    return Period(date(year, month, 1), date(year, month, last), label)
+
+
+def fold_same_length(text: str) -> str:
+    """Lower case without accents, one character for one (so match offsets hold in `text`)."""
+    return "".join((unicodedata.normalize("NFKD", c)[:1] or c).lower() for c in text)
+
+
+_UNITS = {
+    "day": ("day", "days", "tag", "tage", "tagen", "den", "dny", "dni", "dnu"),
+    "week": ("week", "weeks", "woche", "wochen", "tyden", "tydne", "tydnu", "tydny", "tydnech"),
+    "month": (
+        "month",
+        "months",
+        "monat",
+        "monate",
+        "monaten",
+        "monats",
+        "mesic",
+        "mesice",
+        "mesici",
+        "mesicu",
+    ),
+    "year": ("year", "years", "jahr", "jahre", "jahren", "jahres", "rok", "roku", "roky", "let"),
+    "weekend": ("weekend", "wochenende", "vikend", "vikendu"),
+}
+_UNIT = {form: unit for unit, forms in _UNITS.items() for form in forms}
+_UNIT_WORDS = "|".join(sorted(_UNIT, key=len, reverse=True))
+_THIS = r"this|current|diese[nmrs]?|dieses|tento|tenhle|tuhle|tuto|letosni|aktualni|tomto|tom"
+_LAST = (
+    r"last|past|previous|prior|letzte[nmrs]?|vergangene[nmrs]?|vorige[nmrs]?|"
+    r"minuly|minuleho|minulem|minulou|minula|minule|predchozi|predchoziho|predchozim|"
+    r"posledni|poslednim|posledniho"
+)
+_PREP = (
+    r"(?:(?:in|on|during|over|within|from|im|in der|in den|am|vom|v|ve|za|od|behem|der|den)\s+)?"
+)
+_MONTH_NAMES = "|".join(
+    sorted((f for f in dates.MONTHS if len(f) >= 4 or f in ("may", "mai")), key=len, reverse=True)
+)
+_DAYS_WORDS = {
+    "today": 0,
+    "heute": 0,
+    "dnes": 0,
+    "dneska": 0,
+    "yesterday": 1,
+    "gestern": 1,
+    "vcera": 1,
+    "vorgestern": 2,
+    "predevcirem": 2,
+}
+_YEAR_WORDS = {"letos": 0, "heuer": 0, "loni": 1, "vloni": 1, "lonsky": 1}
+_PHRASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(r"(?<![\w.-])" + pattern + r"(?![\w-])"))
+    for name, pattern in (
+        ("count", rf"{_PREP}(?:the\s+)?(?:{_LAST})\s+(\d{{1,3}})\s+({_UNIT_WORDS})"),
+        (
+            "ago",
+            rf"(\d{{1,3}})\s+({_UNIT_WORDS})\s+ago|(?:vor|pred)\s+(\d{{1,3}})\s+({_UNIT_WORDS})",
+        ),
+        ("relative", rf"{_PREP}(?:the\s+)?({_THIS}|{_LAST})\s+({_UNIT_WORDS})"),
+        ("day-month", rf"{_PREP}(\d{{1,2}})\.?\s+({_MONTH_NAMES})(?:\s+(\d{{4}}))?"),
+        ("month-day", rf"{_PREP}({_MONTH_NAMES})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?"),
+        (
+            "month",
+            rf"(?:in|im|during|v|ve|behem|seit|since|od)\s+({_MONTH_NAMES})(?:\s+(\d{{4}}))?",
+        ),
+        ("month-year", rf"{_PREP}({_MONTH_NAMES})\s+(\d{{4}})"),
+        ("iso", rf"{_PREP}(\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}})"),
+        ("words", rf"{_PREP}({'|'.join(list(_DAYS_WORDS) + list(_YEAR_WORDS))})"),
+        (
+            "year",
+            r"(?:(?:in|im|jahr|im jahr|v roce|roku|during|since|seit|od roku)\s+)?"
+            r"((?:19|20)\d{2})(?![.,]?\d)",
+        ),
+    )
+)
+
+
+def find_time_phrase(text: str, today: date) -> tuple[Period, tuple[int, int]] | None:
+    """The first time phrase in `text`, resolved, with its span in `text`."""
+    folded = fold_same_length(text)
+    best: tuple[Period, tuple[int, int]] | None = None
+    for name, pattern in _PHRASES:
+        for match in pattern.finditer(folded):
+            period = _resolve(name, match, today, text[match.start() : match.end()].strip())
+            if period is not None and (best is None or match.start() < best[1][0]):
+                best = (period, match.span())
+                break
+    return best
+
+
+def _resolve(name: str, match: re.Match[str], today: date, label: str) -> Period | None:
+    groups = match.groups()
+    try:
+        if name == "count":
+            return _last_n(int(groups[0]), _UNIT[groups[1]], today, label)
+        if name == "ago":
+            n, unit = (groups[0], groups[1]) if groups[0] else (groups[2], groups[3])
+            return _ago(int(n), _UNIT[unit], today, label)
+        if name == "relative":
+            back = 0 if re.fullmatch(_THIS, groups[0]) else 1
+            return _relative(_UNIT[groups[1]], back, today, label)
+        if name in ("day-month", "month-day"):
+            day, month = (groups[0], groups[1]) if name == "day-month" else (groups[1], groups[0])
+            return _day_of_month(int(day), dates.MONTHS[month], groups[2], today, label)
+        if name in ("month", "month-year"):
+            return _named_month(dates.MONTHS[groups[0]], groups[1], today, label)
+        if name == "iso":
+            day = dates.parse_day(groups[0])
+            return Period(day, day, label) if day else None
+        if name == "words":
+            return _word(groups[0], today, label)
+        return year_period(int(groups[0]), label)
+    except (dates.InvalidDate, ValueError, KeyError):
+        return None
+
+
+def _word(word: str, today: date, label: str) -> Period:
+    if word in _DAYS_WORDS:
+        day = today - timedelta(days=_DAYS_WORDS[word])
+        return Period(day, day, label)
+    return year_period(today.year - _YEAR_WORDS[word], label)
+
+
+def _relative(unit: str, back: int, today: date, label: str) -> Period:
+    if unit == "day":
+        day = today - timedelta(days=back)
+        return Period(day, day, label)
+    if unit in ("week", "weekend"):
+        monday = today - timedelta(days=today.weekday() + 7 * back)
+        if unit == "weekend":
+            if back == 0 and today.weekday() < 5:  # "this weekend" on a weekday: the coming one
+                monday = today - timedelta(days=today.weekday())
+            return Period(monday + timedelta(days=5), monday + timedelta(days=6), label)
+        return Period(monday, monday + timedelta(days=6), label)
+    if unit == "month":
+        year, month = today.year, today.month - back
+        if month < 1:
+            year, month = year - 1, month + 12
+        return month_period(year, month, label)
+    return year_period(today.year - back, label)
+
+
+def _last_n(n: int, unit: str, today: date, label: str) -> Period:
+    days = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}[unit] * max(n, 1)
+    return Period(today - timedelta(days=days - 1), today, label)
+
+
+def _ago(n: int, unit: str, today: date, label: str) -> Period:
+    if unit == "day":
+        day = today - timedelta(days=n)
+        return Period(day, day, label)
+    if unit in ("week", "weekend"):
+        return _relative("week", n, today, label)
+    if unit == "month":
+        return _relative("month", n, today, label)
+    return year_period(today.year - n, label)
+
+
+def _day_of_month(day: int, month: int, year: str | None, today: date, label: str) -> Period:
+    found = date(int(year), month, day) if year else _latest(today, month, day)
+    return Period(found, found, label)
+
+
+def _latest(today: date, month: int, day: int) -> date:
+    """The most recent such day up to today (a question about the past)."""
+    this_year = date(today.year, month, day)
+    return this_year if this_year <= today else date(today.year - 1, month, day)
+
+
+def _named_month(month: int, year: str | None, today: date, label: str) -> Period:
+    if year:
+        return month_period(int(year), month, label)
+    chosen = today.year if month <= today.month else today.year - 1
+    return month_period(chosen, month, label)
+
+
+def periods_in(text: str, today: date) -> Iterator[Period]:
+    """Every time phrase of `text` (for tests and the bench's report)."""
+    rest = text
+    while (found := find_time_phrase(rest, today)) is not None:
+        yield found[0]
+        rest = rest[found[1][1] :]
