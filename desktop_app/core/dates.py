@@ -5,6 +5,7 @@ names serves note dates, journal headings and the time phrases of questions."""
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from datetime import date
@@ -73,6 +74,18 @@ _DAY_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 _PATH_DAY = re.compile(r"(?<!\d)(\d{4})([-_.]?)(\d{2})\2(\d{2})(?!\d)")
 _PATH_DMY = re.compile(r"(?<!\d)(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d)")
 _PATH_FOLDERS = re.compile(r"(?:^|/)(\d{4})/(\d{1,2})/(\d{1,2})(?=[/._ -]|$)")
+
+
+def today() -> date:
+    """Today, or the day `QUIRE_TODAY` (ISO) names: "last week" in a test or a benchmark must
+    mean the same week on every run."""
+    fixed = os.environ.get("QUIRE_TODAY", "").strip()
+    if fixed:
+        try:
+            return date.fromisoformat(fixed)
+        except ValueError:
+            pass
+    return date.today()
 
 
 class InvalidDate(ValueError):

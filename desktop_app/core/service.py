@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop_app import paths
+from desktop_app.core import dates
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
@@ -70,7 +71,7 @@ class Quire:
         settings: Settings | None = None,
         check: str | None = None,
         embedder: TextEmbedder | None = None,
-        today: Callable[[], date] = date.today,
+        today: Callable[[], date] = dates.today,
     ) -> None:
         # `embedder`: used instead of the settings' model (tests pass a fake; kept on a change)
         self._given_embedder = embedder
@@ -219,8 +220,7 @@ class Quire:
         """Ranked passages; scope words and a time phrase in `query` narrow it (`search_in`)."""
         return self.search_in(query, top_k, folders, scope).results
 
-    def scoped(self, query: str, scope: Scope | None = None) -> ScopedQuery:
-        """The query's scope words and time phrase read, with `scope` (flags, chips) added."""
+    def scoped(self, query: str, scope: Scope | None = None) -> ScopedQuery:  # see read_scope
         return read_scope(self.database.reader, query, self.today(), scope)
 
     def search_in(
@@ -396,5 +396,5 @@ class Quire:
         return changed
 
     def known_folders(self) -> list[Path]:
-        paths = store_folders.folder_paths(self.database.reader)
-        return [Path(p) for p in paths if Path(p).is_dir()]
+        folders = map(Path, store_folders.folder_paths(self.database.reader))
+        return [p for p in folders if p.is_dir()]

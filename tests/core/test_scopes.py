@@ -1,0 +1,241 @@
+"""Scopes: note days and tags, scope words and time phrases, and search inside a scope."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from desktop_app import cli
+from desktop_app.core import dates
+from desktop_app.core.ingest import dated
+from desktop_app.core.ingest.markdown import parse_front_matter
+from desktop_app.core.retrieval.scope import Scope, parse_query
+from desktop_app.core.service import Quire
+
+TODAY = date(2026, 12, 2)  # a Wednesday
+MTIME_NS = int(1_700_000_000 * 1e9)  # 14 Nov 2023
+
+
+def day_of(front_matter: str, rel: str = "note.md") -> dated.NoteDate:
+    metadata, _ = parse_front_matter(f"---\n{front_matter}\n---\nbody\n")
+    return dated.note_date(metadata, rel, MTIME_NS)
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "expected"),
+    [
+        ("date: 2026-11-30", date(2026, 11, 30)),
+        ("date: 2026-11-30 18:45", date(2026, 11, 30)),
+        ("date: 2026-11-30T18:45:00+01:00", date(2026, 11, 30)),
+        ("created: 30.11.2026", date(2026, 11, 30)),
+        ("created: 30. 11. 2026", date(2026, 11, 30)),
+        ("date: 30 November 2026", date(2026, 11, 30)),
+        ("date: November 30, 2026", date(2026, 11, 30)),
+        ("date: 30. listopadu 2026", date(2026, 11, 30)),
+        ("date: Montag, 30. November 2026", date(2026, 11, 30)),
+        ("updated: 2026/11/30", date(2026, 11, 30)),
+    ],
+)
+def test_front_matter_dates_in_their_usual_forms(front_matter: str, expected: date) -> None:
+    found = day_of(front_matter)
+    assert (found.day, found.source, found.warning) == (expected, "front matter", None)
+
+
+def test_a_date_that_is_no_day_falls_back_with_a_warning_and_keeps_the_front_matter() -> None:
+    metadata, _ = parse_front_matter("---\ndate: 2026-02-31\ntitle: Kept\n---\nbody\n")
+    assert metadata["title"] == "Kept"  # YAML would have raised on the whole block
+    found = dated.note_date(metadata, "journal/2026-11-30.md", MTIME_NS)
+    assert (found.day, found.source) == (date(2026, 11, 30), "file name")
+    assert found.warning and "2026-02-31" in found.warning and "file name" in found.warning
+    bad = day_of("date: 31.02.2026")
+    assert bad.source == "modified" and "31.02.2026" in (bad.warning or "")
+    assert day_of("date: [1, 2]").source == "modified"  # not a date at all: no crash
+    assert day_of("date: soon").warning and day_of("date:").warning is None
+
+
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        ("2026-11-30.md", date(2026, 11, 30)),
+        ("daily/2026_11_30 standup.md", date(2026, 11, 30)),
+        ("20261130.md", date(2026, 11, 30)),
+        ("calls/30.11.2026 plumber.md", date(2026, 11, 30)),
+        ("journal/2026/11/30.md", date(2026, 11, 30)),
+        ("journal/2026/11/30/evening.md", date(2026, 11, 30)),
+        ("notes/2026-13-45.md", None),  # no such day: a number, not a date
+        ("budget 2026.md", None),
+    ],
+)
+def test_dates_in_file_names_and_folders(rel: str, expected: date | None) -> None:
+    assert dates.day_in_path(rel) == expected
+
+
+def test_a_journal_in_one_file_dates_each_entry_under_its_heading(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "journal.md").write_text(
+        "# Journal\n\n## 2026-10-01\n\nBought bread.\n\n## Tuesday, 24 November 2026\n\n"
+        "Baked rye sourdough.\n\n## 30. 2. 2026\n\nNot a day: stays with the entry before.\n",
+        "utf-8",
+    )
+    quire = Quire(tmp_path / "home", today=lambda: TODAY)
+    try:
+        quire.index([folder], embed=False)
+        rows = quire.database.reader.execute("SELECT text, day FROM chunks ORDER BY seq")
+        days = {text.strip().split("\n")[-1]: day for text, day in rows.fetchall()}
+        assert days["Bought bread."] == "2026-10-01"
+        assert days["Not a day: stays with the entry before."] == "2026-11-24"
+        found = quire.search("rye sourdough", scope=Scope(period=_week()))
+        assert [r.day for r in found] == ["2026-11-24"]
+        assert quire.search("bread", scope=Scope(period=_week())) == []
+    finally:
+        quire.close()
+
+
+def _week():  # type: ignore[no-untyped-def]
+    from desktop_app.core.retrieval.time_phrases import Period
+
+    return Period(date(2026, 11, 23), date(2026, 11, 29), "last week")
+
+
+def test_tags_from_front_matter_and_inline_but_not_from_code_or_headings() -> None:
+    text = "# Heading\n\nWorked on the #Heating and #house/garden.\n\n```\n#include <x>\n```\n"
+    assert dated.note_tags({"tags": ["Work", "#home"]}, text) == [
+        "work", "home", "heating", "house/garden",
+    ]  # fmt: skip
+    assert dated.note_tags({"tags": "a, b c"}, "") == ["a", "b", "c"]
+    assert dated.note_tags({}, "a `#notatag` and C# and issue#12") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "rest", "first", "last"),
+    [
+        ("what did I decide about the heating last month?", "what did I decide about the heating ?",
+         "2026-11-01", "2026-11-30"),
+        ("was hab ich letzte Woche gekocht?", "was hab ich gekocht?", "2026-11-23", "2026-11-29"),
+        ("co jsem psal minulý týden o rozpočtu?", "co jsem psal o rozpočtu?", "2026-11-23",
+         "2026-11-29"),
+        ("yesterday", "", "2026-12-01", "2026-12-01"),
+        ("im März Urlaub", "Urlaub", "2026-03-01", "2026-03-31"),
+        ("v březnu 2025 dovolená", "dovolená", "2025-03-01", "2025-03-31"),
+        ("in December", "", "2026-12-01", "2026-12-31"),
+        ("in 2025", "", "2025-01-01", "2025-12-31"),
+        ("am 12. März", "", "2026-03-12", "2026-03-12"),
+        ("před 3 dny", "", "2026-11-29", "2026-11-29"),
+        ("in the last 7 days", "", "2026-11-26", "2026-12-02"),
+        ("this week", "", "2026-11-30", "2026-12-06"),
+        ("letos", "", "2026-01-01", "2026-12-31"),
+    ],
+)  # fmt: skip
+def test_time_phrases_in_three_languages(question: str, rest: str, first: str, last: str) -> None:
+    parsed = parse_query(question, TODAY)
+    assert parsed.text == rest
+    assert parsed.scope.period is not None
+    assert (str(parsed.scope.period.first), str(parsed.scope.period.last)) == (first, last)
+
+
+@pytest.mark.parametrize("question", ["How may I help?", "version 3.2026", "the 1990s", "May"])
+def test_words_that_only_look_like_time_are_left_alone(question: str) -> None:
+    assert parse_query(question, TODAY).scope.empty
+
+
+def test_scope_words_quoted_values_combination_and_removal() -> None:
+    parsed = parse_query('folder:work tag:"Home Office" path:2026 after:2026-03 heating', TODAY)
+    scope = parsed.scope
+    assert parsed.text == "heating"
+    assert (scope.folders, scope.tags, scope.paths) == (("work",), ("home office",), ("2026",))
+    assert scope.period is not None and str(scope.period.first) == "2026-04-01"
+    chips = scope.chips()
+    assert [c.kind for c in chips] == ["folder", "tag", "path", "time"]
+    narrower = scope.without(chips[1]).without(chips[3])
+    assert narrower.tags == () and narrower.period is None and narrower.folders == ("work",)
+    assert Scope.from_json(json.loads(json.dumps(scope.to_json()))) == scope
+    assert parse_query("after:someday x", TODAY).problems == [
+        "after:someday is not a date Quire can read"
+    ]
+
+
+# -- end to end ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    (folder / "daily").mkdir(parents=True)
+    (folder / "work").mkdir()
+    entries = {
+        "daily/2026-11-24.md": "Cooked a lentil soup with smoked paprika. #cooking",
+        "daily/2026-11-03.md": "Cooked a pumpkin risotto for the neighbours. #cooking",
+        "daily/2026-03-14.md": "Cooked goulash while it snowed. #cooking",
+        "work/heating.md": "---\ntags: [house]\ndate: 2026-11-25\n---\nThe heating pump was "
+        "replaced; we decided on a heat pump.",
+        "work/budget.md": "The budget for the heating is 9000 euros.",
+    }
+    for rel, text in entries.items():
+        (folder / rel).write_text(text + "\n", "utf-8")
+    os.utime(folder / "work/budget.md", (1_700_000_000, 1_700_000_000))  # Nov 2023
+    return folder
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def search_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[str], str]:
+    code, out, err = run(capsys, "search", *args, "--json")
+    assert code == 0, err
+    return [r["path"] for r in json.loads(out)["results"]], err
+
+
+def test_cli_each_scope_kind_alone_and_combined(
+    journal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
+    assert run(capsys, "index", "--no-embed", str(journal))[0] == 0
+    everywhere, _ = search_json(capsys, "what did I cook")
+    assert len(everywhere) == 3
+    last_week, err = search_json(capsys, "what did I cook last week")
+    assert last_week == ["daily/2026-11-24.md"] and "last week" in err
+    assert search_json(capsys, "what did I cook in March")[0] == ["daily/2026-03-14.md"]
+    assert search_json(capsys, "heating", "--folder", "work", "--since", "2026-11")[0] == [
+        "work/heating.md"
+    ]
+    assert search_json(capsys, "tag:house heating")[0] == ["work/heating.md"]
+    assert search_json(capsys, "path:budget heating")[0] == ["work/budget.md"]
+    until, _ = search_json(capsys, "cooked", "--tag", "cooking", "--until", "2026-11-10")
+    assert sorted(until) == ["daily/2026-03-14.md", "daily/2026-11-03.md"]
+    combined, err = search_json(capsys, "folder:daily tag:cooking in November soup")
+    assert combined == ["daily/2026-11-24.md"]
+    assert "folder: daily" in err and "#cooking" in err and "in November" in err
+
+
+def test_a_scope_that_matches_nothing_says_so(
+    journal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
+    run(capsys, "index", "--no-embed", str(journal))
+    paths, err = search_json(capsys, "heating", "--tag", "garden")
+    assert paths == [] and "no note in this scope matches" in err
+    with pytest.raises(SystemExit, match="'next blue moon' is not a date"):  # as argparse does
+        run(capsys, "search", "heating", "--since", "next blue moon")
+    lines = [json.dumps({"id": "q1", "question": "soup folder:work"})]
+    queries = journal.parent / "q.jsonl"
+    queries.write_text("\n".join(lines) + "\n", "utf-8")
+    code, out, _ = run(capsys, "search", "--queries", str(queries), "--json")
+    assert code == 0
+    line = json.loads(out)
+    assert line["results"] == [] and line["scope"]["folders"] == ["work"]
+
+
+def test_a_year_no_note_is_dated_in_stays_part_of_the_question(
+    journal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "index", "--no-embed", str(journal))
+    paths, err = search_json(capsys, "budget 1999 heating")
+    assert paths and "within" not in err  # "1999" is a topic here, not a scope
