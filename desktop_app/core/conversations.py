@@ -61,6 +61,7 @@ class Conversation:
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     turns: list[Turn] = field(default_factory=list)
+    scope: dict[str, Any] = field(default_factory=dict)  # Scope.to_json(): kept with the chat
 
     def add(self, turn: Turn) -> None:
         if not self.turns:
@@ -70,7 +71,8 @@ class Conversation:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "created": self.created,
-                "updated": self.updated, "turns": [t.to_json() for t in self.turns]}  # fmt: skip
+                "updated": self.updated, "turns": [t.to_json() for t in self.turns],
+                "scope": self.scope}  # fmt: skip
 
 
 def _title(question: str) -> str:
@@ -190,7 +192,13 @@ def parse_conversation(
     if not isinstance(title, str) or not title.strip():
         problems.append("title")
         title = _title(turns[0].question)
-    conversation = Conversation(conversation_id, title, min(created, updated), updated, turns)
+    scope = data.get("scope", {})
+    if not isinstance(scope, dict):
+        problems.append("scope")
+        scope = {}
+    conversation = Conversation(
+        conversation_id, title, min(created, updated), updated, turns, scope
+    )
     return conversation, problems
 
 

@@ -22,11 +22,12 @@ from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.notes import PartPlanner
 from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
-from desktop_app.core.retrieval.scope import Scope, ScopedQuery, read_scope
+from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folders as store_folders
 from desktop_app.core.store import health as store_health
 from desktop_app.core.store import notes as store_notes
+from desktop_app.core.store import scopes as store_scopes
 from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
@@ -37,25 +38,10 @@ if TYPE_CHECKING:
     from desktop_app.core.answer.llm import LocalModel
 
 # What the window and the CLI use along with the facade (they import nothing else of the core).
-__all__ = [
-    "QUIET_KINDS",
-    "CancelToken",
-    "Cancelled",
-    "Change",
-    "Conversation",
-    "DiskFull",
-    "FolderReport",
-    "Health",
-    "IndexDamaged",
-    "LiveIndex",
-    "NewerDatabaseError",
-    "Progress",
-    "Quire",
-    "Recovery",
-    "SearchResult",
-    "Turn",
-    "Watching",
-]  # fmt: skip
+__all__ = ["QUIET_KINDS", "CancelToken", "Cancelled", "Change", "Chip", "Conversation",
+           "DiskFull", "FolderReport", "Health", "IndexDamaged", "LiveIndex", "NewerDatabaseError",
+           "Period", "Progress", "Quire", "Recovery", "Scope", "ScopedSearch", "SearchResult",
+           "Turn", "Watching"]  # fmt: skip
 
 
 @dataclass
@@ -248,11 +234,16 @@ class Quire:
             self._raise_damage(exc)
             raise
 
-    def browse(self, query: str, floor: float = 0.5) -> list[SearchResult]:
+    def browse(self, query: str, floor: float = 0.5, scope: Scope | None = None) -> ScopedSearch:
         """The Search tab's list: passages down to `floor` of the best one's score."""
         from desktop_app.core.answer.ask import relevant
 
-        return relevant(self.search(query), floor)
+        found = self.search_in(query, scope=scope)
+        return ScopedSearch(found.query, relevant(found.results, floor))
+
+    def scope_choices(self) -> tuple[list[str], list[tuple[str, int]]]:
+        """The folder names and the tags (with their note counts) a scope can pick."""
+        return store_scopes.scope_names(self.database.reader)
 
     def page_starts(self, folder: Path, path: str) -> list[int]:
         """Where each page of an indexed PDF starts in its text ([] for other notes)."""

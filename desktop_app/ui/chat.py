@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 
 from PySide6.QtCore import QTimer, QUrl, Signal
@@ -9,12 +10,17 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.core.events import AnswerEvent, Done, Error, Evidence, Passage, Sources, Token
-from desktop_app.core.service import CancelToken, Conversation, Quire, Turn
+from desktop_app.core.service import CancelToken, Conversation, Quire, Scope, Turn
 from desktop_app.ui.answer_view import turn_markdown
 from desktop_app.ui.inert_browser import InertBrowser
+from desktop_app.ui.scope_bar import ScopeBar
 from desktop_app.ui.workers import ProgressFn, Task, run_in_background
 
 FLUSH_MS = 30  # tokens reach the view in small batches, so the event loop stays free
+NOTHING_IN_SCOPE = (
+    "No note within the limits shown below the answer matches this question: remove a limit "
+    "(✕) to ask all your notes."
+)
 
 
 class ChatPane(QWidget):
@@ -63,6 +69,9 @@ class ChatPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
+        self.scope_bar = ScopeBar(service)  # what this conversation is limited to
+        self.scope_bar.changed.connect(self._scope_changed)
+        layout.addWidget(self.scope_bar)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
         QShortcut(QKeySequence("Ctrl+Return"), self, lambda: self.ask())
@@ -82,6 +91,9 @@ class ChatPane(QWidget):
         self._hint = ""
         self.stop()
         self.input.clear()
+        # A time phrase or scope word in the question becomes a chip (and stays for follow-ups).
+        scope = self.scope_bar.scope.asked(self.service.scoped(question).scope)
+        self.scope_bar.set_scope(scope)
         self._live = Turn(question, "")
         self._pending = ""
         history = list(self.history)
@@ -89,7 +101,7 @@ class ChatPane(QWidget):
             history.pop()  # the "not in your notes" reply must not steer the forced answer
         self._task = run_in_background(
             lambda progress, cancel: self._consume(
-                question, history, progress, cancel, override_gate
+                question, history, progress, cancel, override_gate, scope
             ),
             on_done=self._done,
             on_error=self._error,
@@ -106,10 +118,12 @@ class ChatPane(QWidget):
 
     def _consume(
         self, question: str, history: list[Turn], progress: ProgressFn, cancel: CancelToken,
-        override: bool,
+        override: bool, scope: Scope,
     ) -> AnswerEvent | None:  # fmt: skip
         last: AnswerEvent | None = None
-        events = self.service.ask(question, history=history, cancel=cancel, override_gate=override)
+        events = self.service.ask(
+            question, history=history, cancel=cancel, override_gate=override, scope=scope
+        )
         for event in events:
             progress(event)
             last = event
@@ -165,6 +179,9 @@ class ChatPane(QWidget):
         turn.unsupported = last.unsupported
         turn.draft = last.draft
         turn.quote = last.quote
+        if not turn.sources and not self.scope_bar.scope.empty:
+            self._hint = NOTHING_IN_SCOPE
+            self.scope_bar.say("Nothing matches within these limits.")
         self._render()
         self.history.append(Turn(turn.question, last.answer))
         self._save(turn)
@@ -185,15 +202,24 @@ class ChatPane(QWidget):
     # -- conversations -------------------------------------------------------------------------
     def _save(self, turn: Turn) -> None:
         self.conversation.add(turn)
+        self.conversation.scope = self.scope_bar.scope.to_json()
         try:
             self.service.conversations.save(self.conversation)
         except OSError:
             return  # a full disk must not break the chat; the answer stays on screen
         self.conversation_saved.emit(self.conversation.id)
 
+    def _scope_changed(self, scope: Scope) -> None:
+        """A chip removed or a limit picked: the next question uses it; a saved chat keeps it."""
+        self.conversation.scope = scope.to_json()
+        if self.conversation.turns:
+            with contextlib.suppress(OSError):  # the limit applies; only the saved copy misses it
+                self.service.conversations.save(self.conversation)
+
     def new_chat(self) -> None:
         self.stop()
         self.conversation = Conversation()
+        self.scope_bar.set_scope(Scope())
         self.history.clear()
         self.turns.clear()
         self._hint = ""
@@ -205,6 +231,7 @@ class ChatPane(QWidget):
         """Show a saved conversation; new questions continue it (follow-ups included)."""
         self.stop()
         self.conversation = conversation
+        self.scope_bar.set_scope(Scope.from_json(conversation.scope))
         self.turns = list(conversation.turns)
         self.history = [Turn(t.question, t.answer) for t in conversation.turns]
         self._render()

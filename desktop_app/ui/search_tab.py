@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from desktop_app.core.passage import pages_label
-from desktop_app.core.service import IndexDamaged, Quire, SearchResult
+from desktop_app.core.service import IndexDamaged, Quire, Scope, ScopedSearch
+from desktop_app.ui.scope_bar import ScopeBar
 from desktop_app.ui.workers import Task, run_in_background
 
 SEARCH_FLOOR = 0.5  # the Search tab lists passages down to half the best one's score
+TYPING_PAUSE_MS = 150  # results follow the typing once it pauses this long
 
 
 class SearchTab(QWidget):
@@ -22,16 +24,25 @@ class SearchTab(QWidget):
         super().__init__()
         self.service = service
         self._task: Task | None = None
-        self.query = QLineEdit(placeholderText="Search your notes…  (Enter) — no model needed")
+        self.query = QLineEdit(
+            placeholderText="Search your notes as you type — no model needed  (last week, "
+            "tag:recipes, folder:work …)"
+        )
         self.query.setAccessibleName("Search query")
         self.query.setClearButtonEnabled(True)
         self.query.returnPressed.connect(self.search)
+        self._typing = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
+        self._typing.timeout.connect(self.search)
+        self.query.textChanged.connect(lambda _text: self._typing.start())
+        self.scope_bar = ScopeBar(service)
+        self.scope_bar.changed.connect(lambda _scope: self.search())
         self.results = QListWidget()
         self.results.setAccessibleName("Matching passages")
         self.results.setWordWrap(True)
         self.results.currentItemChanged.connect(self._chosen)
         layout = QVBoxLayout(self)
         layout.addWidget(self.query)
+        layout.addWidget(self.scope_bar)
         layout.addWidget(self.results)
 
     def focus(self) -> None:
@@ -39,13 +50,17 @@ class SearchTab(QWidget):
         self.query.selectAll()
 
     def search(self) -> None:
+        self._typing.stop()
         text = self.query.text().strip()
-        if not text:
-            return
         if self._task:
-            self._task.cancel()  # last query wins
+            self._task.cancel()  # last query wins: a stale result never replaces a newer one
+        if not text:
+            self.results.clear()
+            self.scope_bar.say("")
+            return
+        scope = self.scope_bar.scope
         self._task = run_in_background(
-            lambda progress, cancel: self._search(text),
+            lambda progress, cancel: self._search(text, scope),
             on_done=self._show,
             on_error=self.failed.emit,
         )
@@ -54,17 +69,24 @@ class SearchTab(QWidget):
         if self._task is not None:
             self._task.cancel()  # its late result must not reach a closed window
 
-    def _search(self, text: str) -> list[SearchResult] | IndexDamaged:
+    def _search(self, text: str, scope: Scope) -> ScopedSearch | IndexDamaged:
         """Off the GUI thread; a damaged index comes back as a value, to be repaired."""
         try:
-            return self.service.browse(text, SEARCH_FLOOR)
+            return self.service.browse(text, SEARCH_FLOOR, scope)
         except IndexDamaged as exc:
             return exc
 
-    def _show(self, results: list[SearchResult] | IndexDamaged) -> None:
-        if isinstance(results, IndexDamaged):
-            self.damaged.emit(results)
+    def _show(self, found: ScopedSearch | IndexDamaged) -> None:
+        if isinstance(found, IndexDamaged):
+            self.damaged.emit(found)
             return
+        results = found.results
+        from_query = [c.label for c in found.query.scope.chips()
+                      if c not in self.scope_bar.scope.chips()]  # fmt: skip
+        note = f"From your words: {', '.join(from_query)}" if from_query else ""
+        if not results and not found.query.scope.empty:
+            note = (note + " — " if note else "") + "nothing matches within these limits"
+        self.scope_bar.say(note)
         self.results.clear()
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path

@@ -72,6 +72,12 @@ class Scope:
             return replace(self, tags=tuple(v for v in self.tags if v != chip.value))
         return replace(self, paths=tuple(v for v in self.paths if v != chip.value))
 
+    def asked(self, question: Scope) -> Scope:
+        """A conversation's scope after a question with its own: the question's folders and tags
+        are added, its time replaces the conversation's ("and the week before?")."""
+        merged = self.combined(replace(question, period=None))
+        return replace(merged, period=question.period or self.period)
+
     def combined(self, other: Scope) -> Scope:
         """Both conditions (a conversation's scope and the new question's)."""
         period = self.period
@@ -97,6 +103,14 @@ class Scope:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Scope:
+        """A saved scope; what cannot be read is left out (a hand-edited file loses only that)."""
+        try:
+            return cls._from_json(data)
+        except (KeyError, TypeError, ValueError):
+            return cls()
+
+    @classmethod
+    def _from_json(cls, data: dict[str, object]) -> Scope:
         period = data.get("period")
         return cls(
             tuple(str(v) for v in _list(data.get("folders"))),
@@ -130,6 +144,8 @@ class ScopedQuery:
 
 
 def intersect(a: Period, b: Period) -> Period:
+    if (a.first, a.last) == (b.first, b.last):
+        return a
     first, last = max(a.first, b.first), min(a.last, b.last)
     return Period(first, last, f"{a.label} & {b.label}")
 
