@@ -70,9 +70,11 @@ class Conversation:
         self.updated = time.time()
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "created": self.created,
-                "updated": self.updated, "turns": [t.to_json() for t in self.turns],
-                "scope": self.scope}  # fmt: skip
+        data = {"id": self.id, "title": self.title, "created": self.created,
+                "updated": self.updated, "turns": [t.to_json() for t in self.turns]}  # fmt: skip
+        return (
+            {**data, "scope": self.scope} if self.scope else data
+        )  # older files stay as they were
 
 
 def _title(question: str) -> str:

@@ -146,7 +146,8 @@ def _rows(
     db: sqlite_utils.Database, match: str, limit: int, within: Within | None = None
 ) -> list[Any]:
     scope_sql, scope_params = within if within else ("", [])
-    inside = f" AND rowid IN ({scope_sql})" if scope_sql else ""
+    # `+rowid`: filter the matches; a bare rowid IN would look each allowed id up in FTS5
+    inside = f" AND +rowid IN ({scope_sql})" if scope_sql else ""
     return db.execute(
         "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, prefixes, context"
         f" FROM chunks_fts WHERE chunks_fts MATCH ?{inside} ORDER BY score DESC LIMIT ?",

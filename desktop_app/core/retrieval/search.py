@@ -12,9 +12,11 @@ from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.embedder import TextEmbedder
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.retrieval.vector import VectorIndex
-from desktop_app.core.store import chunks, notes, scopes
+from desktop_app.core.store import chunks, meta, notes, scopes
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
+
+QUERY_VECTORS = 256
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,30 @@ class Searcher:
         self.database = database
         self.embedder = embedder
         self.vectors = VectorIndex()
+        self._languages: tuple[str, list[str]] | None = None
+        self._vectors_by_query: dict[str, np.ndarray] = {}
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        """Typing searches each prefix once, a chat the same question several times: the last
+        QUERY_VECTORS vectors are kept."""
+        vector = self._vectors_by_query.get(query)
+        if vector is None:
+            assert self.embedder is not None
+            encode = getattr(self.embedder, "encode_query", self.embedder.encode)
+            vector = encode([query])[0]
+            self._vectors_by_query[query] = vector
+            while len(self._vectors_by_query) > QUERY_VECTORS:
+                self._vectors_by_query.pop(next(iter(self._vectors_by_query)))
+        return vector
 
     def index_languages(self) -> list[str]:
-        return notes.note_languages(self.database.reader)
+        """The notes' languages, read again only when the index changed."""
+        db = self.database.reader
+        version = meta.data_version(db)
+        cached = self._languages
+        if cached is None or cached[0] != version:
+            cached = self._languages = (version, notes.note_languages(db))
+        return cached[1]
 
     def query_language(self, query: str) -> str:
         languages = self.index_languages()
@@ -93,7 +116,7 @@ class Searcher:
                 allowed = None
                 if stored is not None:
                     allowed = np.asarray(scopes.scoped_chunk_ids(db, stored), dtype=np.int64)
-                vector = self.embedder.encode([query])[0]
+                vector = self._query_vector(query)
                 dense_hits = self.vectors.search(vector, options.candidates, allowed)
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
