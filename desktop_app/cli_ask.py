@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from desktop_app.core.events import FORGED, OFF_QUESTION
 from desktop_app.core.names import printable
-from desktop_app.core.passage import pages_label
+from desktop_app.core.passage import day_label, pages_label
 
 if TYPE_CHECKING:
     from desktop_app.core.events import Done, Evidence, Passage
@@ -70,7 +70,8 @@ def _print_evidence(event: Evidence) -> None:
     print("From your notes:")
     for e in event.evidence:
         at = pages_label(e.page) or e.line_start
-        print(f"  [{e.number}] “{' '.join(e.text.split())}”  ({e.path}:{at})")
+        said = f"on {day_label(e.day)} you wrote: " if e.day else ""
+        print(f"  [{e.number}] {said}“{' '.join(e.text.split())}”  ({e.path}:{at})")
     print()
 
 

@@ -7,7 +7,9 @@ turns and the saved conversation file (`to_json` / `from_json`, the file's forma
 
 from __future__ import annotations
 
+import calendar
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +33,8 @@ class Passage:
     matched: list[str] = field(default_factory=list)  # query words found in the passage
     page: int | None = None  # 1-based first and last page of a PDF passage
     page_end: int | None = None
+    day: str | None = None  # ISO day the note says it was written (None: only its file time)
+    tags: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -42,6 +46,7 @@ class Passage:
             "heading_path": self.heading_path, "start": self.start, "end": self.end,
             "lines": [self.line_start, self.line_end], "score": self.score, "text": self.text,
             "matched": self.matched, **pages_json(self.page, self.page_end),
+            **({"day": self.day} if self.day else {}), **({"tags": self.tags} if self.tags else {}),
         }  # fmt: skip
 
     @classmethod
@@ -66,8 +71,24 @@ class Passage:
         return cls(
             raw["n"], raw["path"], text["folder"], text["title"], lists["heading_path"], start, end,
             lines[0], lines[1], text["text"], score, matched=lists["matched"], page=page,
-            page_end=page_end,
+            page_end=page_end, day=_day(raw.get("day")),
+            tags=raw["tags"] if _is_str_list(raw.get("tags")) else [],
         )  # fmt: skip
+
+
+def _day(value: Any) -> str | None:
+    """A saved ISO day, or None for anything else."""
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return value
+    return None
+
+
+def day_label(day: str | None) -> str:
+    """`2026-03-12` as people read it: `12 Mar 2026` ("" without a day)."""
+    if not day:
+        return ""
+    year, month, number = day.split("-")
+    return f"{int(number)} {calendar.month_abbr[int(month)]} {year}"
 
 
 def pages_json(page: int | None, page_end: int | None = None) -> dict[str, int]:
@@ -128,6 +149,7 @@ class Evidence:
     overlap: float  # share of the question's content-word IDF mass found in the unit
     cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
     page: int | None = None  # the PDF page the unit stands on
+    day: str | None = None  # ISO day its note says it was written
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,4 +157,5 @@ class Evidence:
             "start": self.start, "end": self.end, "lines": [self.line_start, self.line_end],
             "text": self.text, "kind": self.kind, "score": round(self.score, 3),
             "overlap": round(self.overlap, 3), "cue": self.cue, **pages_json(self.page),
+            **({"day": self.day} if self.day else {}),
         }  # fmt: skip

@@ -10,9 +10,11 @@ from typing import Any
 
 from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
+from desktop_app.core.answer.cues import question_kind
 from desktop_app.core.answer.units import CODE, FENCE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import FORGED, OFF_QUESTION, Quote
+from desktop_app.core.passage import day_label
 from desktop_app.core.service import Turn
 from desktop_app.core.text import code_fence
 
@@ -39,7 +41,8 @@ def turn_markdown(turn: Turn, index: int) -> str:
     else:
         answer = answer_markdown(turn.answer, turn.unsupported, turn.citations.get(
             "sentences", []), lambda n: 1 <= n <= count, index)  # fmt: skip
-    answer = evidence_markdown(turn.evidence, index) + caution_markdown(turn.caution) + answer
+    when = question_kind(turn.question) == "date"  # "when did I…": say the day of each quote
+    answer = evidence_markdown(turn.evidence, index, when) + caution_markdown(turn.caution) + answer
     notice = check_notice(turn.citations) if turn.answerable else ""
     notice = f"\n\n*⚠ {notice}*" if notice else ""
     if turn.draft is not None:
@@ -102,12 +105,15 @@ def quoted_markdown(quote: Quote, evidence: list[Quote], turn: int) -> str:
     return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, link))
 
 
-def evidence_markdown(evidence: list[Quote], turn: int) -> str:
-    """The "From your notes" block: each unit quoted verbatim, its `[n]` selects its span."""
+def evidence_markdown(evidence: list[Quote], turn: int, when: bool = False) -> str:
+    """The "From your notes" block: each unit quoted verbatim, its `[n]` selects its span; for a
+    question about when, each dated unit says the day its note was written."""
     if not evidence:
         return ""
     lines = ["**From your notes:**", ""]
     for i, e in enumerate(evidence):
+        if when and e.day:
+            lines += [f"> *On {day_label(e.day)} you wrote:*", ">"]
         lines += _unit_lines(e, f"quire:evidence/{turn}/{i}")
         lines.append(">")
     return "\n".join(lines[:-1]) + "\n\n"

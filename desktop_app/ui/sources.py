@@ -8,7 +8,7 @@ import html
 from PySide6.QtCore import QUrl, Signal
 
 from desktop_app.core.events import Passage
-from desktop_app.core.passage import pages_label
+from desktop_app.core.passage import day_label, pages_label
 from desktop_app.core.retrieval.analyzer import is_function_word
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.ui.inert_browser import InertBrowser
@@ -74,7 +74,9 @@ class SourcesPanel(InertBrowser):
             unused = bool(self.cited) and s.number not in (self.cited or ())
             style = f' style="color:{dim}"' if unused else ""
             at = pages_label(s.page, s.page_end) or f"lines {s.line_start}–{s.line_end}"
-            where_in = f"{s.path} · {at}"
+            written = f"{day_label(s.day)} · " if s.day else ""
+            tags = " ".join(f"#{t}" for t in s.tags)
+            where_in = f"{written}{s.path} · {at}" + (f" · {tags}" if tags else "")
             if self.answerable:
                 scores = f"score {s.score:.3f} · {where_in}"
             else:  # a refusal's scores would read as confidence: say what matched instead

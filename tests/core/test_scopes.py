@@ -239,3 +239,27 @@ def test_a_year_no_note_is_dated_in_stays_part_of_the_question(
     run(capsys, "index", "--no-embed", str(journal))
     paths, err = search_json(capsys, "budget 1999 heating")
     assert paths and "within" not in err  # "1999" is a topic here, not a scope
+
+
+def test_only_a_day_the_note_gives_is_said_to_the_model_and_saved(
+    journal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_app.core.answer.prompt import build_sources, fence
+    from desktop_app.core.passage import Passage
+
+    run(capsys, "index", "--no-embed", str(journal))
+    quire = Quire()
+    try:
+        found = [*quire.search("budget", top_k=5), *quire.search("heating pump", top_k=5)]
+        results = {r.path: r for r in found}
+    finally:
+        quire.close()
+    assert results["work/budget.md"].written is None  # dated only by its file's time
+    assert results["work/budget.md"].day == "2023-11-14"  # …which scopes still filter on
+    assert results["work/heating.md"].written == "2026-11-25"
+    assert results["work/heating.md"].tags == ["house"]
+    sources = {s.path: s for s in build_sources(list(results.values()))}
+    assert 'written="2026-11-25"' in fence(sources["work/heating.md"])
+    assert "written=" not in fence(sources["work/budget.md"])
+    saved = Passage.from_json(json.loads(json.dumps(sources["work/heating.md"].to_json())))
+    assert saved is not None and (saved.day, saved.tags) == ("2026-11-25", ["house"])

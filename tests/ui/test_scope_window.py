@@ -99,3 +99,21 @@ def test_a_conversation_keeps_its_limits_and_says_when_nothing_is_within_them(
     assert Scope.from_json(saved.scope).tags == ("house",)
     chat.open_conversation(saved)  # as a click in the conversations list does
     assert chat.scope_bar.scope.tags == ("house",) and chat.scope_bar.scope.folders == ("garden",)
+
+
+def test_a_when_question_gets_dated_evidence_and_sources_show_day_and_tags(
+    qtbot, window, queued_model: QueuedModel
+) -> None:  # type: ignore[no-untyped-def]
+    chat = window.chat
+    queued_model.answers.append("On 3 November [1].")
+    with qtbot.waitSignal(chat.finished, timeout=INDEXED):
+        chat.ask("When did I cook a pumpkin risotto for the neighbours?")
+    turn = chat.turns[0]
+    assert turn.evidence and turn.evidence[0].day == "2026-11-03"
+    assert "On 3 Nov 2026 you wrote:" in chat.view.toPlainText()
+    assert "3 Nov 2026 · daily/2026-11-03.md" in window.sources.toPlainText()
+    assert "#cooking" in window.sources.toPlainText()
+    queued_model.answers.append("The pump was replaced [1].")
+    with qtbot.waitSignal(chat.finished, timeout=INDEXED):
+        chat.ask("What happened to the heating pump?")  # not a "when" question: no day line
+    assert "you wrote:" not in chat.view.toPlainText().split("heating pump?")[1]

@@ -33,7 +33,8 @@ def build_sources(results: list[SearchResult]) -> list[Passage]:
             number=0, path=r.path, folder=r.folder, title=r.title, heading_path=r.heading_path,
             start=r.start, end=r.end, line_start=r.line_start, line_end=r.line_end, text=r.text,
             score=r.score, chunk_ids=[r.chunk_id], note_id=r.note_id, seqs={r.seq},
-            matched=list(r.matched_terms), page=r.page, page_end=r.page_end,
+            matched=list(r.matched_terms), page=r.page, page_end=r.page_end, day=r.written,
+            tags=list(r.tags),
         )  # fmt: skip
         siblings.append(source)
         merged.append(source)
@@ -62,7 +63,8 @@ def _merge_into(source: Passage, r: SearchResult) -> None:
 def fence(source: Passage) -> str:
     """A source as quoted data: tags inside the note are neutralized so they cannot close it."""
     body = source.text.replace("<source", "‹source").replace("</source", "‹/source")
-    return f'<source id="{source.number}" note="{source.label}">\n{body}\n</source>'
+    written = f' written="{source.day}"' if source.day else ""  # lets "when?" be answered
+    return f'<source id="{source.number}" note="{source.label}"{written}>\n{body}\n</source>'
 
 
 def user_message(question: str, sources: list[Passage], extra: str = "") -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,6 +53,8 @@ class SearchResult:
     page: int | None = None  # the 1-based page a PDF passage starts on (None: no pages)
     page_end: int | None = None
     day: str | None = None  # ISO day of the passage (its dated section's, else its note's)
+    written: str | None = None  # that day when the note's own words give it (not its file time)
+    tags: list[str] = field(default_factory=list)  # its note's tags
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -191,4 +193,6 @@ def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> Searc
         page=row.get("page_start"),
         page_end=row.get("page_end"),
         day=row.get("day"),
+        written=row.get("written"),
+        tags=(row.get("tags") or "").split(),
     )

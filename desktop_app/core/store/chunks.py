@@ -64,6 +64,10 @@ def chunk_details(
     sql = (
         "SELECT c.id, c.note_id, c.seq, c.start, c.end, c.text, c.heading_path, c.line_start,"
         " c.line_end, c.page_start, c.page_end, c.day, n.path, n.title, n.folder_id,"
+        # the day the note's own words give (front matter, file name, a journal heading)
+        " CASE WHEN n.day_source = 'modified' AND c.day = n.day THEN NULL ELSE c.day END"
+        " AS written, (SELECT group_concat(tag, ' ') FROM note_tags t WHERE t.note_id = n.id)"
+        " AS tags,"
         " f.path AS folder FROM chunks c"
         " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
         f" WHERE c.id IN ({marks})"
