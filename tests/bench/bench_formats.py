@@ -653,8 +653,7 @@ def evidence_spans(quire: Quire, questions: list[dict[str, Any]], folder: Path,
                               build_sources(ask.relevant(results)))  # fmt: skip
         for e in found:
             document = documents[Path(e.path).stem]
-            page = document.page_at(e.start)
-            out.append(SpanCheck(folder / e.path, document, e.start, e.end, page,
+            out.append(SpanCheck(folder / e.path, document, e.start, e.end, e.page,  # Quire's
                                  document.page_at(max(e.start, e.end - 1)), "evidence",
                                  f"{q['id']} evidence {e.text[:40]!r}"))  # fmt: skip
     return out

@@ -43,6 +43,49 @@ def generate_vault(folder: Path, count: int) -> None:
         )
 
 
+class StackSampler:
+    """With QUIRE_TRACE_STALLS=1: every thread's innermost frames every 2 ms, so a long tick
+    can say what ran meanwhile (few samples in a long gap: a thread held the GIL)."""
+
+    def __init__(self) -> None:
+        import collections
+        import threading
+
+        self.samples: collections.deque[tuple[float, dict[str, str]]] = collections.deque(
+            maxlen=20_000
+        )
+        threading.Thread(target=self._run, daemon=True, name="stall-sampler").start()
+
+    def _run(self) -> None:
+        import threading
+
+        me = threading.get_ident()
+        while True:
+            names = {t.ident: t.name for t in threading.enumerate()}
+            stacks = {}
+            for ident, frame in sys._current_frames().items():
+                if ident == me:
+                    continue
+                where = []
+                while frame is not None and len(where) < 5:
+                    code = frame.f_code
+                    where.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
+                    frame = frame.f_back
+                stacks[names.get(ident, str(ident))] = " < ".join(where)
+            self.samples.append((time.perf_counter(), stacks))
+            time.sleep(0.002)
+
+    def during(self, start: float, end: float, gap: float) -> dict[str, object]:
+        from collections import Counter
+
+        inside = [stacks for t, stacks in self.samples if start <= t <= end]
+        common: dict[str, str] = {}
+        for name in {n for stacks in inside for n in stacks}:
+            seen = Counter(stacks[name] for stacks in inside if name in stacks)
+            common[name] = seen.most_common(1)[0][0]
+        return {"gap_ms": round(gap, 1), "samples": len(inside), "threads": common}
+
+
 def child(notes: Path, started: float, expected_notes: int) -> None:
     """Runs in the measured process: everything from interpreter start counts."""
     from PySide6.QtCore import Qt, QTimer
@@ -65,9 +108,15 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
         phase["last"] = time.perf_counter()
         ticker.start()
 
+    sampler = StackSampler() if os.environ.get("QUIRE_TRACE_STALLS") else None
+
     def tick() -> None:
         now = time.perf_counter()
-        phase["gaps"].append((now - phase["last"]) * 1000 - TICK_MS)  # type: ignore[union-attr]
+        gap = (now - phase["last"]) * 1000 - TICK_MS  # type: ignore[operator]
+        phase["gaps"].append(gap)  # type: ignore[union-attr]
+        if sampler is not None and gap > 50:
+            stalls = result.setdefault("stalls", [])
+            stalls.append(sampler.during(float(phase["last"]), now, gap))  # type: ignore[union-attr, arg-type]
         phase["last"] = now
 
     def switch(name: str) -> None:

@@ -53,7 +53,8 @@ def test_pdf_text_pages_outline_and_boxes(tmp_path: Path) -> None:
 def test_indexed_pdf_results_carry_their_page_and_exact_span(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
-    write_pdf(notes / "bread.pdf", PAGES, outline=["Starter", "Baking", "Storing"])
+    full = [_full_page(text, topic) for text, topic in zip(PAGES, TOPICS, strict=True)]
+    write_pdf(notes / "bread.pdf", full, outline=["Starter", "Baking", "Storing"])
     quire = Quire(tmp_path / "home")
     try:
         quire.index([notes])
@@ -62,9 +63,47 @@ def test_indexed_pdf_results_carry_their_page_and_exact_span(tmp_path: Path) -> 
         assert (best.path, best.page, best.heading_path) == ("bread.pdf", 2, ["Baking"])
         text = formats.load(notes / "bread.pdf", 10**8).text
         assert text[best.start : best.end] == best.text
-        assert all(r.page == r.page_end for r in results)  # a passage never straddles pages
+        assert all(r.page == r.page_end for r in results)  # full pages: one page a passage
     finally:
         quire.close()
+
+
+TOPICS = ("feeding the starter", "baking the rye loaf", "storing the bread")
+
+
+def _full_page(first: str, topic: str) -> str:
+    """A page of about 150 tokens, as pages of real documents have."""
+    return " ".join([first, *(f"Remark {n} about {topic} and its habits." for n in range(14))])
+
+
+def test_a_short_page_remainder_joins_the_passage_before_it_and_keeps_its_page(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    pages = [_full_page(PAGES[0], TOPICS[0]), "Check the oven thermometer before every bake."]
+    write_pdf(notes / "short-tail.pdf", pages)
+    quire = Quire(tmp_path / "home")
+    try:
+        quire.index([notes], embed=False)
+        best = quire.search("oven thermometer", top_k=1)[0]
+        assert (best.page, best.page_end) == (1, 2)  # the passage starts on 1, runs on to 2
+        assert best.page_at(best.start) == 1
+        assert best.page_at(best.start + best.text.index("oven thermometer")) == 2
+        found = [e for e in _evidence(quire, "How do I check the oven thermometer?")
+                 if "thermometer" in e.text]  # fmt: skip
+        assert found and found[0].page == 2  # its [n] opens the page the sentence is on
+    finally:
+        quire.close()
+
+
+def _evidence(quire: Quire, question: str) -> list:  # type: ignore[type-arg]
+    from desktop_app.core.events import Evidence as EvidenceEvent
+    from tests.fakes import QueuedModel
+
+    quire.chat_model = lambda path=None: QueuedModel("x")  # type: ignore[method-assign]
+    events = list(quire.ask(question))
+    return next((e.evidence for e in events if isinstance(e, EvidenceEvent)), [])
 
 
 def test_word_and_web_pages_are_read_as_their_structure(tmp_path: Path) -> None:

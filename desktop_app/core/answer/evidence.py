@@ -291,6 +291,6 @@ def _evidence(number: int, c: _Candidate) -> Evidence:
     return Evidence(
         number=number, path=r.path, folder=r.folder, title=r.title, start=unit.start,
         end=unit.end, line_start=line_start, line_end=line_start + unit.text.count("\n"),
-        text=unit.text, kind=unit.kind, score=score, overlap=lexical, cue=cue, page=r.page,
-        day=r.written,
+        text=unit.text, kind=unit.kind, score=score, overlap=lexical, cue=cue,
+        page=r.page_at(unit.start), day=r.written,
     )  # fmt: skip

@@ -113,20 +113,48 @@ def analyze_note(
     return AnalyzedNote(title, language, metadata, analyzed, day, tags, days)
 
 
+SHORT_PAGE = 0.25  # of the document's median page length: a page's remainder, not a page
+
+
 def chunk_pages(document: Document, chunk_tokens: int) -> list[Chunk]:
-    """A paged document chunked page by page: a passage never straddles two pages, so its page
-    is one number and its highlight one rendered page."""
+    """A paged document chunked page by page. A short page (an article's last lines, a
+    chapter's remainder) joins the passage before it, as a note's small tail does: such a
+    passage starts on one page and ends on the next. Slides and one-line pages, all short,
+    stay one page a passage."""
     out: list[Chunk] = []
     ends = [*document.pages[1:], len(document.text)]
+    lengths = sorted(
+        len(document.text[a:b].strip()) for a, b in zip(document.pages, ends, strict=True)
+    )
+    short = SHORT_PAGE * lengths[len(lengths) // 2] if lengths else 0
     line = 0
+    joined = -1  # the chunk that took a short page in (it takes no second one)
     for start, end in zip(document.pages, ends, strict=True):
         page = document.text[start:end]
         chunks, _ = chunk_note(page, count_tokens, chunk_tokens, markdown=False)
-        out += [replace(c, start=c.start + start, end=c.end + start,
-                        line_start=c.line_start + line, line_end=c.line_end + line)
-                for c in chunks]  # fmt: skip
+        chunks = [replace(c, start=c.start + start, end=c.end + start,
+                          line_start=c.line_start + line, line_end=c.line_end + line)
+                  for c in chunks]  # fmt: skip
         line += page.count("\n")
+        fits = out and len(chunks) == 1 and joined != len(out) - 1
+        if (
+            fits
+            and len(page.strip()) < short
+            and _fits(document.text, out[-1], chunks[0], chunk_tokens)
+        ):
+            out[-1], joined = _joined(document.text, out[-1], chunks[0]), len(out) - 1
+            continue
+        out += chunks
     return out
+
+
+def _fits(text: str, before: Chunk, after: Chunk, target: int) -> bool:
+    return count_tokens(text[before.start : after.end]) <= 2 * target
+
+
+def _joined(text: str, before: Chunk, after: Chunk) -> Chunk:
+    return replace(before, end=after.end, line_end=after.line_end,
+                   text=text[before.start : after.end])  # fmt: skip
 
 
 def placed(chunks: list[Chunk], document: Document) -> list[Chunk]:

@@ -55,6 +55,13 @@ class SearchResult:
     day: str | None = None  # ISO day of the passage (its dated section's, else its note's)
     written: str | None = None  # that day when the note's own words give it (not its file time)
     tags: list[str] = field(default_factory=list)  # its note's tags
+    page_breaks: list[int] = field(default_factory=list)  # where its later pages begin
+
+    def page_at(self, offset: int) -> int | None:
+        """The page a character of this passage stands on (a passage may run on to the next)."""
+        if self.page is None:
+            return None
+        return self.page + sum(1 for b in self.page_breaks if b <= offset)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -195,4 +202,16 @@ def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> Searc
         day=row.get("day"),
         written=row.get("written"),
         tags=(row.get("tags") or "").split(),
+        page_breaks=_page_breaks(row),
     )
+
+
+def _page_breaks(row: dict[str, Any]) -> list[int]:
+    """Where the pages after its first begin, for a passage over a page break."""
+    if not row.get("paged"):
+        return []
+    try:
+        pages = json.loads(row["paged"]).get("pages", [])
+    except (ValueError, AttributeError):
+        return []
+    return [p for p in pages if isinstance(p, int) and row["start"] < p < row["end"]]

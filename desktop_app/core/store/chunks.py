@@ -67,7 +67,7 @@ def chunk_details(
         # the day the note's own words give (front matter, file name, a journal heading)
         " CASE WHEN n.day_source = 'modified' AND c.day = n.day THEN NULL ELSE c.day END"
         " AS written, (SELECT group_concat(tag, ' ') FROM note_tags t WHERE t.note_id = n.id)"
-        " AS tags,"
+        " AS tags, CASE WHEN c.page_end > c.page_start THEN n.metadata END AS paged,"
         " f.path AS folder FROM chunks c"
         " JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
         f" WHERE c.id IN ({marks})"
