@@ -97,6 +97,21 @@ def test_a_short_page_remainder_joins_the_passage_before_it_and_keeps_its_page(
         quire.close()
 
 
+def test_a_title_line_atop_a_page_is_not_a_passage_of_its_own(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    body = _full_page(PAGES[0], TOPICS[0]) + " " + _full_page(PAGES[2], TOPICS[2])  # > 200 tokens
+    write_pdf(notes / "titled.pdf", ["Sourdough\n\n" + body])
+    quire = Quire(tmp_path / "home")
+    try:
+        quire.index([notes], embed=False)
+        texts = [r[0] for r in quire.database.reader.execute("SELECT text FROM chunks")]
+        assert texts and texts[0].startswith("Sourdough\n") and "Remark 13" in texts[-1]
+        assert all(t.strip() != "Sourdough" for t in texts)  # a PDF marks no headings
+    finally:
+        quire.close()
+
+
 def _evidence(quire: Quire, question: str) -> list:  # type: ignore[type-arg]
     from desktop_app.core.events import Evidence as EvidenceEvent
     from tests.fakes import QueuedModel

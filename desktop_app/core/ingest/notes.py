@@ -136,6 +136,8 @@ def chunk_pages(document: Document, chunk_tokens: int) -> list[Chunk]:
                           line_start=c.line_start + line, line_end=c.line_end + line)
                   for c in chunks]  # fmt: skip
         line += page.count("\n")
+        if len(chunks) > 1 and _small_head(document.text, chunks, chunk_tokens):
+            chunks = [_joined(document.text, chunks[0], chunks[1]), *chunks[2:]]
         fits = out and len(chunks) == 1 and joined != len(out) - 1
         if (
             fits
@@ -146,6 +148,12 @@ def chunk_pages(document: Document, chunk_tokens: int) -> list[Chunk]:
             continue
         out += chunks
     return out
+
+
+def _small_head(text: str, chunks: list[Chunk], target: int) -> bool:
+    """A page's first chunk that is only a short line or two (a title set in large type: PDFs
+    mark no headings) belongs with the text under it, as a Markdown heading does."""
+    return count_tokens(chunks[0].text) < target // 4 and _fits(text, chunks[0], chunks[1], target)
 
 
 def _fits(text: str, before: Chunk, after: Chunk, target: int) -> bool:
