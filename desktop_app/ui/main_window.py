@@ -47,6 +47,7 @@ class MainWindow(QMainWindow):
     def __init__(self, service: Quire, folders: list[Path]) -> None:
         super().__init__()
         self.service = service
+        service.warm_up()  # before the event loop: the indexer thread loading it would stall it
         for folder in folders:
             service.watch(folder)
         self.settings_notice: QMessageBox | None = None

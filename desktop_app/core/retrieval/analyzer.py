@@ -7,6 +7,7 @@ and folded to ASCII-like letters so that diacritics never decide a match.
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 import unicodedata
@@ -112,15 +113,22 @@ def detect_language(text: str, candidates: Sequence[str] | None = None) -> str:
     return str(code)
 
 
-@lru_cache(maxsize=8)
-def _identifier(candidates: tuple[str, ...]) -> Any:
+@lru_cache(maxsize=1)
+def _model() -> Any:
+    """The identifier's model, read once (0.5 s): every language subset is a copy of it."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    if candidates:
-        known = [c for c in candidates if c in identifier.nb_classes]
-        if known:
-            identifier.set_languages(known)
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+@lru_cache(maxsize=8)
+def _identifier(candidates: tuple[str, ...]) -> Any:
+    model = _model()
+    known = [c for c in candidates if c in model.nb_classes]
+    if not known:
+        return model
+    identifier = copy.copy(model)  # set_languages replaces arrays; the shared model stays whole
+    identifier.set_languages(known)
     return identifier
 
 
