@@ -263,3 +263,16 @@ def test_only_a_day_the_note_gives_is_said_to_the_model_and_saved(
     assert "written=" not in fence(sources["work/budget.md"])
     saved = Passage.from_json(json.loads(json.dumps(sources["work/heating.md"].to_json())))
     assert saved is not None and (saved.day, saved.tags) == ("2026-11-25", ["house"])
+
+
+def test_a_query_of_scope_words_only_lists_what_is_within_newest_first(
+    journal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
+    run(capsys, "index", "--no-embed", str(journal))
+    paths, err = search_json(capsys, "tag:cooking")
+    assert paths == ["daily/2026-11-24.md", "daily/2026-11-03.md", "daily/2026-03-14.md"]
+    assert "no note" not in err
+    assert search_json(capsys, "last month")[0] == [
+        "work/heating.md", "daily/2026-11-24.md", "daily/2026-11-03.md",
+    ]  # fmt: skip

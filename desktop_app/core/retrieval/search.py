@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -116,6 +116,8 @@ class Searcher:
         terms = lexical.analyze_query(query, self.query_language(query))
         scope = options.scope if options.scope and not options.scope.empty else None
         stored = scope.stored() if scope else None
+        if stored is not None and not query.strip():  # "last week", "tag:recipes": list them
+            return self._newest(stored, options)
         within = scopes.scope_select(db, stored) if stored else None
         lex_hits = lexical.search_lexical(db, terms, options.candidates, within)
         dense_hits = []
@@ -139,6 +141,13 @@ class Searcher:
             trusted_dense=weights.dense >= 0.5,
         )
         return self._materialize(fused, signals, options)
+
+    def _newest(self, stored: scopes.ChunkFilter, options: SearchOptions) -> list[SearchResult]:
+        """A scope with nothing else asked: its passages, newest day first."""
+        ids = scopes.newest_chunk_ids(self.database.reader, stored, options.top_k * 3)
+        fused = [fusion.Fused(i, 1.0, None, None) for i in ids]  # all equally inside
+        no_signals = _Signals({}, {}, {}, {}, trusted_dense=False)
+        return self._materialize(fused, no_signals, replace(options, min_relevance=0.0))
 
     def _materialize(
         self,

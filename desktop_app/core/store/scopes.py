@@ -78,6 +78,13 @@ def scoped_chunk_ids(db: sqlite_utils.Database, scope: ChunkFilter) -> list[int]
     return [int(row[0]) for row in db.execute(sql + " ORDER BY c.id", params).fetchall()]
 
 
+def newest_chunk_ids(db: sqlite_utils.Database, scope: ChunkFilter, limit: int) -> list[int]:
+    """The chunks inside `scope`, the newest day first (a note's passages in their order)."""
+    sql, params = scope_select(db, scope)
+    sql += " ORDER BY c.day DESC, c.note_id, c.seq LIMIT ?"
+    return [int(row[0]) for row in db.execute(sql, [*params, limit]).fetchall()]
+
+
 def scope_names(db: sqlite_utils.Database) -> tuple[list[str], list[tuple[str, int]]]:
     """The subfolder names and the tags (with their note counts) a scope can name."""
     folders = {
