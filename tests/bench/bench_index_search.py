@@ -257,7 +257,7 @@ def bench_search(work: Path, target_chunks: int, n_queries: int) -> None:
         conn.executemany("INSERT INTO t (rowid, text) VALUES (?, ?)", texts_ids)
     searcher = quire.searcher
     searcher.vectors.refresh(quire.database.reader)
-    matrix = searcher.vectors._matrix.copy()
+    matrix = searcher.vectors.matrix.copy()
     model = quire.embedder.model
     qs = questions(n_queries)
     for q in qs[:5]:  # warm-up

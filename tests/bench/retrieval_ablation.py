@@ -20,12 +20,13 @@ sys.path.insert(0, str(ROOT))
 from desktop_app.core import evaluate  # noqa: E402
 from desktop_app.core.retrieval import fusion, lexical  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
+from desktop_app.core.store import chunks  # noqa: E402
 
 DEFAULT_SETS = ROOT.parent / "shared" / "eval"
 
 
 def spans(quire: Quire, chunk_ids: list[int]) -> list[dict]:
-    rows = quire.searcher._chunk_rows(chunk_ids, None)
+    rows = chunks.chunk_details(quire.database.reader, chunk_ids)
     out, seen = [], set()
     for cid in chunk_ids:
         row = rows.get(cid)

@@ -49,6 +49,11 @@ class VectorIndex:
     def size(self) -> int:
         return len(self._vectors.ids)
 
+    @property
+    def matrix(self) -> np.ndarray:
+        """The loaded vectors, one row a part (benchmarks compare a raw scan with it)."""
+        return self._vectors.matrix
+
     def search(
         self, query_vector: np.ndarray, limit: int, allowed: np.ndarray | None = None
     ) -> list[DenseHit]:
