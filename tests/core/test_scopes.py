@@ -157,6 +157,8 @@ def test_scope_words_quoted_values_combination_and_removal() -> None:
     assert parse_query("after:someday x", TODAY).problems == [
         "after:someday is not a date Quire can read"
     ]
+    empty = parse_query('folder:"" tag:# heating', TODAY)
+    assert empty.scope.empty and empty.text == "heating" and len(empty.problems) == 2
 
 
 # -- end to end ------------------------------------------------------------------------------

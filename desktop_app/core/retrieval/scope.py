@@ -167,6 +167,9 @@ def parse_query(
     for match in _TOKEN.finditer(query):
         key = match.group(1).lower()
         value = next(g for g in match.groups()[1:] if g is not None).strip()
+        if not value.strip("/#"):
+            problems.append(f'{key}: needs a value ({key}:work, {key}:"two words")')
+            continue
         if key == "folder":
             folders.append(value.strip("/"))
         elif key == "tag":
