@@ -1,6 +1,9 @@
 """Screenshots of the window's main states (run under Xvfb: DISPLAY=:99 QT_QPA_PLATFORM=xcb).
 
-usage: python tests/bench/screenshots.py OUT_DIR
+usage: python tests/bench/screenshots.py OUT_DIR [--only scopes]
+
+`--only scopes` takes just the scope shots, on the journal test set (tests/data/journal) with
+QUIRE_TODAY at its today.
 """
 
 from __future__ import annotations
@@ -17,9 +20,63 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def scope_shots(out: Path) -> int:
+    """The Search tab and a chat limited by a time phrase and a tag, on the journal set."""
+    os.environ["QUIRE_TODAY"] = "2026-12-02"
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.core.service import Quire
+    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.theme import apply_theme
+
+    app = QApplication(sys.argv)
+    apply_theme(app)
+    tmp = Path(tempfile.mkdtemp())
+    notes = tmp / "journal"
+    shutil.copytree(ROOT / "tests" / "data" / "journal" / "notes", notes)
+    for path in notes.rglob("*.md"):
+        os.utime(path, (1_590_969_600, 1_590_969_600))  # only the notes' own dates count
+    service = Quire(tmp / "home")
+    window = MainWindow(service, [notes])
+    window.resize(1360, 860)
+    window.show()
+
+    def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None:
+        loop = QEventLoop()
+        timer = QTimer(interval=50)
+        timer.timeout.connect(lambda: condition() and loop.quit())
+        timer.start()
+        QTimer.singleShot(timeout_ms, loop.quit)
+        loop.exec()
+        timer.stop()
+
+    wait_until(lambda: window.ready)
+    window.tabs.setCurrentIndex(1)
+    window.query.setText("tag:travel train 2025")
+    wait_until(lambda: window.results.count() > 0, 10_000)
+    wait_until(lambda: False, 400)
+    window.grab().save(str(out / "10-scope-search.png"))
+    window.tabs.setCurrentWidget(window.chat)
+    finished: list[dict] = []
+    window.chat.finished.connect(finished.append)
+    window.chat.ask("Was habe ich letzten Monat im Garten gepflanzt?")
+    wait_until(lambda: bool(finished))
+    if window.sources.sources:
+        window.open_source(window.sources.sources[0])
+    wait_until(lambda: False, 400)
+    window.grab().save(str(out / "11-scope-chat.png"))
+    window.close()
+    service.close()
+    app.quit()
+    return 0
+
+
 def main() -> int:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
+    if sys.argv[2:] == ["--only", "scopes"]:
+        return scope_shots(out)
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 

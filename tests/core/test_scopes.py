@@ -204,6 +204,9 @@ def test_cli_each_scope_kind_alone_and_combined(
     assert len(everywhere) == 3
     last_week, err = search_json(capsys, "what did I cook last week")
     assert last_week == ["daily/2026-11-24.md"] and "last week" in err
+    _, out, _ = run(capsys, "search", "lentil soup", "--json")
+    first = json.loads(out)["results"][0]
+    assert (first["title"], first["day"]) == ("24 Nov 2026", "2026-11-24")  # not "2026 11 24"
     assert search_json(capsys, "what did I cook in March")[0] == ["daily/2026-03-14.md"]
     assert search_json(capsys, "heating", "--folder", "work", "--since", "2026-11")[0] == [
         "work/heating.md"

@@ -13,7 +13,7 @@ from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
 from desktop_app.core.ingest.dated import NoteDate
 from desktop_app.core.ingest.document import Document
-from desktop_app.core.passage import context_line
+from desktop_app.core.passage import context_line, day_label
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.tokens import count_tokens
 
@@ -51,6 +51,8 @@ def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> 
     stem = os.path.splitext(os.path.basename(rel_path))[0]
     return stem.replace("_", " ").replace("-", " ").strip() or stem
 
+
+_WORDY = re.compile(r"[^\W\d_]{3,}")  # a title with a word in it, not only digits and dashes
 
 # Language identification reads bytes one by one in Python: a short sample of prose words
 # (code, numbers and markup left out) is both cheaper and a cleaner signal than raw text.
@@ -107,6 +109,8 @@ def analyze_note(
     language = analyzer.detect_language(language_sample(chunks) or title)
     analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata))
     day = dated.note_date(metadata, rel_path, mtime_ns)
+    if day.source != "modified" and not _WORDY.search(title):  # "02", "2026-11-30": the date
+        title = day_label(day.day.isoformat())
     marks = dated.day_marks(document.text) if not document.pages else []
     days = tuple(dated.chunk_days(marks, [c.end for c in chunks], day.day))
     tags = tuple(dated.note_tags(metadata, document.text if document.markdown else ""))
