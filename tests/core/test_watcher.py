@@ -153,6 +153,17 @@ def test_rename_moves_the_note_without_re_embedding(live, vault: Path) -> None: 
     assert any(c.kind == "moved" for c in changes)
 
 
+def test_renaming_a_daily_note_to_another_day_dates_it_anew(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    quire, watcher, _, _ = live
+    (vault / "2026-11-30.md").write_text("Fed the kestrels in the yard.\n", "utf-8")
+    wait_for(lambda: paths_for(quire, "kestrels") == ["2026-11-30.md"])
+    os.rename(vault / "2026-11-30.md", vault / "2026-12-01.md")
+    wait_for(lambda: paths_for(quire, "kestrels") == ["2026-12-01.md"])
+    settle(quire, watcher)
+    found = quire.search("kestrels", top_k=1)[0]
+    assert (found.day, found.title) == ("2026-12-01", "1 Dec 2026")
+
+
 def test_delete_and_folder_move(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
     quire, watcher, _, spy = live
     os.rename(vault / "projects", vault / "archive")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core import names
+from desktop_app.core import dates, names
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import formats, loaders
 from desktop_app.core.ingest.document import Document
@@ -202,6 +202,8 @@ def move_note(database: Database, folder: Path, src: str, dest: str) -> bool:
     move or the destination is already indexed."""
     if names.has_undecodable(src) or names.has_undecodable(dest):
         return False  # such a name is stored as a failed row: index both paths instead
+    if dates.day_in_path(src) != dates.day_in_path(dest):
+        return False  # the day its name gives changed: read it again (its day, its title)
     folder_id = ensure_folder(database, folder.resolve())
     with database.write() as db:
         return notes.rename_note(db, folder_id, src, dest)
