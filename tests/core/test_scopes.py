@@ -138,7 +138,10 @@ def test_time_phrases_in_three_languages(question: str, rest: str, first: str, l
     assert (str(parsed.scope.period.first), str(parsed.scope.period.last)) == (first, last)
 
 
-@pytest.mark.parametrize("question", ["How may I help?", "version 3.2026", "the 1990s", "May"])
+@pytest.mark.parametrize(
+    "question",
+    ["How may I help?", "version 3.2026", "the 1990s", "May", "the last day of the trip"],
+)
 def test_words_that_only_look_like_time_are_left_alone(question: str) -> None:
     assert parse_query(question, TODAY).scope.empty
 

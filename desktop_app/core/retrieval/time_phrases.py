@@ -136,6 +136,8 @@ def _resolve(name: str, match: re.Match[str], today: date, label: str) -> Period
             n, unit = (groups[0], groups[1]) if groups[0] else (groups[2], groups[3])
             return _ago(int(n), _UNIT[unit], today, label)
         if name == "relative":
+            if _UNIT[groups[1]] == "day":  # "the last day of the trip" is not yesterday
+                return None
             back = 0 if re.fullmatch(_THIS, groups[0]) else 1
             return _relative(_UNIT[groups[1]], back, today, label)
         if name in ("day-month", "month-day"):
