@@ -28,38 +28,12 @@ _MONTH_FORMS: dict[int, tuple[str, ...]] = {
 }
 MONTHS: dict[str, int] = {form: month for month, forms in _MONTH_FORMS.items() for form in forms}
 
-_WEEKDAYS = frozenset(
-    (
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "mon",
-        "tue",
-        "wed",
-        "thu",
-        "fri",
-        "sat",
-        "sun",
-        "montag",
-        "dienstag",
-        "mittwoch",
-        "donnerstag",
-        "freitag",
-        "samstag",
-        "sonntag",
-        "pondeli",
-        "utery",
-        "streda",
-        "ctvrtek",
-        "patek",
-        "sobota",
-        "nedele",
-    )
+_WEEKDAY_NAMES = (
+    "monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun",
+    "montag dienstag mittwoch donnerstag freitag samstag sonntag",
+    "pondeli utery streda ctvrtek patek sobota nedele",
 )
+_WEEKDAYS = frozenset(word for names in _WEEKDAY_NAMES for word in names.split())
 
 _MONTH_WORD = r"([^\W\d_]{3,10})\.?"
 _TIME = r"(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
@@ -93,9 +67,9 @@ class InvalidDate(ValueError):
 
 
 def fold(text: str) -> str:
-    """Lower case without accents: how month names and time words are matched."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ß", "ss")
+    """Lower case without accents, one character for one (so a match's offsets hold in `text`):
+    how month names and time words are matched."""
+    return "".join((unicodedata.normalize("NFKD", c)[:1] or c).lower() for c in text)
 
 
 def make_day(year: int, month: int, day: int, written: str) -> date:
@@ -127,6 +101,14 @@ def parse_day(text: str) -> date | None:
             return None
         return make_day(int(parts[2]), month, int(day), text)
     return None
+
+
+def day_or_none(text: str) -> date | None:
+    """`parse_day`, with a date shaped text that is no day (`31.02.2026`) read as no date."""
+    try:
+        return parse_day(text)
+    except InvalidDate:
+        return None
 
 
 def day_in_path(rel_path: str) -> date | None:

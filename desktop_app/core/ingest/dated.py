@@ -31,10 +31,7 @@ def note_date(metadata: dict[str, Any], rel_path: str, mtime_ns: int) -> NoteDat
         value = metadata.get(key)
         if value is None or value == "":
             continue
-        try:
-            day = _front_matter_day(value)
-        except dates.InvalidDate:
-            day = None
+        day = _front_matter_day(value)
         if day is not None:
             return NoteDate(day, "front matter")
         warning = f"front matter {key}: {str(value)!r} is not a date; dated by "
@@ -52,7 +49,7 @@ def _front_matter_day(value: object) -> date | None:
     if isinstance(value, date):
         return value
     if isinstance(value, str):
-        return dates.parse_day(value)
+        return dates.day_or_none(value)
     return None
 
 
@@ -63,10 +60,7 @@ def day_marks(text: str) -> list[tuple[int, date]]:
     """Where each heading that is a date starts (Markdown `##`, org `*`, AsciiDoc `==`)."""
     marks = []
     for match in _HEADING_LINE.finditer(text):
-        try:
-            day = dates.parse_day(match.group(1))
-        except dates.InvalidDate:
-            continue
+        day = dates.day_or_none(match.group(1))
         if day is not None:
             marks.append((match.start(), day))
     return marks
@@ -85,10 +79,7 @@ def chunk_days(marks: list[tuple[int, date]], ends: list[int], default: date) ->
 
 def is_day_heading(heading: str) -> bool:
     """A heading that is a date opens a journal entry (its own passage, its own day)."""
-    try:
-        return dates.parse_day(heading) is not None
-    except dates.InvalidDate:
-        return False
+    return dates.day_or_none(heading) is not None
 
 
 def note_tags(metadata: dict[str, Any], text: str) -> list[str]:

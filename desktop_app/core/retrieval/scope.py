@@ -3,7 +3,7 @@
 Written in the query (`folder:work tag:"home office" after:2026-03 what did I decide`), given as
 flags, or said as a time phrase in English, German or Czech ("last week", "im März", "minulý
 týden", "2025"), resolved against an injectable today. The rest of the query is searched as
-usual; the scope filters inside SQL and on the vector matrix (`filter_ids`)."""
+usual; the scope filters inside SQL and on the vector matrix (`search.Searcher`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import sqlite_utils
 
 from desktop_app.core import dates
 from desktop_app.core.retrieval.time_phrases import (
+    OPEN_FUTURE,
+    OPEN_PAST,
     Period,
     find_time_phrase,
     month_period,
@@ -52,8 +54,7 @@ class Scope:
     def _period_label(self) -> str:
         assert self.period is not None
         span = self.period.text()
-        open_ended = self.period.first.year == 1900 or self.period.last.year == 9999
-        if open_ended or span == self.period.label:
+        if self.period.open_ended or span == self.period.label:
             return self.period.label
         return f"{self.period.label} ({span})"
 
@@ -216,15 +217,14 @@ def date_bound(key: str, value: str, today: date) -> Period | None:
     named = period_of(value, today)
     if named is None:
         return None
-    far_past, far_future = date(1900, 1, 1), date(9999, 12, 31)
     if key == "after":
-        return Period(named.last + timedelta(days=1), far_future, f"after {value}")
+        return Period(named.last + timedelta(days=1), OPEN_FUTURE, f"after {value}")
     if key == "before":
-        return Period(far_past, named.first - timedelta(days=1), f"before {value}")
+        return Period(OPEN_PAST, named.first - timedelta(days=1), f"before {value}")
     if key == "since":
-        return Period(named.first, far_future, f"since {value}")
+        return Period(named.first, OPEN_FUTURE, f"since {value}")
     if key == "until":
-        return Period(far_past, named.last, f"until {value}")
+        return Period(OPEN_PAST, named.last, f"until {value}")
     return replace(named, label=value)
 
 
@@ -235,10 +235,7 @@ _MONTH_YEAR = re.compile(r"(\d{1,2})[./](\d{4})")
 def period_of(value: str, today: date) -> Period | None:
     """A day, month or year written as a value: ISO or local, or any time phrase."""
     text = value.strip()
-    try:
-        day = dates.parse_day(text)
-    except dates.InvalidDate:
-        return None
+    day = dates.day_or_none(text)
     if day is not None:
         return Period(day, day, text)
     if re.fullmatch(r"\d{4}", text):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import calendar
 import re
-import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from desktop_app.core import dates
+
+OPEN_PAST, OPEN_FUTURE = date(1900, 1, 1), date(9999, 12, 31)  # the ends of "after:" / "until:"
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,10 @@ class Period:
     first: date
     last: date  # inclusive
     label: str
+
+    @property
+    def open_ended(self) -> bool:
+        return self.first == OPEN_PAST or self.last == OPEN_FUTURE
 
     def text(self) -> str:
         if self.first == self.last:
@@ -36,11 +40,6 @@ def year_period(year: int, label: str) -> Period:
 def month_period(year: int, month: int, label: str) -> Period:
     last = calendar.monthrange(year, month)[1]
     return Period(date(year, month, 1), date(year, month, last), label)
-
-
-def fold_same_length(text: str) -> str:
-    """Lower case without accents, one character for one (so match offsets hold in `text`)."""
-    return "".join((unicodedata.normalize("NFKD", c)[:1] or c).lower() for c in text)
 
 
 _UNITS = {
@@ -116,7 +115,7 @@ _PHRASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 def find_time_phrase(text: str, today: date) -> tuple[Period, tuple[int, int]] | None:
     """The first time phrase in `text`, resolved, with its span in `text`."""
-    folded = fold_same_length(text)
+    folded = dates.fold(text)
     best: tuple[Period, tuple[int, int]] | None = None
     for name, pattern in _PHRASES:
         for match in pattern.finditer(folded):
@@ -213,11 +212,3 @@ def _named_month(month: int, year: str | None, today: date, label: str) -> Perio
         return month_period(int(year), month, label)
     chosen = today.year if month <= today.month else today.year - 1
     return month_period(chosen, month, label)
-
-
-def periods_in(text: str, today: date) -> Iterator[Period]:
-    """Every time phrase of `text` (for tests and the bench's report)."""
-    rest = text
-    while (found := find_time_phrase(rest, today)) is not None:
-        yield found[0]
-        rest = rest[found[1][1] :]
