@@ -284,3 +284,14 @@ def test_a_query_of_scope_words_only_lists_what_is_within_newest_first(
     assert search_json(capsys, "last month")[0] == [
         "work/heating.md", "daily/2026-11-24.md", "daily/2026-11-03.md",
     ]  # fmt: skip
+
+
+def test_the_picker_offers_the_folders_and_tags_of_the_index(
+    journal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "index", "--no-embed", str(journal))
+    quire = Quire()
+    try:
+        assert quire.scope_choices() == (["daily", "notes", "work"], [("cooking", 3), ("house", 1)])
+    finally:
+        quire.close()

@@ -125,8 +125,8 @@ class Searcher:
             self.vectors.refresh(db)
             if self.vectors.size:
                 allowed = None
-                if stored is not None:
-                    allowed = np.asarray(scopes.scoped_chunk_ids(db, stored), dtype=np.int64)
+                if within is not None:  # the same selection the lexical query filtered on
+                    allowed = np.asarray(scopes.chunk_ids(db, within), dtype=np.int64)
                 vector = self._query_vector(query)
                 dense_hits = self.vectors.search(vector, options.candidates, allowed)
         weights = fusion.trust_weights(

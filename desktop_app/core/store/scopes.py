@@ -73,8 +73,9 @@ def has_days(db: sqlite_utils.Database, first: str, last: str) -> bool:
     return row is not None
 
 
-def scoped_chunk_ids(db: sqlite_utils.Database, scope: ChunkFilter) -> list[int]:
-    sql, params = scope_select(db, scope)
+def chunk_ids(db: sqlite_utils.Database, select: tuple[str, list[Any]]) -> list[int]:
+    """The ids a `scope_select` selects, in order."""
+    sql, params = select
     return [int(row[0]) for row in db.execute(sql + " ORDER BY c.id", params).fetchall()]
 
 
@@ -86,14 +87,17 @@ def newest_chunk_ids(db: sqlite_utils.Database, scope: ChunkFilter, limit: int) 
 
 
 def scope_names(db: sqlite_utils.Database) -> tuple[list[str], list[tuple[str, int]]]:
-    """The subfolder names and the tags (with their note counts) a scope can name."""
+    """The indexed folders' names, their first-level subfolders and the tags (with their note
+    counts) a scope can name (a deeper folder can still be typed: `folder:2026/11`)."""
     folders = {
         str(p).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
         for (p,) in db.execute("SELECT path FROM folders").fetchall()
     }
-    for (path,) in db.execute("SELECT path FROM notes WHERE instr(path, '/') > 0").fetchall():
-        parts = str(path).split("/")[:-1]
-        folders.update(parts)
+    subfolders = db.execute(
+        "SELECT DISTINCT substr(path, 1, instr(path, '/') - 1) FROM notes"
+        " WHERE instr(path, '/') > 0"
+    ).fetchall()
+    folders.update(str(name) for (name,) in subfolders)
     tags = db.execute(
         "SELECT tag, count(*) FROM note_tags GROUP BY tag ORDER BY count(*) DESC, tag"
     ).fetchall()
