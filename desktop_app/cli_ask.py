@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING
 from desktop_app.core.events import FORGED, OFF_QUESTION
 from desktop_app.core.names import printable
 from desktop_app.core.passage import day_label, pages_label
+from desktop_app.scope_cli import flag_scope, report_scope
 
 if TYPE_CHECKING:
     from desktop_app.core.events import Done, Evidence, Passage
     from desktop_app.core.service import Quire
-
-from desktop_app.scope_cli import flag_scope, report_scope
 
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
 

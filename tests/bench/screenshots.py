@@ -20,10 +20,22 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None:
+    """Run the event loop until `condition` holds (checked every 50 ms) or the time is up."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    timer = QTimer(interval=50)
+    timer.timeout.connect(lambda: condition() and loop.quit())
+    timer.start()
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    timer.stop()
+
+
 def scope_shots(out: Path) -> int:
     """The Search tab and a chat limited by a time phrase and a tag, on the journal set."""
     os.environ["QUIRE_TODAY"] = "2026-12-02"
-    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.service import Quire
@@ -41,15 +53,6 @@ def scope_shots(out: Path) -> int:
     window = MainWindow(service, [notes])
     window.resize(1360, 860)
     window.show()
-
-    def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None:
-        loop = QEventLoop()
-        timer = QTimer(interval=50)
-        timer.timeout.connect(lambda: condition() and loop.quit())
-        timer.start()
-        QTimer.singleShot(timeout_ms, loop.quit)
-        loop.exec()
-        timer.stop()
 
     wait_until(lambda: window.ready)
     window.tabs.setCurrentIndex(1)
@@ -77,7 +80,6 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     if sys.argv[2:] == ["--only", "scopes"]:
         return scope_shots(out)
-    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.service import Quire
@@ -95,15 +97,6 @@ def main() -> int:
     window = MainWindow(service, [])
     window.resize(1360, 860)
     window.show()
-
-    def wait_until(condition: Callable[[], bool], timeout_ms: int = 120_000) -> None:
-        loop = QEventLoop()
-        timer = QTimer(interval=50)
-        timer.timeout.connect(lambda: condition() and loop.quit())
-        timer.start()
-        QTimer.singleShot(timeout_ms, loop.quit)
-        loop.exec()
-        timer.stop()
 
     def shot(name: str, widget=None) -> None:  # type: ignore[no-untyped-def]
         wait_until(lambda: False, 400)
