@@ -10,18 +10,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from desktop_app import __version__, models_cli
+from desktop_app import __version__, models_cli, supervisor
 from desktop_app.cli_ask import EMPTY_INDEX_HINT, cmd_ask
+from desktop_app.cli_index import cmd_index, cmd_watch
 from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
+from desktop_app.core.evaluate import evaluate_set
 from desktop_app.core.names import printable
 from desktop_app.core.passage import pages_json, pages_label
 from desktop_app.core.retrieval.scope import Scope
+from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
 from desktop_app.core.text import clean_text
+from desktop_app.paths import quire_home, user_sample_notes
+from desktop_app.progressbar import ProgressBar
 from desktop_app.scope_cli import add_scope_flags, flag_scope, report_scope
+from desktop_app.selftest import run_self_test
 
 if TYPE_CHECKING:
-    from desktop_app.core.service import FolderReport, Quire, SearchResult
+    from desktop_app.core.service import Quire, SearchResult
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -83,14 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
     if args.self_test:
-        from desktop_app.selftest import run_self_test
-
         return run_self_test()
     if args.command is None:
         return open_window(argv, args)
     if args.command == "models":  # needs no database
         return models_cli.cmd_models(args)
-    from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
 
     # Commands that write or report run the quick check on open whatever the size.
     try:
@@ -119,80 +122,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def open_window(argv: list[str], args: argparse.Namespace) -> int:
     """The window runs in a supervised child, so a native crash still leaves a report."""
-    from desktop_app import supervisor
-
     if os.environ.get(supervisor.SUPERVISED_ENV):
-        from desktop_app.paths import user_sample_notes
-        from desktop_app.ui.app import run_app
+        # Qt loads only when the window opens: every other command runs without it.
+        from desktop_app.ui.app import run_app  # noqa: PLC0415
 
         folders = args.notes + ([user_sample_notes()] if args.sample_notes else [])
         return run_app(folders, smoke=args.smoke)
-    from desktop_app.paths import quire_home
-
     return supervisor.run_supervised(supervisor.window_command(argv), quire_home())
-
-
-def cmd_index(quire: Quire, args: argparse.Namespace) -> int:
-    from desktop_app.progressbar import ProgressBar
-
-    bar = ProgressBar()
-    try:
-        reports = quire.index(args.folders, progress=bar, embed=not args.no_embed)
-    finally:
-        bar.close()
-    _print_reports(reports)
-    if not args.no_embed and (why := quire.embedder_problem()):
-        print(f"quire: no vectors made (keyword index only): {why}", file=sys.stderr)
-    return 0
-
-
-def _print_reports(reports: list[FolderReport]) -> None:
-    for item in reports:
-        r = item.report
-        print(
-            f"{printable(item.folder)}: {r.scanned} files, {r.indexed} indexed, "
-            f"{r.unchanged} unchanged, {r.skipped} skipped, {r.failed} failed, "
-            f"{r.removed} removed, {r.embedded} embedded"
-        )
-        for path, status, reason in r.problems:
-            print(f"  {status}: {printable(path)}: {printable(reason)}")
-
-
-def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
-    import signal
-    import threading
-
-    from desktop_app.core.service import QUIET_KINDS, Change, Watching
-    from desktop_app.progressbar import ProgressBar
-
-    for folder in args.folders:
-        if not folder.is_dir():
-            raise NotADirectoryError(f"not a folder: {folder}")
-    bar = ProgressBar()
-    try:
-        reports = quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
-    finally:
-        bar.close()
-    _print_reports(reports)
-
-    def print_change(change: Change) -> None:
-        if change.kind not in QUIET_KINDS:
-            print(change, flush=True)
-
-    for folder in args.folders:
-        quire.watch(folder)
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    quire.start_live(Watching(print_change, force_polling=args.polling), reconcile=False)
-    print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
-    try:
-        while not stopped.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        quire.stop_live()
-    return 0
 
 
 def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
@@ -276,8 +212,6 @@ def _print_results(results: list[SearchResult], out: TextIO) -> None:
 
 
 def cmd_eval(quire: Quire, args: argparse.Namespace) -> int:
-    from desktop_app.core.evaluate import evaluate_set
-    from desktop_app.progressbar import ProgressBar
 
     bar = ProgressBar()
     try:

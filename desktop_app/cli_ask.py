@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from desktop_app.core.events import FORGED, OFF_QUESTION
+from desktop_app.core.events import FORGED, OFF_QUESTION, Done, Error, Evidence, Sources, Token
 from desktop_app.core.names import printable
 from desktop_app.core.passage import day_label, pages_label
 from desktop_app.scope_cli import flag_scope, report_scope
@@ -26,7 +26,6 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
     if quire.index_is_empty():
         print(f"quire ask: {EMPTY_INDEX_HINT}", file=sys.stderr)
         return 1
-    from desktop_app.core.events import Done, Error, Evidence, Sources, Token
 
     scope = flag_scope(args, quire)
     scoped = quire.scoped(args.question, scope)

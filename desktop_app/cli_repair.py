@@ -10,7 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop_app.cli_index import cmd_index
 from desktop_app.core.service import IndexDamaged
+from desktop_app.progressbar import ProgressBar
 
 if TYPE_CHECKING:
     from desktop_app.core.service import Quire
@@ -55,7 +57,6 @@ def _announce_and_rebuild(quire: Quire, args: argparse.Namespace) -> None:
 
 
 def _rebuild(quire: Quire, folders: list[Path]) -> None:
-    from desktop_app.progressbar import ProgressBar
 
     bar = ProgressBar()
     try:
@@ -84,7 +85,6 @@ def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
     quire.recovery = None
     for problem in recovery.problems:
         print(f"  found: {problem}")
-    from desktop_app.cli import cmd_index
 
     folders = quire.known_folders()
     if not folders:

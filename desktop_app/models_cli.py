@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from desktop_app.core.models.catalog import CATALOG, downloads_dir, find_entry
+from desktop_app.core.models.download import DownloadError, download_entry
+from desktop_app.core.models.finder import find_models
+from desktop_app.progressbar import ProgressBar
 from desktop_app.settings import Settings
 
 
@@ -29,10 +34,6 @@ def _size(n: int) -> str:
 def cmd_models(args: argparse.Namespace) -> int:
     if args.models_command == "download":
         return _download(args)
-    from pathlib import Path
-
-    from desktop_app.core.models.catalog import downloads_dir
-    from desktop_app.core.models.finder import find_models
 
     settings = Settings.load()
     home = Path(args.home).expanduser() if args.home else None
@@ -60,9 +61,6 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def _download(args: argparse.Namespace) -> int:
-    from desktop_app.core.models.catalog import CATALOG, downloads_dir, find_entry
-    from desktop_app.core.models.download import DownloadError, download_entry
-    from desktop_app.progressbar import ProgressBar
 
     if not args.name:
         for e in CATALOG:

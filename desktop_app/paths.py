@@ -11,14 +11,14 @@ import sys
 from importlib.util import find_spec
 from pathlib import Path
 
+import platformdirs
+
 
 def quire_home() -> Path:
     override = os.environ.get("QUIRE_HOME")
     if override:
         home = Path(override).expanduser()
     else:
-        import platformdirs
-
         home = Path(platformdirs.user_data_dir("Quire", appauthor=False))
     home.mkdir(parents=True, exist_ok=True)
     return home

@@ -3,32 +3,35 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.answer.llm import Generation, LocalModel
+from desktop_app.core.cancel import CancelToken
+from desktop_app.core.ingest.extractor import Extractor
+from desktop_app.core.ingest.formats import pdf
+from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
+from desktop_app.core.service import Quire
+from desktop_app.core.store.db import fts5_available
+from desktop_app.core.tokens import ENCODING_NAME, count_tokens
+from desktop_app.paths import sample_notes
+
 
 def _check_fts5() -> dict[str, Any]:
-    from desktop_app.core.store.db import fts5_available
-
     if not fts5_available():
         raise RuntimeError("SQLite was built without FTS5")
-    import sqlite3
-
     return {"sqlite": sqlite3.sqlite_version}
 
 
 def _check_tiktoken() -> dict[str, Any]:
-    from desktop_app.core.tokens import ENCODING_NAME, count_tokens
-
     return {"encoding": ENCODING_NAME, "tokens_in_hello_world": count_tokens("hello world")}
 
 
 def _check_embedder() -> dict[str, Any]:
-    from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
-
     embedder = Embedder()
     vector = embedder.encode(["Quire self-test"])[0]
     if abs(float((vector**2).sum()) - 1.0) > 1e-3:
@@ -41,9 +44,6 @@ def _check_embedder() -> dict[str, Any]:
 
 
 def _check_chat_model() -> dict[str, Any]:
-    from desktop_app.core.answer.llm import Generation, LocalModel
-    from desktop_app.core.cancel import CancelToken
-
     model = LocalModel(n_ctx=1024)
     prompt = model.render([{"role": "user", "content": "Say OK."}])
     stats = Generation()
@@ -54,9 +54,6 @@ def _check_chat_model() -> dict[str, Any]:
 
 
 def _check_index_and_search() -> dict[str, Any]:
-    from desktop_app.core.service import Quire
-    from desktop_app.paths import sample_notes
-
     with tempfile.TemporaryDirectory() as home:
         quire = Quire(Path(home))
         try:
@@ -74,10 +71,6 @@ def _check_index_and_search() -> dict[str, Any]:
 
 def _check_pdf() -> dict[str, Any]:
     """The bundled PDF extracted in the worker process, a page rendered, a word's boxes found."""
-    from desktop_app.core.ingest.extractor import Extractor
-    from desktop_app.core.ingest.formats import pdf
-    from desktop_app.paths import sample_notes
-
     path = sample_notes() / "guides" / "quire-guide.pdf"
     with Extractor() as extractor:
         document = extractor.load(path, 10**8)
@@ -87,12 +80,13 @@ def _check_pdf() -> dict[str, Any]:
     rendered = pdf.render_page(path, page, 1.0)
     if len(boxes) != len("highlighted") or min(rendered.pixels) > 128:  # no ink
         raise RuntimeError(f"boxes {len(boxes)}, rendered {rendered.width}x{rendered.height}")
-    return {"pages": len(document.pages), "page": page, "rendered": [rendered.width,
-            rendered.height]}  # fmt: skip
+    size = [rendered.width, rendered.height]
+    return {"pages": len(document.pages), "page": page, "rendered": size}
 
 
 def _check_qt() -> dict[str, Any]:
-    from desktop_app.ui.app import offscreen_check
+    # Qt loads only for this check: the rest of the CLI never imports the window.
+    from desktop_app.ui.app import offscreen_check  # noqa: PLC0415
 
     return offscreen_check()
 

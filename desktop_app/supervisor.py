@@ -18,6 +18,8 @@ from collections import deque
 from pathlib import Path
 from typing import cast
 
+from desktop_app.paths import logs_dir
+
 SUPERVISED_ENV = "QUIRE_SUPERVISED"
 TAIL_BYTES = 64_000
 
@@ -65,7 +67,6 @@ def _copy_through(child: subprocess.Popen[bytes]) -> bytes:
 
 
 def _append_fault_log(home: Path, code: int, tail: bytes) -> None:
-    from desktop_app.paths import logs_dir
 
     how = f"signal {-code} ({_signal_name(-code)})" if code < 0 else f"exit code {code}"
     text = tail.decode("utf-8", errors="replace")

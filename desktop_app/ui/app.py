@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from PySide6.QtWidgets import QApplication, QWidget
+import PySide6
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
-    from desktop_app.core.service import Quire
+from desktop_app import crash
+from desktop_app.core.service import NewerDatabaseError, Quire
+from desktop_app.ui.dialogs import offer_crash_report, show_error
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.theme import apply_theme
 
 
 def run_app(
@@ -20,13 +28,6 @@ def run_app(
 
     `smoke`: quit as soon as the window is shown, printing when (installer checks, benchmarks).
     """
-    from PySide6.QtCore import QThreadPool, QTimer
-
-    from desktop_app import crash
-    from desktop_app.ui.dialogs import offer_crash_report, show_error
-    from desktop_app.ui.main_window import MainWindow
-    from desktop_app.ui.theme import apply_theme
-
     app = _application(argv or sys.argv)
     defect = binding_defect()
     if defect:
@@ -64,8 +65,6 @@ def run_app(
 
 def _application(argv: list[str]) -> QApplication:
     """The running QApplication, created on first use (`instance()` is typed as its base)."""
-    from PySide6.QtWidgets import QApplication
-
     existing = QApplication.instance()
     if existing is None:
         return QApplication(argv)
@@ -75,15 +74,11 @@ def _application(argv: list[str]) -> QApplication:
 
 def _open_service(smoke: bool) -> Quire | None:
     """The facade on the user's index; None (after saying why) when a newer Quire wrote it."""
-    from desktop_app.core.service import NewerDatabaseError, Quire
-
     try:
         return Quire()
     except NewerDatabaseError as exc:
         print(f"quire: {exc}", file=sys.stderr)
         if not smoke:
-            from PySide6.QtWidgets import QMessageBox
-
             QMessageBox.critical(None, "Quire", str(exc))
         return None
 
@@ -91,10 +86,6 @@ def _open_service(smoke: bool) -> Quire | None:
 def _quit_on_sigterm(app: QApplication) -> None:
     """A session logout or `kill` closes the window cleanly (Python only sees the signal when it
     runs, so a short timer gives it the chance)."""
-    import signal
-
-    from PySide6.QtCore import QTimer
-
     signal.signal(signal.SIGTERM, lambda *_: app.quit())
     timer = QTimer(app)
     timer.timeout.connect(lambda: None)
@@ -105,8 +96,6 @@ def binding_defect() -> str | None:
     """Why this Qt binding would crash the window, if it would. PySide6 6.12.0 on Python 3.11
     drops a reference to `True` on every `Signal.emit()` from Python, until the interpreter
     aborts in `bool_dealloc` (a large vault's indexing reaches it in seconds)."""
-    import PySide6
-    from PySide6.QtCore import QObject, Signal
 
     class Probe(QObject):
         ping = Signal()
@@ -124,9 +113,6 @@ def binding_defect() -> str | None:
 
 
 def _smoke_done(window: QWidget, app: QApplication) -> None:
-    import json
-    import time
-
     shown = {"window_shown_at": time.time(), "visible": window.isVisible()}
     print(json.dumps(shown), flush=True)
     app.quit()
@@ -134,11 +120,7 @@ def _smoke_done(window: QWidget, app: QApplication) -> None:
 
 def offscreen_check() -> dict[str, object]:
     """Create and paint a widget with the offscreen platform (used by --self-test)."""
-    import os
-
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QLabel
-
     app = _application([])
     defect = binding_defect()
     if defect:

@@ -32,7 +32,7 @@ from desktop_app.settings import Settings
 from desktop_app.ui.chat import ChatPane
 from desktop_app.ui.conversations_pane import ConversationsPane
 from desktop_app.ui.dialogs import show_error
-from desktop_app.ui.folders import FilesView, FoldersPanel
+from desktop_app.ui.folders_pane import FilesView, FoldersPanel
 from desktop_app.ui.live_status import LiveController
 from desktop_app.ui.repair import check_in_background, repair_index, report_recovery
 from desktop_app.ui.search_tab import SearchTab

@@ -22,7 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.answer.gguf import ModelFileError
+from desktop_app.core.answer.llm import bundled_model_path
 from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir
+from desktop_app.core.models.download import download_entry
+from desktop_app.core.models.finder import describe, find_models
 from desktop_app.ui.workers import Task, run_in_background
 
 FOUND_COLUMNS = ("Model", "Source", "Size", "Quant", "Context", "Memory", "")
@@ -42,9 +46,6 @@ def _fit_text(model: Any) -> str:
 
 def _bundled(ram: int | None) -> Any:
     """The bundled SmolLM2 as a row of its own, so one click also goes back to it."""
-    from desktop_app.core.answer.gguf import ModelFileError
-    from desktop_app.core.answer.llm import bundled_model_path
-    from desktop_app.core.models.finder import describe
 
     try:
         return describe(bundled_model_path(), BUNDLED, ram, "SmolLM2-135M (bundled)")
@@ -99,7 +100,6 @@ class ModelsPanel(QWidget):
     def rescan(self, home: Path | None = None, env: Mapping[str, str] | None = None) -> None:
         """Search in the background. A `home` (and `env`) given once replaces the real ones for
         this and every later search of this panel (tests build fake homes)."""
-        from desktop_app.core.models.finder import find_models
 
         if home is not None:
             self.home, self.env = home, env
@@ -209,7 +209,6 @@ class ModelsPanel(QWidget):
         self.catalog_list.resizeColumnToContents(0)
 
     def start_download(self) -> None:
-        from desktop_app.core.models.download import download_entry
 
         current = self.catalog_list.currentItem()
         row = self.catalog_list.indexOfTopLevelItem(current) if current is not None else -1

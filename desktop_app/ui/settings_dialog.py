@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.ingest import formats
 from desktop_app.settings import RANGES, Settings
 from desktop_app.ui.models_panel import ModelsPanel
@@ -32,7 +33,6 @@ def check_chat_model(path: str) -> str:
     """'' if the GGUF file looks loadable, else the reason (the same checks as before loading)."""
     if not path:
         return ""
-    from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 
     try:
         inspect_model(Path(path))

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
-from desktop_app.core.ingest import embedding, formats, indexer, notes  # noqa: E402
+from desktop_app.core.ingest import embedding, formats, indexer, note_analysis  # noqa: E402
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
@@ -104,14 +104,14 @@ def term_stage_seconds(texts: list[tuple[str, Document]]) -> float:
     chunks already cut (the term caches start empty, as on a first index)."""
     inputs = []
     for rel, text in texts:
-        analyzed = notes.analyze_note(rel, text, 200)
+        analyzed = note_analysis.analyze_note(rel, text, 200)
         chunks = [c.chunk for c in analyzed.chunks]
-        tags = notes.metadata_terms(analyzed.metadata)
+        tags = note_analysis.metadata_terms(analyzed.metadata)
         inputs.append((chunks, analyzed.title, analyzed.language, tags))
     analyzer._caches.clear()
     started = time.perf_counter()
     for chunks, title, language, tags in inputs:
-        notes.chunk_terms(chunks, title, language, tags)
+        note_analysis.chunk_terms(chunks, title, language, tags)
     return time.perf_counter() - started
 
 
@@ -185,7 +185,7 @@ def bench_embedding(work: Path, limit: int) -> None:
     quire = Quire(work / "home-embed")
     quire.index([TIL / "notes"], embed=False)
     embedder = quire.embedder
-    planner = notes.PartPlanner(embedder.token_offsets, embedder.max_tokens)
+    planner = note_analysis.PartPlanner(embedder.token_offsets, embedder.max_tokens)
     planned, plan_time = timed(lambda: embedding.plan_parts(quire.database, planner))
     todo = embedding.pending_embeddings(quire.database)[:limit]
     keep = {h for h, _ in todo}

@@ -12,7 +12,7 @@ import pytest
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
-from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
+from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 from desktop_app.core.service import Quire
 from tests.documents import (
     write_docx,
@@ -268,7 +268,7 @@ TOMATOES = "Tomatoes go in the south bed in May.\n"
 def test_org_asciidoc_and_rst_headings_give_the_heading_path(
     tmp_path: Path, name: str, text: str
 ) -> None:
-    from desktop_app.core.ingest.notes import analyze_note
+    from desktop_app.core.ingest.note_analysis import analyze_note
 
     (tmp_path / name).write_text(text, "utf-8")
     document = formats.load(tmp_path / name, 10**6)

@@ -5,12 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.ingest.loaders import (
-    NoteSkipped,
-    decode_note_bytes,
-    read_note,
-    walk_notes,
-)
+from desktop_app.core.ingest.loaders import walk_notes
+from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped, decode_note_bytes, read_note
 
 
 def test_decodes_utf8_with_and_without_bom() -> None:
@@ -50,8 +46,6 @@ def test_walk_skips_hidden_folders_attachments_and_editor_files(notes_dir: Path)
 
 
 def test_a_file_that_disappears_while_being_read_fails_cleanly(tmp_path: Path) -> None:
-    from desktop_app.core.ingest.loaders import NoteFailed
-
     with pytest.raises(NoteFailed, match="disappeared"):
         read_note(tmp_path / "gone.md", max_bytes=1000)
 

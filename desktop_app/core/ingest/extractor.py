@@ -20,7 +20,7 @@ from typing import Any
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.document import Document
-from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
+from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 TIMEOUT_SECONDS = 60.0  # a 2,000-page PDF takes a few seconds
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
@@ -199,7 +199,7 @@ def _extract(path: Path, max_bytes: int, memory: int) -> tuple[str, Any]:
 def _cap_memory(memory: int) -> None:
     if sys.platform == "win32":  # no address-space limit there: the time limit still holds
         return
-    import resource
+    import resource  # noqa: PLC0415 (POSIX only)
 
     try:
         _soft, hard = resource.getrlimit(resource.RLIMIT_AS)

@@ -18,11 +18,11 @@ from typing import Any
 
 from desktop_app.core import dates, names
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.ingest import formats, loaders
+from desktop_app.core.ingest import formats, loaders, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
-from desktop_app.core.ingest.formats.text import text_document
-from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note
+from desktop_app.core.ingest.formats.plain import text_document
+from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
 from desktop_app.core.ingest.writer import (
     IndexReport,
     NoteRows,
@@ -252,9 +252,9 @@ def _index_file(
             return touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
         document = loaded or extract(path, max_bytes)
         if not document.text.strip():
-            raise loaders.NoteSkipped("empty note")
-    except (loaders.NoteSkipped, loaders.NoteFailed) as exc:
-        status = "skipped" if isinstance(exc, loaders.NoteSkipped) else "failed"
+            raise note_file.NoteSkipped("empty note")
+    except (note_file.NoteSkipped, note_file.NoteFailed) as exc:
+        status = "skipped" if isinstance(exc, note_file.NoteSkipped) else "failed"
         return _problem(
             folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
         )
@@ -279,8 +279,8 @@ def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
     """The file's content hash, and its Document when it is a text note (read once); a
     parsed format is extracted only when its hash changed."""
     if formats.suffix_of(path.name) in formats.ISOLATED:
-        return loaders.hash_file(path, max_bytes), None
-    decoded, raw = loaders.read_note(path, max_bytes)
+        return note_file.hash_file(path, max_bytes), None
+    decoded, raw = note_file.read_note(path, max_bytes)
     return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
 
 

@@ -1,33 +1,12 @@
-"""Find note files in a folder and decode them, recording why a file is skipped or failed."""
+"""Find the note files in a folder: which names are notes, which are skipped and why."""
 
 from __future__ import annotations
 
-import codecs
-import hashlib
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.core.ingest.formats import SUFFIXES as NOTE_SUFFIXES
-
-_SNIFF_BYTES = 8192
-
-
-class NoteSkipped(Exception):
-    """The file is deliberately not indexed (binary, too large, empty)."""
-
-
-class NoteFailed(Exception):
-    """The file should have been indexed but could not be read."""
-
-
-@dataclass(frozen=True)
-class DecodedNote:
-    text: str
-    encoding: str
-    warning: str = ""
 
 
 def is_hidden(name: str) -> bool:
@@ -99,84 +78,3 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def relative_note_path(path: Path, folder: Path) -> str:
     return path.relative_to(folder).as_posix()
-
-
-def read_note(path: Path, max_bytes: int) -> tuple[DecodedNote, bytes]:
-    """Read and decode one note. Raises NoteSkipped or NoteFailed with a readable reason."""
-    with reading():
-        check_size(path, max_bytes)
-        with path.open("rb") as f:
-            data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise NoteSkipped("too large (grew while reading)")
-    return decode_note_bytes(data), data
-
-
-def hash_file(path: Path, max_bytes: int) -> str:
-    """SHA-1 of a file read in blocks (a PDF is hashed before anything extracts it)."""
-    digest = hashlib.sha1()
-    with reading():
-        check_size(path, max_bytes)
-        with path.open("rb") as f:
-            while block := f.read(1 << 20):
-                digest.update(block)
-    return digest.hexdigest()
-
-
-def check_size(path: Path, max_bytes: int) -> None:
-    """NoteSkipped for a file over its size cap."""
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
-
-
-@contextmanager
-def reading() -> Iterator[None]:
-    """An OSError while reading a note as the NoteFailed that says why."""
-    try:
-        yield
-    except PermissionError as exc:
-        raise NoteFailed(f"permission denied: {exc.strerror or exc}") from exc
-    except FileNotFoundError as exc:
-        raise NoteFailed("file disappeared while reading") from exc
-    except OSError as exc:
-        raise NoteFailed(f"cannot read: {exc.strerror or exc}") from exc
-
-
-def decode_note_bytes(data: bytes) -> DecodedNote:
-    """Decode note bytes: BOM-aware UTF-8/UTF-16, then UTF-8, then CP1250/Latin-1 with a warning."""
-    if data.startswith(codecs.BOM_UTF8):
-        return _decode_strict(data, "utf-8-sig")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return _decode_strict(data, "utf-16")
-    if looks_binary(data):
-        raise NoteSkipped("binary content")
-    try:
-        return DecodedNote(data.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError:
-        pass
-    for fallback in ("cp1250", "latin-1"):
-        try:
-            text = data.decode(fallback)
-        except UnicodeDecodeError:
-            continue
-        return DecodedNote(text, fallback, f"not valid UTF-8; decoded as {fallback.upper()}")
-    raise NoteFailed("cannot decode text")  # unreachable: latin-1 decodes any bytes
-
-
-def _decode_strict(data: bytes, encoding: str) -> DecodedNote:
-    try:
-        return DecodedNote(data.decode(encoding), encoding.replace("-sig", ""))
-    except UnicodeDecodeError as exc:
-        raise NoteFailed(f"invalid {encoding} despite its byte-order mark") from exc
-
-
-def looks_binary(data: bytes) -> bool:
-    """NUL bytes or many control characters in the head mean this is not a text note."""
-    head = data[:_SNIFF_BYTES]
-    if not head:
-        return False
-    if b"\x00" in head:
-        return True
-    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
-    return controls / len(head) > 0.05

@@ -32,6 +32,7 @@ from desktop_app.core.ingest.observer import (
 from desktop_app.core.ingest.recovery import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
+from desktop_app.crash import record_exception
 
 __all__ = ["QUIET_KINDS", "Change", "ChangeCallback", "EmbedPass", "LiveIndex"]
 
@@ -204,8 +205,6 @@ class LiveIndex:
         """An unexpected error: logged with its traceback (errors.log) and shown; the thread
         it happened on goes on (or is restarted)."""
         if self.home is not None:
-            from desktop_app.crash import record_exception
-
             with suppress(OSError):
                 record_exception(self.home, type(exc), exc, exc.__traceback__)
         self.on_change(Change("error", detail=f"{where}: {type(exc).__name__}: {exc}"))

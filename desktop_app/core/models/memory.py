@@ -8,6 +8,7 @@ keep the rest).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -40,7 +41,6 @@ def total_ram_bytes() -> int | None:
 
 
 def _windows_ram() -> int | None:
-    import ctypes
 
     class MemoryStatus(ctypes.Structure):
         _fields_ = [

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.ingest.document import Document
-from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
+from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 _HEADING = re.compile(r"^(?:heading|nadpis|überschrift)\s*(\d)$", re.IGNORECASE)
 

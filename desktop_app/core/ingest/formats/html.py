@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
-from desktop_app.core.ingest.loaders import NoteFailed, read_note
+from desktop_app.core.ingest.note_file import NoteFailed, read_note
 from desktop_app.core.text import code_fence
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.ingest.document import Document, page_at
-from desktop_app.core.ingest.loaders import NoteFailed, NoteSkipped
+from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
 _DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\uffff"}

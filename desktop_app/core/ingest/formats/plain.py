@@ -7,7 +7,7 @@ from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.formats import suffix_of
-from desktop_app.core.ingest.loaders import DecodedNote, read_note
+from desktop_app.core.ingest.note_file import DecodedNote, read_note
 
 MARKDOWN = frozenset({".md", ".markdown"})
 HEADINGS = {".org": "org", ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}

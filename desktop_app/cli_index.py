@@ -1,0 +1,67 @@
+"""`quire index` and `quire watch`: index folders with a progress bar; keep them live."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from desktop_app.core.names import printable
+from desktop_app.core.service import QUIET_KINDS, Change, FolderReport, Quire, Watching
+from desktop_app.progressbar import ProgressBar
+
+
+def cmd_index(quire: Quire, args: argparse.Namespace) -> int:
+    bar = ProgressBar()
+    try:
+        reports = quire.index(args.folders, progress=bar, embed=not args.no_embed)
+    finally:
+        bar.close()
+    print_reports(reports)
+    if not args.no_embed and (why := quire.embedder_problem()):
+        print(f"quire: no vectors made (keyword index only): {why}", file=sys.stderr)
+    return 0
+
+
+def print_reports(reports: list[FolderReport]) -> None:
+    for item in reports:
+        r = item.report
+        print(
+            f"{printable(item.folder)}: {r.scanned} files, {r.indexed} indexed, "
+            f"{r.unchanged} unchanged, {r.skipped} skipped, {r.failed} failed, "
+            f"{r.removed} removed, {r.embedded} embedded"
+        )
+        for path, status, reason in r.problems:
+            print(f"  {status}: {printable(path)}: {printable(reason)}")
+
+
+def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
+    for folder in args.folders:
+        if not folder.is_dir():
+            raise NotADirectoryError(f"not a folder: {folder}")
+    bar = ProgressBar()
+    try:
+        reports = quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
+    finally:
+        bar.close()
+    print_reports(reports)
+
+    def print_change(change: Change) -> None:
+        if change.kind not in QUIET_KINDS:
+            print(change, flush=True)
+
+    for folder in args.folders:
+        quire.watch(folder)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    quire.start_live(Watching(print_change, force_polling=args.polling), reconcile=False)
+    print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
+    try:
+        while not stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        quire.stop_live()
+    return 0
