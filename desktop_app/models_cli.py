@@ -39,20 +39,28 @@ def cmd_models(args: argparse.Namespace) -> int:
     home = Path(args.home).expanduser() if args.home else None
     scan = find_models(home=home, extra=settings.model_folders, downloads=downloads_dir())
     if args.json:
-        print(json.dumps({
-            "ram_bytes": scan.ram_bytes,
-            "current": settings.chat_model,
-            "models": [m.to_json() for m in scan.models],
-            "skipped": [{"path": p, "reason": r} for p, r in scan.problems],
-        }, ensure_ascii=False, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "ram_bytes": scan.ram_bytes,
+                    "current": settings.chat_model,
+                    "models": [m.to_json() for m in scan.models],
+                    "skipped": [{"path": p, "reason": r} for p, r in scan.problems],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     ram = f"{_size(scan.ram_bytes)} RAM" if scan.ram_bytes else "RAM unknown"
     print(f"{len(scan.models)} chat model(s) found ({ram}); * = the one in use")
     for m in scan.models:
         mark = "*" if str(m.path) == settings.chat_model else " "
         fit = {True: "fits", False: "too big", None: "?"}[m.fits]
-        print(f"{mark} {m.name}  [{m.source}]  {_size(m.size_bytes)}  {m.quantization}  "
-              f"ctx {m.context_length}  {fit} (needs ~{_size(m.needed_bytes)})")  # fmt: skip
+        print(
+            f"{mark} {m.name}  [{m.source}]  {_size(m.size_bytes)}  {m.quantization}  "
+            f"ctx {m.context_length}  {fit} (needs ~{_size(m.needed_bytes)})"
+        )
         print(f"    {m.path}")
     for path, reason in scan.problems:
         print(f"  skipped: {path}: {reason}")

@@ -8,8 +8,12 @@ from typing import TextIO
 
 from desktop_app.core.cancel import Progress
 
-_LABELS = {"index": "Indexing", "parts": "Preparing passages", "embed": "Embedding",
-           "download": "Downloading"}  # fmt: skip
+_LABELS = {
+    "index": "Indexing",
+    "parts": "Preparing passages",
+    "embed": "Embedding",
+    "download": "Downloading",
+}
 
 
 class ProgressBar:

@@ -24,6 +24,11 @@ _PIECE = re.compile(r"\w+|[^\w\s]")
 _WORD = re.compile(r"\w+")
 
 
+def word_offsets(text: str) -> list[tuple[int, int]]:
+    """A stand-in tokenizer: one token per whitespace-separated word."""
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
 class FakeEmbedder:
     """Words (and their 4-letter prefixes, so "tomato" and "tomatoes" meet) hashed into a fixed
     number of buckets, normalized: texts sharing words are near, the same text is the same

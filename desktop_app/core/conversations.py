@@ -49,9 +49,13 @@ class Turn:
         return set(self.citations.get("valid", []))
 
     def to_json(self) -> dict[str, Any]:
-        return {"question": self.question, "answer": self.answer,
-                "sources": [s.to_json() for s in self.sources], "citations": self.citations,
-                "answerable": self.answerable}  # fmt: skip
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "sources": [s.to_json() for s in self.sources],
+            "citations": self.citations,
+            "answerable": self.answerable,
+        }
 
 
 @dataclass
@@ -70,8 +74,13 @@ class Conversation:
         self.updated = time.time()
 
     def to_json(self) -> dict[str, Any]:
-        data = {"id": self.id, "title": self.title, "created": self.created,
-                "updated": self.updated, "turns": [t.to_json() for t in self.turns]}  # fmt: skip
+        data = {
+            "id": self.id,
+            "title": self.title,
+            "created": self.created,
+            "updated": self.updated,
+            "turns": [t.to_json() for t in self.turns],
+        }
         return (
             {**data, "scope": self.scope} if self.scope else data
         )  # older files stay as they were

@@ -178,8 +178,11 @@ class FilesView(QWidget):
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.filter = QComboBox()
         self.filter.setAccessibleName("Show files")
-        for label, key in (("All files", "all"), ("Problems", "problems"),
-                           ("Waiting for vectors", "pending")):  # fmt: skip
+        for label, key in (
+            ("All files", "all"),
+            ("Problems", "problems"),
+            ("Waiting for vectors", "pending"),
+        ):
             self.filter.addItem(label, key)
         self.filter.currentIndexChanged.connect(
             lambda _: self.model.set_files(self._files, self.filter.currentData())

@@ -90,8 +90,12 @@ class ModelsPanel(QWidget):
         for w in (self.scan_status, rescan, add):
             buttons.addWidget(w, 1 if w is self.scan_status else 0)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("GGUF chat models found in LM Studio, GPT4All, Jan, Ollama, the "
-                                "Hugging Face cache and your folders:"))  # fmt: skip
+        layout.addWidget(
+            QLabel(
+                "GGUF chat models found in LM Studio, GPT4All, Jan, Ollama, the "
+                "Hugging Face cache and your folders:"
+            )
+        )
         layout.addWidget(self.found, 1)
         layout.addLayout(buttons)
         layout.addWidget(self._download_box())
@@ -119,8 +123,15 @@ class ModelsPanel(QWidget):
         bundled, scan = found
         self.found.clear()
         for model in ([bundled] if bundled else []) + scan.models:
-            cells = (model.name, model.source, _size(model.size_bytes), model.quantization,
-                     f"{model.context_length:,}", _fit_text(model), "")  # fmt: skip
+            cells = (
+                model.name,
+                model.source,
+                _size(model.size_bytes),
+                model.quantization,
+                f"{model.context_length:,}",
+                _fit_text(model),
+                "",
+            )
             item = QTreeWidgetItem(list(cells))
             item.setData(0, Qt.ItemDataRole.UserRole, _setting(model))
             item.setToolTip(0, str(model.path))
@@ -199,8 +210,9 @@ class ModelsPanel(QWidget):
         self.catalog_list.clear()
         for entry in self.catalog:
             kind = "chat" if entry.kind == "chat" else "embeddings"
-            item = QTreeWidgetItem([entry.name, kind, f"~{_size(entry.approx_bytes)}",
-                                    entry.licence])  # fmt: skip
+            item = QTreeWidgetItem(
+                [entry.name, kind, f"~{_size(entry.approx_bytes)}", entry.licence]
+            )
             item.setToolTip(0, entry.note)
             self.catalog_list.addTopLevelItem(item)
         first = self.catalog_list.topLevelItem(0)
@@ -217,14 +229,15 @@ class ModelsPanel(QWidget):
         entry, folder, timeout = self.catalog[row], downloads_dir(), self.download_timeout
 
         def work(progress: Any, cancel: Any) -> Path:
-            return download_entry(entry, folder, progress=progress, cancel=cancel,
-                                  timeout=timeout)  # fmt: skip
+            return download_entry(entry, folder, progress=progress, cancel=cancel, timeout=timeout)
 
         self._downloading(True, f"Downloading {entry.name}…")
         self.download_task = run_in_background(
-            work, lambda path: self._downloaded(entry, path), self._download_failed,
+            work,
+            lambda path: self._downloaded(entry, path),
+            self._download_failed,
             self._download_progress,
-        )  # fmt: skip
+        )
 
     def _downloading(self, running: bool, message: str) -> None:
         self.download_button.setEnabled(not running)

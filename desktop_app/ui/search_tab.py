@@ -81,8 +81,9 @@ class SearchTab(QWidget):
             self.damaged.emit(found)
             return
         results = found.results
-        from_query = [c.label for c in found.query.scope.chips()
-                      if c not in self.scope_bar.scope.chips()]  # fmt: skip
+        from_query = [
+            c.label for c in found.query.scope.chips() if c not in self.scope_bar.scope.chips()
+        ]
         note = f"From your words: {', '.join(from_query)}" if from_query else ""
         if not results and not found.query.scope.empty:
             note = (note + " — " if note else "") + "nothing matches within these limits"
@@ -92,8 +93,9 @@ class SearchTab(QWidget):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
             snippet = " ".join(r.text.split())[:200]
             page = pages_label(r.page, r.page_end)
-            item = QListWidgetItem(f"[{n}] {where}{'  ·  ' + page if page else ''}  ·  "
-                                   f"{r.score:.3f}\n{snippet}")  # fmt: skip
+            item = QListWidgetItem(
+                f"[{n}] {where}{'  ·  ' + page if page else ''}  ·  {r.score:.3f}\n{snippet}"
+            )
             item.setData(Qt.ItemDataRole.UserRole, r)
             item.setToolTip(f"{r.path} · {page or f'lines {r.line_start}–{r.line_end}'}")
             self.results.addItem(item)

@@ -194,9 +194,13 @@ class SettingsDialog(QDialog):
             candidates=self.candidates.value(),
             top_k=self.top_k.value(),
             theme=self.theme.currentData(),
-            ignored_types=sorted(s for kind, box in self.file_kinds.items()
-                                 if not box.isChecked() for s in formats.KINDS[kind]),
-        )  # fmt: skip
+            ignored_types=sorted(
+                s
+                for kind, box in self.file_kinds.items()
+                if not box.isChecked()
+                for s in formats.KINDS[kind]
+            ),
+        )
 
     def accept(self) -> None:
         settings = self.chosen()

@@ -25,14 +25,20 @@ def is_dark() -> bool:
 def _dark_palette() -> QPalette:
     p = QPalette()
     colors = {
-        QPalette.ColorRole.Window: "#202124", QPalette.ColorRole.WindowText: "#e8eaed",
-        QPalette.ColorRole.Base: "#17181a", QPalette.ColorRole.AlternateBase: "#26272b",
-        QPalette.ColorRole.Text: "#e8eaed", QPalette.ColorRole.Button: "#2b2c30",
-        QPalette.ColorRole.ButtonText: "#e8eaed", QPalette.ColorRole.Highlight: "#8ab4f8",
-        QPalette.ColorRole.HighlightedText: "#111111", QPalette.ColorRole.Link: "#8ab4f8",
-        QPalette.ColorRole.ToolTipBase: "#2b2c30", QPalette.ColorRole.ToolTipText: "#e8eaed",
+        QPalette.ColorRole.Window: "#202124",
+        QPalette.ColorRole.WindowText: "#e8eaed",
+        QPalette.ColorRole.Base: "#17181a",
+        QPalette.ColorRole.AlternateBase: "#26272b",
+        QPalette.ColorRole.Text: "#e8eaed",
+        QPalette.ColorRole.Button: "#2b2c30",
+        QPalette.ColorRole.ButtonText: "#e8eaed",
+        QPalette.ColorRole.Highlight: "#8ab4f8",
+        QPalette.ColorRole.HighlightedText: "#111111",
+        QPalette.ColorRole.Link: "#8ab4f8",
+        QPalette.ColorRole.ToolTipBase: "#2b2c30",
+        QPalette.ColorRole.ToolTipText: "#e8eaed",
         QPalette.ColorRole.PlaceholderText: "#9aa0a6",
-    }  # fmt: skip
+    }
     for role, color in colors.items():
         p.setColor(role, QColor(color))
     p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#6f7378"))

@@ -8,12 +8,12 @@ import pytest
 
 from desktop_app.core.cancel import Progress
 from desktop_app.core.ingest import embedding, indexer
-from desktop_app.core.ingest.chunker import word_offsets
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.store import meta
 from desktop_app.core.store.db import Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
+from tests.fakes import word_offsets
 
 
 def test_fts5_is_available() -> None:

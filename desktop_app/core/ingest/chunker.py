@@ -18,7 +18,6 @@ TokenCounter = Callable[[str], int]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-_WORD_SEP = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -79,8 +78,12 @@ def chunk_note(
     """
     parsed = parse_markdown(text, markdown=markdown, headings=headings)
     spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
-    spans = [replace(s, opens=True) if s.is_heading and s.heading_path
-             and opens_chunk(s.heading_path[-1]) else s for s in spans]  # fmt: skip
+    spans = [
+        replace(s, opens=True)
+        if s.is_heading and s.heading_path and opens_chunk(s.heading_path[-1])
+        else s
+        for s in spans
+    ]
     groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
     lines = LineIndex(text)
     chunks = [_make_chunk(text, group, lines) for group in groups]
@@ -192,8 +195,9 @@ def split_oversized(
                 cur_start = None
             out.extend(_split_words(body, start, end, count, limit))
             continue
-        if cur_start is not None and _over(body, cur_start, end, cur_tokens + tokens, joins + 1,
-                                           count, limit):  # fmt: skip
+        if cur_start is not None and _over(
+            body, cur_start, end, cur_tokens + tokens, joins + 1, count, limit
+        ):
             out.append((cur_start, cur_end))
             cur_start = None
         if cur_start is None:
@@ -268,11 +272,6 @@ def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int)
         if soft > pos + (cut - pos) // 2:
             cut = soft
     return max(cut, pos + 1)
-
-
-def word_offsets(text: str) -> list[tuple[int, int]]:
-    """A stand-in tokenizer: one token per whitespace-separated word."""
-    return [m.span() for m in re.finditer(r"\S+", text)]
 
 
 def embedding_parts(

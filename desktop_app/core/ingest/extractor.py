@@ -33,9 +33,11 @@ class Extractor:
     """Loads files in one long-lived worker process (started when first needed)."""
 
     def __init__(
-        self, timeout: float = TIMEOUT_SECONDS, memory: int = MEMORY_BYTES,
+        self,
+        timeout: float = TIMEOUT_SECONDS,
+        memory: int = MEMORY_BYTES,
         cancel: CancelToken | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.timeout = timeout
         self.memory = memory
         self.cancel = cancel  # a stop or pause does not wait for a long extraction
@@ -95,15 +97,17 @@ class Extractor:
     def _answer(self, conn: Connection) -> Document:
         if not self._wait(conn):
             self.close()
-            raise NoteFailed(f"extraction took longer than {self.timeout:.0f} s "
-                             "(damaged or endless file?)")  # fmt: skip
+            raise NoteFailed(
+                f"extraction took longer than {self.timeout:.0f} s (damaged or endless file?)"
+            )
         try:
             status, value = conn.recv()
         except (EOFError, OSError):
             code = self._process.exitcode if self._process is not None else None
             self.close()
-            raise NoteFailed(f"the extractor stopped on this file (exit code {code}): "
-                             "damaged or hostile file?") from None  # fmt: skip
+            raise NoteFailed(
+                f"the extractor stopped on this file (exit code {code}): damaged or hostile file?"
+            ) from None
         if status == "ok":
             return Document(**value)
         raise (NoteSkipped if status == "skipped" else NoteFailed)(value)

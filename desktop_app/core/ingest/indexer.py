@@ -83,8 +83,9 @@ def index_folder(
     known = notes.known_notes(database.reader, folder_id)
     # Small notes first: most of a big vault is searchable long before its largest files are done.
     unreadable: list[OSError] = []
-    files = sorted(_scan(folder, options.suffixes, unreadable),
-                   key=lambda item: _size_or_zero(item[1]))  # fmt: skip
+    files = sorted(
+        _scan(folder, options.suffixes, unreadable), key=lambda item: _size_or_zero(item[1])
+    )
     report = IndexReport(scanned=len(files))
     for exc in unreadable:
         rel = _folder_rel(exc, folder)
@@ -131,8 +132,16 @@ def _index_files(
             key = names.storable(rel)
             progress(Progress("index", done, len(files), key))
             try:
-                write = _index_file(folder_id, rel, path, known.get(key), options, report,
-                                    extractor.load, unsupported)  # fmt: skip
+                write = _index_file(
+                    folder_id,
+                    rel,
+                    path,
+                    known.get(key),
+                    options,
+                    report,
+                    extractor.load,
+                    unsupported,
+                )
             except Cancelled:
                 raise  # a stop, not this file's problem: the next run reads it again
             except Exception as exc:  # anything else about this one file: its status says what

@@ -17,8 +17,10 @@ _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
 # Headings of the other plain-text formats: org-mode "** Title", AsciiDoc "== Title",
 # reStructuredText a title underlined with one punctuation character repeated.
-_LINE_HEADINGS = {"org": re.compile(r"(\*+)[ \t]+(.+?)[ \t]*$"),
-                  "asciidoc": re.compile(r"(={1,6})[ \t]+(.+?)[ \t]*$")}  # fmt: skip
+_LINE_HEADINGS = {
+    "org": re.compile(r"(\*+)[ \t]+(.+?)[ \t]*$"),
+    "asciidoc": re.compile(r"(={1,6})[ \t]+(.+?)[ \t]*$"),
+}
 _RST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}[ \t]*$")
 
 

@@ -101,9 +101,13 @@ def analyze_note(
         metadata = {"title": document.title, "pages": list(document.pages)}
     else:
         chunks, metadata = chunk_note(
-            document.text, count_tokens, chunk_tokens, document.markdown, document.headings,
+            document.text,
+            count_tokens,
+            chunk_tokens,
+            document.markdown,
+            document.headings,
             opens_chunk=dated.is_day_heading,
-        )  # fmt: skip
+        )
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)
@@ -136,9 +140,16 @@ def chunk_pages(document: Document, chunk_tokens: int) -> list[Chunk]:
     for start, end in zip(document.pages, ends, strict=True):
         page = document.text[start:end]
         chunks, _ = chunk_note(page, count_tokens, chunk_tokens, markdown=False)
-        chunks = [replace(c, start=c.start + start, end=c.end + start,
-                          line_start=c.line_start + line, line_end=c.line_end + line)
-                  for c in chunks]  # fmt: skip
+        chunks = [
+            replace(
+                c,
+                start=c.start + start,
+                end=c.end + start,
+                line_start=c.line_start + line,
+                line_end=c.line_end + line,
+            )
+            for c in chunks
+        ]
         line += page.count("\n")
         if len(chunks) > 1 and _small_head(document.text, chunks, chunk_tokens):
             chunks = [_joined(document.text, chunks[0], chunks[1]), *chunks[2:]]
@@ -165,8 +176,9 @@ def _fits(text: str, before: Chunk, after: Chunk, target: int) -> bool:
 
 
 def _joined(text: str, before: Chunk, after: Chunk) -> Chunk:
-    return replace(before, end=after.end, line_end=after.line_end,
-                   text=text[before.start : after.end])  # fmt: skip
+    return replace(
+        before, end=after.end, line_end=after.line_end, text=text[before.start : after.end]
+    )
 
 
 def placed(chunks: list[Chunk], document: Document) -> list[Chunk]:
@@ -175,11 +187,14 @@ def placed(chunks: list[Chunk], document: Document) -> list[Chunk]:
     if not document.pages and not document.sections:
         return chunks
     return [
-        replace(c, page_start=document.page_at(c.start),
-                page_end=document.page_at(max(c.start, c.end - 1)),
-                heading_path=c.heading_path or document.section_at(c.start))
+        replace(
+            c,
+            page_start=document.page_at(c.start),
+            page_end=document.page_at(max(c.start, c.end - 1)),
+            heading_path=c.heading_path or document.section_at(c.start),
+        )
         for c in chunks
-    ]  # fmt: skip
+    ]
 
 
 def chunk_terms(

@@ -44,35 +44,57 @@ class CatalogEntry:
 
 
 def _gguf_chat(
-    key: str, name: str, repo: str, rev: str, file: str, size: int, sha256: str, *,
-    licence: str, note: str,
-) -> CatalogEntry:  # fmt: skip
+    key: str,
+    name: str,
+    repo: str,
+    rev: str,
+    file: str,
+    size: int,
+    sha256: str,
+    *,
+    licence: str,
+    note: str,
+) -> CatalogEntry:
     """A chat model that is one GGUF file of a Hugging Face repository at a pinned revision."""
     url = f"{_HF}/{repo}/resolve/{rev}/{file}"
     return CatalogEntry(
-        key=key, name=name, kind="chat", licence=licence, approx_bytes=size,
-        files=(RemoteFile(file, url, size, sha256),), note=note,
-    )  # fmt: skip
+        key=key,
+        name=name,
+        kind="chat",
+        licence=licence,
+        approx_bytes=size,
+        files=(RemoteFile(file, url, size, sha256),),
+        note=note,
+    )
 
 
 # Sizes and sha256 as pinned for these revisions by other public projects; unverified here.
 def _qwen() -> CatalogEntry:
     return _gguf_chat(
-        "qwen2.5-1.5b", "Qwen2.5 1.5B Instruct (Q4_K_M)", "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
-        "91cad51170dc346986eccefdc2dd33a9da36ead9", "qwen2.5-1.5b-instruct-q4_k_m.gguf",
-        1_117_320_736, "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
-        licence="Apache-2.0", note="Multilingual, fast on a laptop CPU; about 2 GB of RAM.",
-    )  # fmt: skip
+        "qwen2.5-1.5b",
+        "Qwen2.5 1.5B Instruct (Q4_K_M)",
+        "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
+        "91cad51170dc346986eccefdc2dd33a9da36ead9",
+        "qwen2.5-1.5b-instruct-q4_k_m.gguf",
+        1_117_320_736,
+        "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
+        licence="Apache-2.0",
+        note="Multilingual, fast on a laptop CPU; about 2 GB of RAM.",
+    )
 
 
 def _llama() -> CatalogEntry:
     return _gguf_chat(
-        "llama3.2-3b", "Llama 3.2 3B Instruct (Q4_K_M)", "unsloth/Llama-3.2-3B-Instruct-GGUF",
-        "e7d0997e49c9cb00d88b4c1a6a16aa894b0bbc31", "Llama-3.2-3B-Instruct-Q4_K_M.gguf",
-        2_019_377_600, "6c99cc00ae910f6a532a80022cb4bc1939094527a089c29294b841c0bd87f74d",
+        "llama3.2-3b",
+        "Llama 3.2 3B Instruct (Q4_K_M)",
+        "unsloth/Llama-3.2-3B-Instruct-GGUF",
+        "e7d0997e49c9cb00d88b4c1a6a16aa894b0bbc31",
+        "Llama-3.2-3B-Instruct-Q4_K_M.gguf",
+        2_019_377_600,
+        "6c99cc00ae910f6a532a80022cb4bc1939094527a089c29294b841c0bd87f74d",
         licence="Llama 3.2 Community License",
         note="Better answers than 1.5B models, slower; about 3.5 GB of RAM.",
-    )  # fmt: skip
+    )
 
 
 def _multilingual_minilm() -> CatalogEntry:
@@ -80,9 +102,17 @@ def _multilingual_minilm() -> CatalogEntry:
     # verified offline, so they are checked for completeness only (sha256=None).
     base = f"{_HF}/sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2/resolve"
     base += "/e8f8c211226b894fcb81acc59f3b34ba3efd5f42"
-    names = ("modules.json", "config.json", "config_sentence_transformers.json",
-             "sentence_bert_config.json", "tokenizer.json", "tokenizer_config.json",
-             "special_tokens_map.json", "1_Pooling/config.json", "model.safetensors")  # fmt: skip
+    names = (
+        "modules.json",
+        "config.json",
+        "config_sentence_transformers.json",
+        "sentence_bert_config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+        "1_Pooling/config.json",
+        "model.safetensors",
+    )
     return CatalogEntry(
         key="multilingual-minilm",
         name="paraphrase-multilingual-MiniLM-L12-v2 (embeddings, 50+ languages)",

@@ -223,8 +223,15 @@ def download_entry(
         file = entry.files[0]
         if file.size is None:  # otherwise download_file checks with the exact size
             check_space(folder, entry.approx_bytes - _bytes_under(folder / f"{file.path}.part"))
-        download_file(file.url, target, sha256=file.sha256, size=file.size,
-                      progress=progress, cancel=cancel, timeout=timeout)  # fmt: skip
+        download_file(
+            file.url,
+            target,
+            sha256=file.sha256,
+            size=file.size,
+            progress=progress,
+            cancel=cancel,
+            timeout=timeout,
+        )
         return target
     if target.is_dir():
         return target
@@ -233,8 +240,15 @@ def download_entry(
     for file in entry.files:
         dest = staging / file.path
         dest.parent.mkdir(parents=True, exist_ok=True)
-        download_file(file.url, dest, sha256=file.sha256, size=file.size,
-                      progress=progress, cancel=cancel, timeout=timeout)  # fmt: skip
+        download_file(
+            file.url,
+            dest,
+            sha256=file.sha256,
+            size=file.size,
+            progress=progress,
+            cancel=cancel,
+            timeout=timeout,
+        )
     os.replace(staging, target)
     return target
 

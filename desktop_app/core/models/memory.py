@@ -44,12 +44,16 @@ def _windows_ram() -> int | None:
 
     class MemoryStatus(ctypes.Structure):
         _fields_ = [
-            ("length", ctypes.c_ulong), ("load", ctypes.c_ulong),
-            ("total_phys", ctypes.c_ulonglong), ("avail_phys", ctypes.c_ulonglong),
-            ("total_page", ctypes.c_ulonglong), ("avail_page", ctypes.c_ulonglong),
-            ("total_virtual", ctypes.c_ulonglong), ("avail_virtual", ctypes.c_ulonglong),
+            ("length", ctypes.c_ulong),
+            ("load", ctypes.c_ulong),
+            ("total_phys", ctypes.c_ulonglong),
+            ("avail_phys", ctypes.c_ulonglong),
+            ("total_page", ctypes.c_ulonglong),
+            ("avail_page", ctypes.c_ulonglong),
+            ("total_virtual", ctypes.c_ulonglong),
+            ("avail_virtual", ctypes.c_ulonglong),
             ("avail_extended", ctypes.c_ulonglong),
-        ]  # fmt: skip
+        ]
 
     status = MemoryStatus()
     status.length = ctypes.sizeof(MemoryStatus)

@@ -125,11 +125,6 @@ class Embedder:
         encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(o) for o in encoded["offset_mapping"]]
 
-    def count_tokens(self, text: str) -> int:
-        if self._tokenizer is not None:
-            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
-        return len(self.model.tokenizer.tokenize(text))
-
     @property
     def model(self) -> Any:
         with self._lock:

@@ -13,19 +13,71 @@ from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_file import NoteFailed, read_note
 from desktop_app.core.text import code_fence
 
-_SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header",
-                      "footer", "aside", "form", "button", "select", "iframe", "head"})  # fmt: skip
-_VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed",
-                   "source", "track", "wbr"})  # fmt: skip
-_BLOCKS = frozenset({"p", "div", "section", "article", "main", "blockquote", "dl", "dt", "dd",
-                     "figure", "figcaption", "ul", "ol", "table", "body", "details",
-                     "summary", "address"})  # fmt: skip
+_SKIPPED = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "nav",
+        "header",
+        "footer",
+        "aside",
+        "form",
+        "button",
+        "select",
+        "iframe",
+        "head",
+    }
+)
+_VOID = frozenset(
+    {
+        "br",
+        "hr",
+        "img",
+        "input",
+        "meta",
+        "link",
+        "area",
+        "base",
+        "col",
+        "embed",
+        "source",
+        "track",
+        "wbr",
+    }
+)
+_BLOCKS = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "blockquote",
+        "dl",
+        "dt",
+        "dd",
+        "figure",
+        "figcaption",
+        "ul",
+        "ol",
+        "table",
+        "body",
+        "details",
+        "summary",
+        "address",
+    }
+)
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # Page furniture marked by role or class (DocBook's navheader / navfooter, site menus).
 _FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu"})
 _FURNITURE_CLASS = re.compile(
     r"(?:^|[\s_-])(?:nav|navbar|navheader|navfooter|navigation|menu|menubar|breadcrumbs?|"
-    r"skip-?link|site-?header|site-?footer)(?:$|[\s_-])", re.IGNORECASE)  # fmt: skip
+    r"skip-?link|site-?header|site-?footer)(?:$|[\s_-])",
+    re.IGNORECASE,
+)
 
 
 class _Markdown(HTMLParser):

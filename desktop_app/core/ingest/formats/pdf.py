@@ -50,9 +50,14 @@ def load(path: Path, max_bytes: int) -> Document:
         pos += len(t) + len(PAGE_BREAK)
     warning = f"{empty} of {len(texts)} pages have no text layer (scanned?)" if empty else ""
     section_starts = tuple((pages[page], path) for page, path in sections if page < len(pages))
-    return Document(PAGE_BREAK.join(texts), markdown=False, warning=warning,
-                    pages=tuple(pages), sections=section_starts,
-                    title=title or path.stem.replace("_", " ").replace("-", " "))  # fmt: skip
+    return Document(
+        PAGE_BREAK.join(texts),
+        markdown=False,
+        warning=warning,
+        pages=tuple(pages),
+        sections=section_starts,
+        title=title or path.stem.replace("_", " ").replace("-", " "),
+    )
 
 
 def open_pdf(path: Path) -> Any:
@@ -76,8 +81,9 @@ def page_text(pdf: Any, index: int) -> str:
         count = textpage.count_chars()
         text = textpage.get_text_range(0, count) if count > 0 else ""
         if len(text) != count:  # astral characters or pdfium quirks: read them one by one
-            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF)
-                           for i in range(count))  # fmt: skip
+            text = "".join(
+                chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF) for i in range(count)
+            )
         return _with_paragraph_breaks(text, _line_origins(textpage, text))
     finally:
         textpage.close()
@@ -92,7 +98,8 @@ def _line_origins(textpage: Any, text: str) -> list[tuple[int, float | None]]:
 
     def baseline(i: int) -> float | None:
         ok = i < len(text) and pdfium_c.FPDFText_GetCharOrigin(
-            textpage.raw, i, ctypes.byref(x), ctypes.byref(y))  # fmt: skip
+            textpage.raw, i, ctypes.byref(x), ctypes.byref(y)
+        )
         return y.value if ok else None
 
     return [(-1, baseline(0))] + [
@@ -104,8 +111,11 @@ def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> 
     """pdfium ends every line with "\\r\\n"; where the gap to the next line is wider than the
     page's usual line pitch, the "\\r" becomes
     "\\n": a blank line, the chunker's paragraph break, still one character per pdfium index."""
-    pitches = [(at, above - below) for (_, above), (at, below) in itertools.pairwise(lines)
-               if above is not None and below is not None]  # fmt: skip
+    pitches = [
+        (at, above - below)
+        for (_, above), (at, below) in itertools.pairwise(lines)
+        if above is not None and below is not None
+    ]
     usual = sorted(p for _, p in pitches if p > 0)
     if len(usual) < 2:
         return text
@@ -187,8 +197,12 @@ class RenderedPage:
     def rect(self, box: tuple[float, ...]) -> tuple[float, float, float, float]:
         """A PDF box (left, bottom, right, top; origin bottom left) as pixel (x, y, w, h)."""
         left, bottom, right, top = box[:4]
-        return (left * self.scale, (self.points[1] - top) * self.scale,
-                (right - left) * self.scale, (top - bottom) * self.scale)  # fmt: skip
+        return (
+            left * self.scale,
+            (self.points[1] - top) * self.scale,
+            (right - left) * self.scale,
+            (top - bottom) * self.scale,
+        )
 
 
 def render_page(path: Path, page: int, scale: float) -> RenderedPage:
@@ -217,12 +231,18 @@ def _render(pdf: Any, page: int, scale: float) -> RenderedPage:
     handle = pdf[page - 1]
     bitmap = handle.render(scale=scale, rev_byteorder=True, may_draw_forms=False)
     channels = bitmap.stride // bitmap.width if bitmap.width else 3
-    return RenderedPage(bytes(bitmap.buffer), bitmap.width, bitmap.height, bitmap.stride,
-                        channels, scale, tuple(handle.get_size()))  # fmt: skip
+    return RenderedPage(
+        bytes(bitmap.buffer),
+        bitmap.width,
+        bitmap.height,
+        bitmap.stride,
+        channels,
+        scale,
+        tuple(handle.get_size()),
+    )
 
 
-def span_on_page(pages: tuple[int, ...] | list[int], start: int, end: int
-                 ) -> tuple[int, int, int]:  # fmt: skip
+def span_on_page(pages: tuple[int, ...] | list[int], start: int, end: int) -> tuple[int, int, int]:
     """The 1-based page a document span starts on and the span in that page's text."""
     page = page_at(pages, start) or 1
     offset = pages[page - 1] if pages else 0

@@ -20,5 +20,10 @@ def load(path: Path, max_bytes: int) -> Document:
 
 def text_document(name: str, decoded: DecodedNote) -> Document:
     suffix = suffix_of(name)
-    return Document(decoded.text, suffix in MARKDOWN, HEADINGS.get(suffix, ""),
-                    decoded.encoding, decoded.warning)  # fmt: skip
+    return Document(
+        decoded.text,
+        suffix in MARKDOWN,
+        HEADINGS.get(suffix, ""),
+        decoded.encoding,
+        decoded.warning,
+    )
