@@ -7,7 +7,14 @@ import html
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop_app.core.events import AnswerEvent, Done, Error, Evidence, Passage, Sources, Token
 from desktop_app.core.service import CancelToken, Conversation, Quire, Scope, Turn
@@ -240,7 +247,6 @@ class ChatPane(QWidget):
             self.sources_ready.emit(last.sources, last.answerable, last.cited)
 
     def _copy(self) -> None:
-        from PySide6.QtWidgets import QApplication
 
         if self.turns:
             QApplication.clipboard().setText(self.turns[-1].answer)

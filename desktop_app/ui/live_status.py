@@ -3,18 +3,16 @@ the status (counts, files, readiness) read off the GUI thread after each burst o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from desktop_app.core.service import CancelToken, Change, Progress, Watching
+from desktop_app.core.service import CancelToken, Change, Progress, Quire, Watching
 from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.workers import ProgressFn, Task, on_gui_thread, run_in_background
-
-if TYPE_CHECKING:
-    from desktop_app.ui.main_window import MainWindow
 
 REFRESH_MS = 300  # status refreshes are coalesced: a burst of changes costs one query
 PROGRESS_MS = 100
@@ -22,9 +20,17 @@ BUSY_REFRESH_MS = 1000  # while indexing or embedding runs, counts are re-read t
 
 
 class LiveController(QObject):
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win, self.service = win, win.service
+    """Tells the window what to show through its signals; never touches the window's widgets."""
+
+    started = Signal()  # the folders are live: the main page replaces the welcome page
+    message = Signal(str, int)  # status-bar text and how long it stays (ms; 0: until replaced)
+    progress_changed = Signal(int, int)  # done, total; a total of 0 hides the progress bar
+    status_read = Signal(object)  # the index status (folders, files, counts) after each refresh
+    failed = Signal(str)
+
+    def __init__(self, service: Quire, parent: QWidget, answering: Callable[[], bool]) -> None:
+        super().__init__(parent)
+        self.service, self._parent, self._answering = service, parent, answering
         self.ready = False
         self.last_status: dict[str, Any] | None = None
         self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
@@ -37,18 +43,18 @@ class LiveController(QObject):
 
     # -- folders -------------------------------------------------------------------------------
     def start(self) -> None:
-        self.win.pages.setCurrentWidget(self.win.main_page)
+        self.started.emit()
         self.service.start_live(Watching(
             on_change=on_gui_thread(self._changed, self),
             progress=on_gui_thread(self._progress, self, latest_only=True),
         ))  # fmt: skip
         self._progress_timer.start()
-        self.win.statusBar().showMessage("Looking for new and changed notes…")
+        self.message.emit("Looking for new and changed notes…", 0)
         self.refresh_status()
 
     def add_folder(self, folder: Path | None = None) -> None:
         if folder is None:
-            chosen = QFileDialog.getExistingDirectory(self.win, "Add a notes folder")
+            chosen = QFileDialog.getExistingDirectory(self._parent, "Add a notes folder")
             if not chosen:
                 return
             folder = Path(chosen)
@@ -62,7 +68,7 @@ class LiveController(QObject):
 
     def remove_folder(self, folder: Path) -> None:
         answer = QMessageBox.question(
-            self.win, "Remove folder",
+            self._parent, "Remove folder",
             f"Stop using {folder}?\nIts notes leave Quire's index; the files stay untouched.",
         )  # fmt: skip
         if answer == QMessageBox.StandardButton.Yes:
@@ -77,8 +83,8 @@ class LiveController(QObject):
             return
         if paused:
             self.service.pause()
-            self.win.progress_bar.hide()
-            self.win.statusBar().showMessage("Indexing paused — search and answers still work")
+            self.progress_changed.emit(0, 0)
+            self.message.emit("Indexing paused — search and answers still work", 0)
         else:
             self.service.resume()
 
@@ -90,13 +96,13 @@ class LiveController(QObject):
     # -- what the live index reports ---------------------------------------------------------
     def _changed(self, change: Change) -> None:
         if change.kind == "error":  # also in errors.log; indexing goes on
-            self.win.statusBar().showMessage(str(change))
+            self.message.emit(str(change), 0)
             if self.error_notice is None or not self.error_notice.isVisible():
                 self.error_notice = show_error(
-                    self.win, f"Indexing hit a problem and goes on:\n{change.detail}"
+                    self._parent, f"Indexing hit a problem and goes on:\n{change.detail}"
                 )
         elif change.kind in ("failed", "notice", "warning"):
-            self.win.statusBar().showMessage(str(change), 8000)
+            self.message.emit(str(change), 8000)
         if not self._refresh_timer.isActive():
             self._refresh_timer.start(REFRESH_MS)
 
@@ -107,21 +113,18 @@ class LiveController(QObject):
         p, self._latest_progress = self._latest_progress, None
         if p is None or self.service.paused:
             return
-        bar = self.win.progress_bar
         if p.done >= p.total:
-            bar.hide()
+            self.progress_changed.emit(0, 0)
             return
         self.ready = False
-        bar.show()
-        bar.setMaximum(max(p.total, 1))
-        bar.setValue(p.done)
+        self.progress_changed.emit(p.done, max(p.total, 1))
         if p.phase == "embed":
             text = f"Computing vectors {p.done}/{p.total} — keyword search already works"
         elif p.phase == "parts":
             text = f"Preparing passages {p.done}/{p.total} — keyword search already works"
         else:
             text = f"Reading notes {p.done}/{p.total}  {p.detail}"
-        self.win.statusBar().showMessage(text)
+        self.message.emit(text, 0)
 
     # -- status ----------------------------------------------------------------------------------
     def refresh_status(self) -> None:
@@ -135,14 +138,13 @@ class LiveController(QObject):
             return busy, service.status(check_integrity=False)
 
         self._status_task = run_in_background(
-            query, on_done=self._status_ready, on_error=self.win.failed
+            query, on_done=self._status_ready, on_error=self.failed.emit
         )
 
     def _status_ready(self, result: tuple[bool, dict[str, Any]]) -> None:
         busy, status = result
         self.last_status = status
-        self.win.folders_panel.show_folders(self.service.folders, status["files"])
-        self.win.files.show_status(status)
+        self.status_read.emit(status)
         counts = status["counts"]
         if self.service.paused:
             return
@@ -151,11 +153,9 @@ class LiveController(QObject):
                 self._refresh_timer.start(BUSY_REFRESH_MS)  # the workers are still going
             return
         self.ready = True
-        self.win.progress_bar.hide()
-        if self.win.chat.answering:
+        self.progress_changed.emit(0, 0)
+        if self._answering():
             return  # the status bar says what the answer waits for, not "Ready"
         problems = counts["skipped"] + counts["failed"]
         extra = f" · {problems} skipped or failed (see Files)" if problems else ""
-        self.win.statusBar().showMessage(
-            f"Ready — {counts['notes']} notes, {counts['chunks']} passages{extra}"
-        )
+        self.message.emit(f"Ready — {counts['notes']} notes, {counts['chunks']} passages{extra}", 0)

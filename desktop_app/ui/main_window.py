@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -28,19 +29,20 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.events import Passage, Quote
 from desktop_app.core.service import Conversation, LiveIndex, Quire, Recovery, SearchResult
+from desktop_app.paths import user_sample_notes
 from desktop_app.settings import Settings
 from desktop_app.ui.chat import ChatPane
 from desktop_app.ui.conversations_pane import ConversationsPane
-from desktop_app.ui.dialogs import show_error
+from desktop_app.ui.dialogs import show_error, show_info
 from desktop_app.ui.folders_pane import FilesView, FoldersPanel
 from desktop_app.ui.live_status import LiveController
-from desktop_app.ui.repair import check_in_background, repair_index, report_recovery
+from desktop_app.ui.repair import RepairController
 from desktop_app.ui.search_tab import SearchTab
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.sources import SourcesPanel
+from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.viewer import PassageViewer
 from desktop_app.ui.welcome import WelcomePage
-from desktop_app.ui.workers import Task
 
 
 class MainWindow(QMainWindow):
@@ -54,17 +56,17 @@ class MainWindow(QMainWindow):
         self.recovery_reports: list[str] = []  # what was shown about a replaced index
         self.recovery_box: QMessageBox | None = None
         self.repaired: Recovery | str | None = None  # the last repair's outcome
-        self.repair_task: Task | None = None
-        self.check_task: Task | None = None
         self.setWindowTitle("Quire")
         self.resize(1280, 820)
         self._build()
-        self.live_status = LiveController(self)
+        self.live_status = LiveController(service, self, answering=lambda: self.chat.answering)
+        self.repairs = RepairController(service, self)
+        self._connect_controllers()
         self.conversations_pane.list_all()
         if service.recovery is not None:
-            QTimer.singleShot(0, lambda: report_recovery(self))
+            QTimer.singleShot(0, self.repairs.report_recovery)
         elif service.checked_on_open == "cheap":  # a large index: the quick check runs now
-            QTimer.singleShot(0, lambda: check_in_background(self))
+            QTimer.singleShot(0, self.repairs.check_in_background)
         if service.folders:
             self.start_live_index()
         else:
@@ -133,11 +135,46 @@ class MainWindow(QMainWindow):
         self.search_tab.nothing_found.connect(
             lambda: self.viewer.show_message("No matching passages in your notes.")
         )
-        self.search_tab.damaged.connect(lambda exc: repair_index(self, exc.problems))
+        self.search_tab.damaged.connect(lambda exc: self.repairs.repair_index(exc.problems))
         self.search_tab.failed.connect(self.failed)
         self.sources.source_clicked.connect(self.open_source)
         self.sources.show_sources([])
         self.files.open_requested.connect(self.viewer.open_note)
+
+    def _connect_controllers(self) -> None:
+        live, repairs = self.live_status, self.repairs
+        live.started.connect(lambda: self.pages.setCurrentWidget(self.main_page))
+        live.progress_changed.connect(self._show_progress)
+        live.status_read.connect(self._show_status)
+        repairs.repair_started.connect(self._not_ready)
+        repairs.recovered.connect(self._tell_recovery)
+        repairs.repaired.connect(self._repaired)
+        for controller in (live, repairs):
+            controller.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+            controller.failed.connect(self.failed)
+
+    def _not_ready(self) -> None:
+        self.ready = False
+
+    def _show_progress(self, done: int, total: int) -> None:
+        self.progress_bar.setVisible(total > 0)
+        if total > 0:
+            self.progress_bar.setMaximum(total)
+            self.progress_bar.setValue(done)
+
+    def _show_status(self, status: dict[str, Any]) -> None:
+        self.folders_panel.show_folders(self.service.folders, status["files"])
+        self.files.show_status(status)
+
+    def _tell_recovery(self, message: str, problems: str) -> None:
+        self.recovery_reports.append(message)
+        self.statusBar().showMessage(message, 15000)
+        self.recovery_box = show_info(self, message, problems)
+
+    def _repaired(self, outcome: Recovery | str) -> None:
+        self.repaired = outcome
+        if self.folders:
+            self.start_live_index()
 
     def _right_pane(self) -> QSplitter:
         right = QSplitter(Qt.Orientation.Vertical)
@@ -168,7 +205,7 @@ class MainWindow(QMainWindow):
             ("&New chat", "Ctrl+N", self.chat.new_chat),
             ("&Search notes", "Ctrl+L", self._focus_search),
             ("Se&ttings…", "Ctrl+,", self.open_settings),
-            ("Check and &repair the index", "", lambda: repair_index(self)),
+            ("Check and &repair the index", "", lambda: self.repairs.repair_index()),
             ("Show Quire's &data folder", "", self.show_data_folder),
             ("&Quit", "Ctrl+Q", self.close),
         )
@@ -216,7 +253,6 @@ class MainWindow(QMainWindow):
         self.live_status.forget_folder(folder)
 
     def open_sample_notes(self) -> None:
-        from desktop_app.paths import user_sample_notes
 
         self.add_folder(user_sample_notes(self.service.home))
 
@@ -229,8 +265,6 @@ class MainWindow(QMainWindow):
 
     def show_data_folder(self) -> None:
         """Database, settings, logs, crash reports and conversations all live here."""
-        from PySide6.QtCore import QUrl
-        from PySide6.QtGui import QDesktopServices
 
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.service.home)))
 
@@ -242,9 +276,6 @@ class MainWindow(QMainWindow):
         return dialog
 
     def apply_settings(self, settings: Settings) -> None:
-        from PySide6.QtWidgets import QApplication
-
-        from desktop_app.ui.theme import apply_theme
 
         changed = self.service.apply_settings(settings)  # the live index starts over if need be
         app = QApplication.instance()
