@@ -4,12 +4,12 @@ the status (counts, files, readiness) read off the GUI thread after each burst o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from desktop_app.core.service import CancelToken, Change, Progress, Watching
+from desktop_app.core.service import CancelToken, Change, IndexStatus, Progress, Watching
 from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.workers import ProgressFn, Task, on_gui_thread, run_in_background
 
@@ -26,7 +26,7 @@ class LiveController(QObject):
         super().__init__(win)
         self.win, self.service = win, win.service
         self.ready = False
-        self.last_status: dict[str, Any] | None = None
+        self.last_status: IndexStatus | None = None
         self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
         self._status_task: Task | None = None
         self._latest_progress: Progress | None = None
@@ -38,10 +38,11 @@ class LiveController(QObject):
     # -- folders -------------------------------------------------------------------------------
     def start(self) -> None:
         self.win.pages.setCurrentWidget(self.win.main_page)
-        self.service.start_live(Watching(
+        watching = Watching(
             on_change=on_gui_thread(self._changed, self),
             progress=on_gui_thread(self._progress, self, latest_only=True),
-        ))  # fmt: skip
+        )
+        self.service.start_live(watching)
         self._progress_timer.start()
         self.win.statusBar().showMessage("Looking for new and changed notes…")
         self.refresh_status()
@@ -62,9 +63,10 @@ class LiveController(QObject):
 
     def remove_folder(self, folder: Path) -> None:
         answer = QMessageBox.question(
-            self.win, "Remove folder",
+            self.win,
+            "Remove folder",
             f"Stop using {folder}?\nIts notes leave Quire's index; the files stay untouched.",
-        )  # fmt: skip
+        )
         if answer == QMessageBox.StandardButton.Yes:
             self.forget_folder(folder)
 
@@ -130,7 +132,7 @@ class LiveController(QObject):
             self._status_task.cancel()
         service, live = self.service, self.service.live
 
-        def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, dict[str, Any]]:
+        def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, IndexStatus]:
             busy = live is None or live.busy  # read first: the query below is never older
             return busy, service.status(check_integrity=False)
 
@@ -138,15 +140,15 @@ class LiveController(QObject):
             query, on_done=self._status_ready, on_error=self.win.failed
         )
 
-    def _status_ready(self, result: tuple[bool, dict[str, Any]]) -> None:
+    def _status_ready(self, result: tuple[bool, IndexStatus]) -> None:
         busy, status = result
         self.last_status = status
-        self.win.folders_panel.show_folders(self.service.folders, status["files"])
+        self.win.folders_panel.show_folders(self.service.folders, status.files)
         self.win.files.show_status(status)
-        counts = status["counts"]
+        counts = status.counts
         if self.service.paused:
             return
-        if busy or counts["pending_embedding"]:
+        if busy or counts.pending_embedding:
             if not self._refresh_timer.isActive():
                 self._refresh_timer.start(BUSY_REFRESH_MS)  # the workers are still going
             return
@@ -154,8 +156,8 @@ class LiveController(QObject):
         self.win.progress_bar.hide()
         if self.win.chat.answering:
             return  # the status bar says what the answer waits for, not "Ready"
-        problems = counts["skipped"] + counts["failed"]
+        problems = counts.skipped + counts.failed
         extra = f" · {problems} skipped or failed (see Files)" if problems else ""
         self.win.statusBar().showMessage(
-            f"Ready — {counts['notes']} notes, {counts['chunks']} passages{extra}"
+            f"Ready — {counts.notes} notes, {counts.chunks} passages{extra}"
         )

@@ -144,12 +144,12 @@ def test_ask_says_why_the_model_answer_gave_way_to_the_notes(
     replaced: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from desktop_app.cli_ask import _print_checks
-    from desktop_app.core.events import Done
+    from desktop_app.core.events import Citations, Done, Draft, DraftReplaced, Outcome, Timings
 
-    draft = {"answer": "It takes 2 hours [2].", "marked_answer": "It takes 2 hours [2].",
-             "unsupported": [], "added_citations": [], "replaced": replaced}  # fmt: skip
+    draft = Draft("It takes 2 hours [2].", [], [], "It takes 2 hours [2].", DraftReplaced(replaced))
     quoted = "Your notes say: “The train takes four hours.” [1]"
-    _print_checks(Done(quoted, True, {}, "stop", {}, "answered", "", draft=draft))
+    timings = Timings(0.1, 10, 3, None, 0.0)
+    _print_checks(Done(quoted, True, Citations(), "stop", timings, Outcome.ANSWERED, draft=draft))
     printed = capsys.readouterr().out
     assert said in printed and printed.rstrip().endswith(quoted)
     assert "Checked: It takes 2 hours [2]." in printed
