@@ -35,6 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--self-test", action="store_true", help="check everything offline, print JSON"
     )
+    _add_window_flags(parser)
+    sub = parser.add_subparsers(dest="command")
+    _add_commands(sub)
+    return parser
+
+
+def _add_window_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--notes",
         action="append",
@@ -53,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open the window, print when it is shown (JSON), then quit (installer checks)",
     )
-    sub = parser.add_subparsers(dest="command")
+
+
+def _add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("index", help="index or update notes folders")
     p.add_argument("folders", nargs="+", type=Path)
@@ -84,7 +93,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     add_repair_parser(sub)
     models_cli.add_parser(sub)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,11 +73,14 @@ class Conversation:
         self.updated = time.time()
 
     def to_json(self) -> dict[str, Any]:
-        data = {"id": self.id, "title": self.title, "created": self.created,
-                "updated": self.updated, "turns": [t.to_json() for t in self.turns]}  # fmt: skip
-        return (
-            {**data, "scope": self.scope} if self.scope else data
-        )  # older files stay as they were
+        data = {
+            "id": self.id,
+            "title": self.title,
+            "created": self.created,
+            "updated": self.updated,
+            "turns": [t.to_json() for t in self.turns],
+        }
+        return {**data, "scope": self.scope} if self.scope else data  # older files: as they were
 
 
 def _title(question: str) -> str:

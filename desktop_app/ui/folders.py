@@ -187,8 +187,8 @@ class FilesView(QWidget):
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.filter = QComboBox()
         self.filter.setAccessibleName("Show files")
-        for label, key in (("All files", "all"), ("Problems", "problems"),
-                           ("Waiting for vectors", "pending")):  # fmt: skip
+        shown = (("All files", "all"), ("Problems", "problems"), ("Waiting for vectors", "pending"))
+        for label, key in shown:
             self.filter.addItem(label, key)
         self.filter.currentIndexChanged.connect(
             lambda _: self.model.set_files(self._files, self.filter.currentData())

@@ -269,3 +269,25 @@ def test_close_waits_for_a_stopped_live_index_before_closing_the_database(tmp_pa
         t for t in set(threading.enumerate()) - before if t.is_alive() and "Timer" not in t.name
     ]
     assert left == []
+
+
+def test_no_event_type_shares_its_name_with_another_class() -> None:
+    """`Evidence` and `Sources` once named both an event and another class (issue 22)."""
+    import ast
+
+    import desktop_app
+    from desktop_app.core import events
+
+    root = Path(desktop_app.__file__).parent
+    named = [
+        (node.name, path.relative_to(root).as_posix())
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.ClassDef)
+    ]
+    event_types = {name for name, where in named if where == "core/events.py"}
+    assert {"SourcesFound", "EvidenceShown", "Done"} <= event_types
+    clashes = [(name, where) for name, where in named
+               if name in event_types and where != "core/events.py"]  # fmt: skip
+    assert clashes == []
+    assert not hasattr(events, "Sources") and not hasattr(events, "Evidence")

@@ -28,6 +28,7 @@ from desktop_app.core.answer import (
 )
 from desktop_app.core.answer.done_parts import (
     added_of,
+    answer_sources,
     citations_of,
     draft_of,
     refusal,
@@ -47,8 +48,6 @@ from desktop_app.core.events import (
     DraftReplaced,
     Error,
     EvidenceShown,
-    Outcome,
-    SourcesFound,
     Token,
 )
 from desktop_app.core.passage import Passage
@@ -191,16 +190,8 @@ def answer_events(
         yield Error(str(exc))
         return
     evidence_seconds = round(time.perf_counter() - started, 3)
-    yield SourcesFound(
-        answerable=True,
-        outcome=Outcome(decision.outcome),
-        gate=verdict(decision),
-        sources=sources,
-        dropped_sources=prompt.dropped_sources,
-        dropped_turns=prompt.dropped_turns,
-        notices=list(model.notices),
-    )
-    yield EvidenceShown(Outcome(decision.outcome), _caution(decision), found, evidence_seconds)
+    yield answer_sources(decision, sources, prompt, model.notices)
+    yield EvidenceShown(verdict(decision).outcome, _caution(decision), found, evidence_seconds)
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
     yield _checked_done(answer, sources, found, question, language, retrieval.idf,
@@ -317,7 +308,7 @@ def _checked_done(
         citations=citations_of(report, invalid),
         stopped=answer.stats.stopped,
         timings=timings_of(answer.stats, retrieval_seconds, evidence_seconds),
-        outcome=Outcome(decision.outcome),
+        outcome=verdict(decision).outcome,
         caution=_caution(decision),
         added_citations=added_of(checked),
         unsupported=unfound_of(checked.unsupported),

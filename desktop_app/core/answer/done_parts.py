@@ -9,6 +9,7 @@ from typing import Any
 
 from desktop_app.core.answer import attribution, citations, gate
 from desktop_app.core.answer.llm import Generation
+from desktop_app.core.answer.prompt import Prompt
 from desktop_app.core.events import (
     AddedCitation,
     AnswerEvent,
@@ -48,6 +49,22 @@ def refusal(
         outcome=Outcome.ABSENT,
         marked_answer=message,
         reason=decision.reason,
+    )
+
+
+def answer_sources(
+    decision: gate.GateDecision, sources: list[Passage], prompt: Prompt, notices: list[str]
+) -> SourcesFound:
+    """The passages an answer is grounded in, with what did not fit in its prompt."""
+    gate_verdict = verdict(decision)
+    return SourcesFound(
+        answerable=True,
+        outcome=gate_verdict.outcome,
+        gate=gate_verdict,
+        sources=sources,
+        dropped_sources=prompt.dropped_sources,
+        dropped_turns=prompt.dropped_turns,
+        notices=list(notices),
     )
 
 

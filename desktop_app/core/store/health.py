@@ -41,8 +41,8 @@ class Health:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"ok": self.ok, "problems": self.problems, "check": self.check,
-                "seconds": round(self.seconds, 3)}  # fmt: skip
+        seconds = round(self.seconds, 3)
+        return {"ok": self.ok, "problems": self.problems, "check": self.check, "seconds": seconds}
 
 
 def is_corruption(exc: BaseException) -> bool:
