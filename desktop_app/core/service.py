@@ -20,7 +20,7 @@ from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.notes import PartPlanner
-from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
+from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
@@ -40,10 +40,11 @@ if TYPE_CHECKING:
     from desktop_app.core.answer.llm import LocalModel
 
 # What the window and the CLI use along with the facade (they import nothing else of the core).
-__all__ = ["QUIET_KINDS", "CancelToken", "Cancelled", "Change", "Chip", "Conversation",
-           "DiskFull", "FileStatus", "FolderReport", "Health", "IndexDamaged", "IndexStatus",
-           "LiveIndex", "NewerDatabaseError", "NoteStatus", "Period", "Progress", "Quire",
-           "Recovery", "Scope", "ScopedSearch", "SearchResult", "Turn", "Watching"]  # fmt: skip
+__all__ = ["QUIET_KINDS", "CancelToken", "Cancelled", "Change", "ChangeKind", "Chip",
+           "Conversation", "DiskFull", "FileStatus", "FolderReport", "Health", "IndexDamaged",
+           "IndexStatus", "LiveIndex", "NewerDatabaseError", "NoteStatus", "Period", "Progress",
+           "Quire", "Recovery", "Scope", "ScopedSearch", "SearchResult", "Turn",
+           "Watching"]  # fmt: skip
 
 
 @dataclass

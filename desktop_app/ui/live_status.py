@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from desktop_app.core.service import CancelToken, Change, IndexStatus, Progress, Watching
+from desktop_app.core.service import (
+    CancelToken,
+    Change,
+    ChangeKind,
+    IndexStatus,
+    Progress,
+    Watching,
+)
 from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.workers import ProgressFn, Task, on_gui_thread, run_in_background
 
@@ -91,13 +98,13 @@ class LiveController(QObject):
 
     # -- what the live index reports ---------------------------------------------------------
     def _changed(self, change: Change) -> None:
-        if change.kind == "error":  # also in errors.log; indexing goes on
+        if change.kind == ChangeKind.ERROR:  # also in errors.log; indexing goes on
             self.win.statusBar().showMessage(str(change))
             if self.error_notice is None or not self.error_notice.isVisible():
                 self.error_notice = show_error(
                     self.win, f"Indexing hit a problem and goes on:\n{change.detail}"
                 )
-        elif change.kind in ("failed", "notice", "warning"):
+        elif change.kind in (ChangeKind.FAILED, ChangeKind.NOTICE, ChangeKind.WARNING):
             self.win.statusBar().showMessage(str(change), 8000)
         if not self._refresh_timer.isActive():
             self._refresh_timer.start(REFRESH_MS)

@@ -16,7 +16,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.as_json import as_json
 from desktop_app.core.ingest import indexer
-from desktop_app.core.ingest.watcher import Change
+from desktop_app.core.ingest.watcher import Change, ChangeKind
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
 from tests.core.hostile import Hostile, make_hostile_folder, word
@@ -103,7 +103,9 @@ def test_names_with_control_characters_keep_output_one_line_per_item(
     assert len(out.splitlines()) == 2  # the result line and its snippet
     code, out, _ = run(capsys, "status")
     assert "  skipped: empty\\n.md — empty note" in out.splitlines()
-    assert str(Change("indexed", "two\nlines.md")) == "indexed two\\nlines.md"  # watch lines
+    assert (
+        str(Change(ChangeKind.INDEXED, "two\nlines.md")) == "indexed two\\nlines.md"
+    )  # watch lines
 
 
 def test_an_unexpected_error_fails_only_that_note(
