@@ -41,6 +41,8 @@ from desktop_app.core.events import (
 )
 from desktop_app.core.live import Watching
 from desktop_app.core.service import Quire
+from desktop_app.core.store.note_status import NoteStatus
+from desktop_app.core.store.status import Counts, FileStatus, IndexStatus, Integrity, last_repair
 from desktop_app.paths import sample_notes
 from tests.core.test_evidence import QueuedModel
 from tests.fakes import FakeEmbedder
@@ -291,3 +293,41 @@ def test_no_event_type_shares_its_name_with_another_class() -> None:
                if name in event_types and where != "core/events.py"]  # fmt: skip
     assert clashes == []
     assert not hasattr(events, "Sources") and not hasattr(events, "Evidence")
+
+
+def test_the_status_json_is_the_dict_status_once_was() -> None:
+    """`quire status --json` prints the typed status as the nested dict read by key printed."""
+    record: dict[str, object] = {"when": 1.0, "problems": ["x"], "message": "m", "at": "then"}
+    status = IndexStatus(
+        database="/home/quire.sqlite",
+        embedding_model=None,
+        counts=Counts(folders=1, notes=2, skipped=3, failed=4, chunks=5, pending_embedding=6),
+        migrations=["0001_initial"],
+        integrity=None,
+        files=[FileStatus("/notes", "a.md", NoteStatus.PENDING_EMBEDDING, "", "en", 3)],
+        recovery=last_repair(record),
+    )
+    old = {"database": "/home/quire.sqlite", "embedding_model": None,
+           "counts": {"folders": 1, "notes": 2, "skipped": 3, "failed": 4, "chunks": 5,
+                      "pending_embedding": 6},
+           "migrations": ["0001_initial"], "integrity": None,
+           "files": [{"folder": "/notes", "path": "a.md", "status": "pending embedding",
+                      "reason": "", "language": "en", "chunks": 3}],
+           "recovery": record}  # fmt: skip
+    assert json.dumps(as_json(status), indent=2) == json.dumps(old, indent=2)
+    assert status.recovery is not None and (status.recovery.at, status.recovery.message) == (
+        "then",
+        "m",
+    )
+    assert not status.integrity_ok  # not checked is not healthy
+    broken = Integrity(
+        sqlite_integrity=True, fts_integrity=False, fts_error="bad", fts_in_sync=False
+    )
+    assert not broken.ok and broken.problems == [
+        "full-text index: bad",
+        "passages and the full-text index are out of sync",
+    ]
+    assert as_json(dataclasses.replace(status, integrity=broken))["integrity"] == {
+        "sqlite_integrity": True, "fts_integrity": False, "fts_error": "bad",
+        "fts_in_sync": False, "ok": False,
+    }  # fmt: skip

@@ -117,8 +117,8 @@ def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
     qtbot.keyClicks(window.chat.input, "Explain at what temperature bread is baked, and how long.")
     with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as done:
         qtbot.keyClick(window.chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    event: Done = done.args[0]  # the typed event, read by attribute
-    assert event.answerable
+    event = done.args[0]
+    assert isinstance(event, Done) and event.answerable  # the typed event, read by attribute
     streamed = event.generated  # the checked answer may be the quoted evidence
     partial = [a for a in seen if a and len(a) < len(streamed) and streamed.startswith(a)]
     assert partial  # the view showed the answer before it was complete: it streamed
