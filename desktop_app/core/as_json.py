@@ -4,6 +4,8 @@ order), and the citation report a saved conversation keeps."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from desktop_app.core.events import (
     AddedCitation,
     AnswerEvent,
@@ -23,7 +25,7 @@ from desktop_app.core.passage import pages_json
 from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.core.store.status import FileStatus, IndexStatus, Integrity
 
-JsonDict = dict[str, object]
+JsonDict = dict[str, Any]  # JSON, read by key only by who parses what the CLI prints
 
 
 def as_json(value: AnswerEvent | IndexStatus | SearchResult) -> JsonDict:
