@@ -15,11 +15,13 @@ from desktop_app.cli_ask import EMPTY_INDEX_HINT, cmd_ask
 from desktop_app.cli_index import cmd_index, cmd_watch
 from desktop_app.cli_repair import add_parser as add_repair_parser
 from desktop_app.cli_repair import cmd_repair, run_guarded
+from desktop_app.core.as_json import as_json
 from desktop_app.core.evaluate import evaluate_set
 from desktop_app.core.names import printable
-from desktop_app.core.passage import pages_json, pages_label
+from desktop_app.core.passage import pages_label
 from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
+from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.text import clean_text
 from desktop_app.paths import quire_home, user_sample_notes
 from desktop_app.progressbar import ProgressBar
@@ -39,19 +41,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--self-test", action="store_true", help="check everything offline, print JSON"
     )
-    parser.add_argument(
-        "--notes", action="append", type=Path, default=[], metavar="FOLDER",
-        help="open the window on this notes folder (repeatable)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--sample-notes", action="store_true",
-        help="open the window on a copy of the bundled sample notes (in the data folder)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--smoke", action="store_true",
-        help="open the window, print when it is shown (JSON), then quit (installer checks)",
-    )  # fmt: skip
+    _add_window_flags(parser)
     sub = parser.add_subparsers(dest="command")
+    _add_commands(sub)
+    return parser
+
+
+def _add_window_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--notes",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FOLDER",
+        help="open the window on this notes folder (repeatable)",
+    )
+    parser.add_argument(
+        "--sample-notes",
+        action="store_true",
+        help="open the window on a copy of the bundled sample notes (in the data folder)",
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="open the window, print when it is shown (JSON), then quit (installer checks)",
+    )
+
+
+def _add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("index", help="index or update notes folders")
     p.add_argument("folders", nargs="+", type=Path)
@@ -82,7 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     add_repair_parser(sub)
     models_cli.add_parser(sub)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,8 +166,8 @@ def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
         print(f"quire: keyword-only search: {why}", file=sys.stderr)
     report_scope(found.query, bool(results))
     if args.json:
-        line = {"query": query, "scope": found.query.scope.to_json(),
-                "results": [_public(r) for r in results]}  # fmt: skip
+        limits = found.query.scope.to_json()
+        line = {"query": query, "scope": limits, "results": [as_json(r) for r in results]}
         print(json.dumps(line, ensure_ascii=False))
         return 0
     _print_results(results, sys.stdout)
@@ -177,27 +193,9 @@ def _batch_search(
         yield {
             "id": item["id"],
             "answerable": quire.answerable(found.results),
-            "results": [_public(r) for r in found.results],
+            "results": [as_json(r) for r in found.results],
             "scope": found.query.scope.to_json(),
         }
-
-
-def _public(result: SearchResult) -> dict[str, Any]:
-    data = result.to_json()
-    return {
-        "path": data["path"],
-        "start": data["start"],
-        "end": data["end"],
-        "score": data["score"],
-        "text": data["text"],
-        "title": data["title"],
-        "heading_path": data["heading_path"],
-        "lines": [data["line_start"], data["line_end"]],
-        "matched_terms": data["matched_terms"],
-        "folder": data["folder"],
-        **pages_json(result.page, result.page_end),
-        "day": result.day,
-    }
 
 
 def _print_results(results: list[SearchResult], out: TextIO) -> None:
@@ -226,25 +224,26 @@ def cmd_eval(quire: Quire, args: argparse.Namespace) -> int:
 
 def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     status = quire.status()
+    integrity, healthy = status.integrity, status.integrity_ok
     if args.json:
-        print(json.dumps(status, ensure_ascii=False, indent=2))
-        return 0 if status["integrity"]["ok"] else 1
-    c = status["counts"]
-    print(f"database: {status['database']}")
-    print(f"embedding model: {status['embedding_model'] or '(none yet)'}")
+        print(json.dumps(as_json(status), ensure_ascii=False, indent=2))
+        return 0 if healthy else 1
+    c = status.counts
+    print(f"database: {status.database}")
+    print(f"embedding model: {status.embedding_model or '(none yet)'}")
     print(
-        f"folders {c['folders']}, notes {c['notes']}, chunks {c['chunks']}, "
-        f"pending embedding {c['pending_embedding']}, skipped {c['skipped']}, failed {c['failed']}"
+        f"folders {c.folders}, notes {c.notes}, chunks {c.chunks}, "
+        f"pending embedding {c.pending_embedding}, skipped {c.skipped}, failed {c.failed}"
     )
-    for f in status["files"]:
-        if f["status"] != "indexed" or f["reason"]:
-            reason = f" — {printable(f['reason'])}" if f["reason"] else ""
-            print(f"  {f['status']}: {printable(f['path'])}{reason}")
-    integrity = status["integrity"]
-    print("integrity: " + ("ok" if integrity["ok"] else f"PROBLEM {integrity}"))
-    if status["recovery"]:
-        print(f"last repair ({status['recovery']['at']}): {status['recovery']['message']}")
-    return 0 if integrity["ok"] else 1
+    for f in status.files:
+        if f.status != NoteStatus.INDEXED or f.reason:
+            reason = f" — {printable(f.reason)}" if f.reason else ""
+            print(f"  {f.status}: {printable(f.path)}{reason}")
+    problems = "not checked" if integrity is None else "; ".join(integrity.problems)
+    print("integrity: " + ("ok" if healthy else f"PROBLEM: {problems}"))
+    if status.recovery is not None:
+        print(f"last repair ({status.recovery.at}): {status.recovery.message}")
+    return 0 if healthy else 1
 
 
 COMMANDS = {

@@ -7,13 +7,21 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from desktop_app.core.events import FORGED, OFF_QUESTION, Done, Error, Evidence, Sources, Token
+from desktop_app.core.as_json import as_json
+from desktop_app.core.events import (
+    Done,
+    DraftReplaced,
+    Error,
+    EvidenceShown,
+    Passage,
+    SourcesFound,
+    Token,
+)
 from desktop_app.core.names import printable
 from desktop_app.core.passage import day_label, pages_label
 from desktop_app.scope_cli import flag_scope, report_scope
 
 if TYPE_CHECKING:
-    from desktop_app.core.events import Done, Evidence, Passage
     from desktop_app.core.service import Quire
 
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
@@ -26,7 +34,6 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
     if quire.index_is_empty():
         print(f"quire ask: {EMPTY_INDEX_HINT}", file=sys.stderr)
         return 1
-
     scope = flag_scope(args, quire)
     scoped = quire.scoped(args.question, scope)
     if not args.json:
@@ -39,7 +46,7 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
             print(json.dumps({"type": "scope", **scoped.scope.to_json()}, ensure_ascii=False))
         code = 0
         for event in events:
-            print(json.dumps(event.to_json(), ensure_ascii=False), flush=True)
+            print(json.dumps(as_json(event), ensure_ascii=False), flush=True)
             code = 1 if isinstance(event, Error) else code
         return code
     sources: list[Passage] = []
@@ -47,9 +54,9 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
         if isinstance(event, Error):
             print(f"quire: {event.message}", file=sys.stderr)
             return 1
-        if isinstance(event, Sources):
+        if isinstance(event, SourcesFound):
             sources = event.sources
-        elif isinstance(event, Evidence):
+        elif isinstance(event, EvidenceShown):
             _print_evidence(event)
         elif isinstance(event, Token):
             print(event.text, end="", flush=True)
@@ -60,7 +67,7 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_evidence(event: Evidence) -> None:
+def _print_evidence(event: EvidenceShown) -> None:
     if event.caution:
         print(f"⚠ {event.caution}")
     if not event.evidence:
@@ -76,10 +83,10 @@ def _print_evidence(event: Evidence) -> None:
 def _print_checks(done: Done) -> None:
     """What checking the answer changed: added citations, figures found in no source."""
     if done.draft is not None:
-        print(f"\nChecked: {done.draft['marked_answer']}")
-        if done.draft.get("replaced") == OFF_QUESTION:
+        print(f"\nChecked: {done.draft.marked_answer}")
+        if done.draft.replaced == DraftReplaced.OFF_QUESTION:
             print("The model's answer above repeats a passage off the question. Instead:")
-        elif done.draft.get("replaced") == FORGED:
+        elif done.draft.replaced == DraftReplaced.FORGED:
             print("The model's answer above quotes your notes with words no note holds. Instead:")
         else:
             print("Your notes back none of the model's answer above. Instead:")
@@ -96,9 +103,9 @@ def _print_sources(sources: list[Passage], done: Done) -> None:
         where = printable(" › ".join(s.heading_path) or s.title)
         at = pages_label(s.page, s.page_end) or f"{s.line_start}-{s.line_end}"
         print(f"  [{n}] {printable(s.path)}:{at}  {where}")
-    invalid = done.citations["invalid"]
+    invalid = done.citations.invalid
     if invalid:
         print(f"  (ignored citations that match no source: {', '.join(f'[{n}]' for n in invalid)})")
-    weak = [s for s in done.citations["sentences"] if s["weak"]]
+    weak = [s for s in done.citations.sentences if s.weak]
     if weak:
         print(f"  ({len(weak)} cited sentence(s) only weakly supported by their source)")

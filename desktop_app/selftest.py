@@ -59,13 +59,13 @@ def _check_index_and_search() -> dict[str, Any]:
         try:
             quire.index([sample_notes()])
             results = quire.search("how long to bake sourdough bread", top_k=3)
-            integrity = quire.status()["integrity"]
+            status = quire.status()
         finally:
             quire.close()
     if not results or "bread" not in results[0].path:
         raise RuntimeError(f"unexpected top result: {results[0].path if results else None}")
-    if not integrity["ok"]:
-        raise RuntimeError(f"integrity: {integrity}")
+    if not status.integrity_ok:
+        raise RuntimeError(f"integrity: {status.integrity}")
     return {"top_result": results[0].path}
 
 

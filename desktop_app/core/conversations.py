@@ -17,12 +17,11 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from desktop_app.core.as_json import JsonDict, citations_json
+from desktop_app.core.events import Citations, CitedSentence, Draft, Quote, Unfound
 from desktop_app.core.passage import Passage, is_number
-
-if TYPE_CHECKING:
-    from desktop_app.core.passage import Evidence
 
 TITLE_CHARS = 60
 
@@ -36,24 +35,24 @@ class Turn:
     question: str
     answer: str
     sources: list[Passage] = field(default_factory=list)  # what its `[n]` open
-    citations: dict[str, Any] = field(default_factory=dict)  # the `Done` event's report
+    citations: Citations | None = None  # the `Done` event's report (None: none yet, unreadable)
     answerable: bool = True
-    evidence: list[Evidence] = field(default_factory=list)  # verbatim sentences, shown first
+    evidence: list[Quote] = field(default_factory=list)  # verbatim sentences, shown first
     caution: str = ""  # "weak evidence" notice
-    unsupported: list[dict[str, Any]] = field(default_factory=list)  # figures in no source
-    draft: dict[str, Any] | None = None  # the model's answer when the notes backed none of it
-    quote: Evidence | None = None  # the evidence unit the answer quotes instead of the draft
+    unsupported: list[Unfound] = field(default_factory=list)  # what no source holds
+    draft: Draft | None = None  # the model's answer when the notes backed none of it
+    quote: Quote | None = None  # the evidence unit the answer quotes instead of the draft
 
     @property
     def cited(self) -> set[int]:
-        return set(self.citations.get("valid", []))
+        return set() if self.citations is None else set(self.citations.valid)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonDict:
         return {
             "question": self.question,
             "answer": self.answer,
             "sources": [s.to_json() for s in self.sources],
-            "citations": self.citations,
+            "citations": {} if self.citations is None else citations_json(self.citations),
             "answerable": self.answerable,
         }
 
@@ -81,9 +80,7 @@ class Conversation:
             "updated": self.updated,
             "turns": [t.to_json() for t in self.turns],
         }
-        return (
-            {**data, "scope": self.scope} if self.scope else data
-        )  # older files stay as they were
+        return {**data, "scope": self.scope} if self.scope else data  # older files: as they were
 
 
 def _title(question: str) -> str:
@@ -246,25 +243,39 @@ def _turn(raw: Any, where: str, problems: list[str]) -> Turn | None:
         for k in kept
     ):
         problems.append(f"{where} sources")
-    citations = _citations(raw.get("citations", {}))
-    if citations is None:
+    given = raw.get("citations", {})  # {}: no report (the turn was saved before it came)
+    citations = None if given == {} else _citations(given)
+    if citations is None and given != {}:
         problems.append(f"{where} citations")
     answerable = raw.get("answerable", True)
     if not isinstance(answerable, bool):
         problems.append(f"{where} answerable")
         answerable = True
-    return Turn(raw["question"], raw["answer"], sources, citations or {}, answerable)
+    return Turn(raw["question"], raw["answer"], sources, citations, answerable)
 
 
-def _citations(raw: Any) -> dict[str, Any] | None:
-    """The citation report, or None when it is unreadable."""
+def _citations(raw: Any) -> Citations | None:
+    """The citation report, or None when it is unreadable (a field of a sentence that is
+    missing or of the wrong type gets its default: older files lack some)."""
     if not isinstance(raw, dict):
         return None
-    for key in ("valid", "invalid"):
-        value = raw.get(key, [])
-        if not (isinstance(value, list) and all(_is_int(v) for v in value)):
-            return None
+    numbers = {key: raw.get(key, []) for key in ("valid", "invalid")}
+    if not all(isinstance(v, list) and all(_is_int(n) for n in v) for v in numbers.values()):
+        return None
     sentences = raw.get("sentences", [])
     if not (isinstance(sentences, list) and all(isinstance(s, dict) for s in sentences)):
         return None
-    return raw
+    return Citations(numbers["valid"], numbers["invalid"], [_sentence(s) for s in sentences])
+
+
+def _sentence(raw: dict[str, Any]) -> CitedSentence:
+    text, cites, support = raw.get("text"), raw.get("cites"), raw.get("support")
+    return CitedSentence(
+        text=text if isinstance(text, str) else "",
+        start=raw["start"] if _is_int(raw.get("start")) else 0,
+        end=raw["end"] if _is_int(raw.get("end")) else 0,
+        cites=cites if isinstance(cites, list) and all(_is_int(n) for n in cites) else [],
+        support=raw["support"] if is_number(support) else 1.0,
+        weak=raw.get("weak") is True,
+        unverified=raw.get("unverified") is True,
+    )

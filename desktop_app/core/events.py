@@ -1,123 +1,192 @@
 """What answering a question streams: typed, frozen events, read by the CLI and the window.
 
-Order: `Sources` (with the gate's decision), `Evidence` (the verbatim sentences that best answer,
-before any token), `Token`…, then `Done` (or `Error` at any point). `to_json()` gives the line
-`quire ask --json` prints for each; that format is a fixed interface (keys, values and order).
+Order: `SourcesFound` (with the gate's verdict), `EvidenceShown` (the verbatim sentences that best
+answer, before any token), `Token`…, then `Done` (or `Error` at any point). The events carry no
+JSON: `desktop_app.core.as_json` gives the line `quire ask --json` prints for each, a fixed
+interface (keys, values and order).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
 
 from desktop_app.core.passage import Evidence as Quote
 from desktop_app.core.passage import Passage
 
-__all__ = ["AnswerEvent", "Done", "Error", "Evidence", "Passage", "Quote", "Sources", "Token"]
+__all__ = [
+    "AddedCitation",
+    "AnswerEvent",
+    "Citations",
+    "CitedSentence",
+    "Done",
+    "Draft",
+    "DraftReplaced",
+    "Error",
+    "EvidenceShown",
+    "GateVerdict",
+    "Outcome",
+    "Passage",
+    "Quote",
+    "SourcesFound",
+    "Timings",
+    "Token",
+    "Unfound",
+]
 
-# Why a draft was replaced by the best evidence sentence (`Done.draft["replaced"]`):
-UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
-OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
-FORGED = "forged_quote"  # it presents as the notes' words a quotation that no note holds
+
+class Outcome(StrEnum):
+    """How well the notes answer the question (the gate's three outcomes)."""
+
+    ANSWERED = "answered"
+    WEAK = "weak"  # something related was found: the answer comes with a caution
+    ABSENT = "absent"  # "not in your notes"
+
+
+class DraftReplaced(StrEnum):
+    """Why the model's answer gave way to the best evidence sentence, quoted."""
+
+    UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
+    OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
+    FORGED = "forged_quote"  # it presents as the notes' words a quotation that no note holds
 
 
 @dataclass(frozen=True)
-class Sources:
+class GateVerdict:
+    """The evidence gate's decision, as the events carry it (scores rounded to 3 places)."""
+
+    answerable: bool
+    outcome: Outcome
+    reason: str
+    missing: list[str]  # key words of the question that no passage holds
+    coverage: float
+    cosine: float | None
+
+
+@dataclass(frozen=True)
+class SourcesFound:
     """The passages behind the answer (or, when `answerable` is false, the closest ones)."""
 
     answerable: bool
-    outcome: str  # gate.ANSWERED, gate.WEAK or gate.ABSENT
-    gate: dict[str, Any]  # the gate's decision, as GateDecision.to_json()
+    outcome: Outcome
+    gate: GateVerdict
     sources: list[Passage]
     # Only for an answer (a refusal has no prompt): what did not fit, the model's notices.
     dropped_sources: int | None = None
     dropped_turns: int | None = None
     notices: list[str] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        data = {"type": "sources", "answerable": self.answerable, "outcome": self.outcome,
-                "gate": self.gate, "sources": [s.to_json() for s in self.sources]}  # fmt: skip
-        if self.answerable:
-            data.update(dropped_sources=self.dropped_sources, dropped_turns=self.dropped_turns,
-                        notices=self.notices)  # fmt: skip
-        return data
-
 
 @dataclass(frozen=True)
-class Evidence:
+class EvidenceShown:
     """The sentences of the notes that best answer, quoted verbatim, before any token."""
 
-    outcome: str
+    outcome: Outcome
     caution: str  # the "weak evidence" notice, or ""
     evidence: list[Quote]
     seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "evidence", "outcome": self.outcome, "caution": self.caution,
-                "evidence": [e.to_json() for e in self.evidence],
-                "seconds": self.seconds}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Token:
     text: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "token", "text": self.text}
+
+@dataclass(frozen=True)
+class CitedSentence:
+    """A sentence of the answer that cites a source, and how well that source backs it."""
+
+    text: str
+    start: int  # where it stands in the answer
+    end: int
+    cites: list[int]  # the source numbers it cites that are sources of this answer
+    support: float  # share of its content words found in the cited sources
+    weak: bool  # too little support: its `[n]` hardly vouch for it
+    unverified: bool  # it holds code, a command or a quotation that no source holds
+
+
+@dataclass(frozen=True)
+class Citations:
+    """The citation report of an answer."""
+
+    valid: list[int] = field(default_factory=list)  # source numbers cited and present
+    invalid: list[int] = field(default_factory=list)  # numbers taken out: no source of it
+    sentences: list[CitedSentence] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AddedCitation:
+    """A `[n]` the checks added to a sentence that a source strongly backs."""
+
+    sentence: str
+    number: int
+    support: float
+
+
+@dataclass(frozen=True)
+class Unfound:
+    """What the answer states that no source holds: a figure, or something that must be
+    verbatim (code, a command, a path, a quotation); `kind` says which."""
+
+    text: str
+    start: int  # where it stands in the answer
+    end: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The model's answer, checked, when it gave way to the best evidence sentence."""
+
+    answer: str
+    added_citations: list[AddedCitation]
+    unsupported: list[Unfound]
+    marked_answer: str  # the answer with every unfound span marked in place
+    replaced: DraftReplaced
+
+
+@dataclass(frozen=True)
+class Timings:
+    retrieval_seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    first_token_seconds: float | None
+    tokens_per_second: float
+    evidence_seconds: float | None = None  # only for an answer (a refusal shows no evidence)
 
 
 @dataclass(frozen=True)
 class Done:
-    """The answer, checked: citations added where the notes back a sentence, figures found in no
-    source (`unsupported`), the citation report and the timings."""
+    """The answer, checked: citations added where the notes back a sentence, what no source
+    holds (`unsupported`), the citation report and the timings."""
 
     answer: str
     answerable: bool
-    citations: dict[str, Any]  # valid, invalid, sentences
-    stopped: str
-    timings: dict[str, Any]
-    outcome: str
-    caution: str
-    added_citations: list[Any] = field(default_factory=list)
-    unsupported: list[dict[str, Any]] = field(default_factory=list)  # text, start, end, kind
+    citations: Citations
+    stopped: str  # why generation ended (llm.Generation.stopped)
+    timings: Timings
+    outcome: Outcome
+    caution: str = ""
+    added_citations: list[AddedCitation] = field(default_factory=list)
+    unsupported: list[Unfound] = field(default_factory=list)
     marked_answer: str = ""
     generated: str = ""  # what the model wrote, before the checks (an answer only)
     reason: str | None = None  # why the notes do not cover it (a refusal only)
     # The model's answer, checked, when the notes backed none of it (or it only repeated a
-    # passage off the question): `answer` is then the best evidence sentence quoted
-    # (Checked.to_json(): answer, unsupported, marked…, and `replaced`: UNBACKED / OFF_QUESTION).
-    draft: dict[str, Any] | None = None
+    # passage off the question): `answer` is then the best evidence sentence quoted.
+    draft: Draft | None = None
     # The evidence unit `answer` quotes when the draft was replaced: "Your notes say" is only
     # ever its exact text (`note_text[quote.start:quote.end]`).
     quote: Quote | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        data = {"type": "done", "answer": self.answer, "answerable": self.answerable,
-                "citations": self.citations, "stopped": self.stopped,
-                "timings": self.timings}  # fmt: skip
-        if self.reason is None:
-            data.update(added_citations=self.added_citations, unsupported=self.unsupported,
-                        marked_answer=self.marked_answer, generated=self.generated,
-                        outcome=self.outcome, caution=self.caution, backed=self.draft is None,
-                        draft=self.draft,
-                        quote=None if self.quote is None else self.quote.to_json())  # fmt: skip
-        else:
-            data.update(outcome=self.outcome, reason=self.reason, unsupported=self.unsupported,
-                        added_citations=self.added_citations, marked_answer=self.marked_answer,
-                        caution=self.caution)  # fmt: skip
-        return data
-
     @property
     def cited(self) -> set[int]:
-        return set(self.citations.get("valid", []))
+        return set(self.citations.valid)
 
 
 @dataclass(frozen=True)
 class Error:
     message: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "error", "message": self.message}
 
-
-AnswerEvent = Sources | Evidence | Token | Done | Error
+AnswerEvent = SourcesFound | EvidenceShown | Token | Done | Error

@@ -11,9 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.core.cancel import ProgressCallback, no_progress
-from desktop_app.core.ingest.watcher import QUIET_KINDS, Change, ChangeCallback, LiveIndex
+from desktop_app.core.ingest.watcher import (
+    QUIET_KINDS,
+    Change,
+    ChangeCallback,
+    ChangeKind,
+    LiveIndex,
+)
 
-__all__ = ["QUIET_KINDS", "Change", "LiveFolders", "LiveIndex", "Watching"]
+__all__ = ["QUIET_KINDS", "Change", "ChangeKind", "LiveFolders", "LiveIndex", "Watching"]
 
 
 @dataclass(frozen=True)

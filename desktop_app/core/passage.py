@@ -1,8 +1,9 @@
 """A passage of a note, the one shape it keeps from search to a saved conversation.
 
 Search ranks chunks (`SearchResult`, with its ranking signals); `build_sources` merges
-neighbouring chunks into numbered `Passage`s; those travel in the `Sources` event, the window's
-turns and the saved conversation file (`to_json` / `from_json`, the file's format unchanged).
+neighbouring chunks into numbered `Passage`s; those travel in the `SourcesFound` event, the
+window's turns and the saved conversation file (`to_json` / `from_json`, the file's format
+unchanged).
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop_app import paths
 from desktop_app.core import dates
@@ -20,17 +20,18 @@ from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
-from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
+from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folders as store_folders
-from desktop_app.core.store import health as store_health
 from desktop_app.core.store import notes as store_notes
 from desktop_app.core.store import scopes as store_scopes
 from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
+from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery, last_recovery, open_index, replace_damaged
+from desktop_app.core.store.status import FileStatus, IndexStatus, collect_status, last_repair
 from desktop_app.core.tokens import encoding
 from desktop_app.settings import Settings
 
@@ -39,10 +40,11 @@ if TYPE_CHECKING:
     from desktop_app.core.answer.llm import LocalModel
 
 # What the window and the CLI use along with the facade (they import nothing else of the core).
-__all__ = ["QUIET_KINDS", "CancelToken", "Cancelled", "Change", "Chip", "Conversation",
-           "DiskFull", "FolderReport", "Health", "IndexDamaged", "LiveIndex", "NewerDatabaseError",
-           "Period", "Progress", "Quire", "Recovery", "Scope", "ScopedSearch", "SearchResult",
-           "Turn", "Watching"]  # fmt: skip
+__all__ = ["QUIET_KINDS", "CancelToken", "Cancelled", "Change", "ChangeKind", "Chip",
+           "Conversation", "DiskFull", "FileStatus", "FolderReport", "Health", "IndexDamaged",
+           "IndexStatus", "LiveIndex", "NewerDatabaseError", "NoteStatus", "Period", "Progress",
+           "Quire", "Recovery", "Scope", "ScopedSearch", "SearchResult", "Turn",
+           "Watching"]  # fmt: skip
 
 
 @dataclass
@@ -261,20 +263,16 @@ class Quire:
 
         return decide(results).answerable
 
-    def status(self, check_integrity: bool = True) -> dict[str, Any]:
+    def status(self, check_integrity: bool = True) -> IndexStatus:
         """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
-        from desktop_app.core.store.status import collect_status
-
         try:
             status = collect_status(self.database, check_integrity)
         except sqlite3.DatabaseError as exc:
             self._raise_damage(exc)
             raise
-        integrity = status["integrity"]
-        if integrity is not None and not integrity["ok"]:
-            raise IndexDamaged(store_health.integrity_problems(integrity))
-        status["recovery"] = last_recovery(self.database.path)
-        return status
+        if status.integrity is not None and not status.integrity.ok:
+            raise IndexDamaged(status.integrity.problems)
+        return replace(status, recovery=last_repair(last_recovery(self.database.path)))
 
     def damage(self, exc: sqlite3.DatabaseError) -> IndexDamaged | None:
         """Whether an SQLite error means a damaged file (else it was a lock, a bad query…)."""

@@ -6,14 +6,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from typing import Any
 
 from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
 from desktop_app.core.answer.cues import question_kind
 from desktop_app.core.answer.units import CODE, FENCE
 from desktop_app.core.answer.verbatim import NOTES_SAY
-from desktop_app.core.events import FORGED, OFF_QUESTION, Quote
+from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Quote, Unfound
 from desktop_app.core.passage import day_label
 from desktop_app.core.service import Turn
 from desktop_app.core.text import code_fence
@@ -39,32 +38,37 @@ def turn_markdown(turn: Turn, index: int) -> str:
     if turn.quote is not None:
         answer = quoted_markdown(turn.quote, turn.evidence, index)
     else:
-        answer = answer_markdown(turn.answer, turn.unsupported, turn.citations.get(
-            "sentences", []), lambda n: 1 <= n <= count, index)  # fmt: skip
+        sentences = [] if turn.citations is None else turn.citations.sentences
+        answer = answer_markdown(
+            turn.answer, turn.unsupported, sentences, lambda n: 1 <= n <= count, index
+        )
     when = question_kind(turn.question) == "date"  # "when did I…": say the day of each quote
     answer = evidence_markdown(turn.evidence, index, when) + caution_markdown(turn.caution) + answer
     notice = check_notice(turn.citations) if turn.answerable else ""
     notice = f"\n\n*⚠ {notice}*" if notice else ""
     if turn.draft is not None:
         notice = draft_markdown(turn.draft) + notice
-    if not turn.answerable and turn.sources and turn.citations:
+    if not turn.answerable and turn.sources and turn.citations is not None:
         notice = f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
     return f"**You:** {html.escape(turn.question)}\n\n{answer}{notice}\n\n---\n"
 
 
 def answer_markdown(
-    answer: str, unsupported: list[dict[str, Any]], sentences: list[dict[str, Any]],
-    valid: Callable[[int], bool], turn: int = 0,
-) -> str:  # fmt: skip
+    answer: str,
+    unsupported: list[Unfound],
+    sentences: list[CitedSentence],
+    valid: Callable[[int], bool],
+    turn: int = 0,
+) -> str:
     """The model's answer in one pass: what no source holds marked in place (inside a code block
     as a trailing note), each `[n]` a link only when it is a source and its sentence holds
     nothing unfound that must be verbatim (else plain, marked unverified)."""
-    unverified = [(s["start"], s["end"]) for s in sentences
-                  if s.get("unverified") and "start" in s]  # fmt: skip
+    unverified = [(s.start, s.end) for s in sentences if s.unverified]
     parts: list[tuple[int, int, str]] = [
-        (f["start"], f["end"], _marked(f["text"], _in_fence(answer, f["start"])))
-        for f in unsupported if answer[f["start"] : f["end"]] == f["text"]
-    ]  # fmt: skip
+        (f.start, f.end, _marked(f.text, _in_fence(answer, f.start)))
+        for f in unsupported
+        if answer[f.start : f.end] == f.text
+    ]
     for m in CITATION_GROUP.finditer(answer):
         plain = any(a <= m.start() < b for a, b in unverified)
         parts.append((m.start(), m.end(), _citation(numbers_in(m.group(0)), valid, turn, plain)))
@@ -100,8 +104,7 @@ def quoted_markdown(quote: Quote, evidence: list[Quote], turn: int) -> str:
     note holds it, its `[n]` selecting its span."""
     where = (quote.path, quote.start, quote.end)
     at = next((i for i, e in enumerate(evidence) if (e.path, e.start, e.end) == where), None)
-    link = (f"quire:evidence/{turn}/{at}" if at is not None
-            else f"quire:source/{turn}/{quote.number}")  # fmt: skip
+    link = f"quire:source/{turn}/{quote.number}" if at is None else f"quire:evidence/{turn}/{at}"
     return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, link))
 
 
@@ -134,11 +137,15 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
 def _split_code(text: str) -> tuple[str, str]:
     """A code unit's introducing sentence and its code (fence lines left out)."""
     lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if _FENCE_LINE.match(line)
-                  or line.startswith(("    ", "\t")) or line.lstrip().startswith("$ ")),
-                 0)  # fmt: skip
+    first = next((i for i, line in enumerate(lines) if _starts_code(line)), 0)
     code = [line for line in lines[first:] if not _FENCE_LINE.match(line)]
     return "\n".join(lines[:first]), "\n".join(code)
+
+
+def _starts_code(line: str) -> bool:
+    """A fence, an indented line or a shell prompt."""
+    indented = line.startswith(("    ", "\t"))
+    return bool(_FENCE_LINE.match(line)) or indented or line.lstrip().startswith("$ ")
 
 
 def _literal_markdown(text: str) -> str:
@@ -152,56 +159,60 @@ def caution_markdown(caution: str) -> str:
     return f"*⚠ {html.escape(caution, quote=False)}*\n\n" if caution else ""
 
 
-def mark_unsupported(answer: str, unsupported: list[dict[str, Any]]) -> str:
+def mark_unsupported(answer: str, unsupported: list[Unfound]) -> str:
     """Each figure found in no source, marked in place (spans index into `answer`)."""
     out, pos = [], 0
-    for f in sorted(unsupported, key=lambda f: f["start"]):
-        if f["start"] < pos or answer[f["start"] : f["end"]] != f["text"]:
+    for f in sorted(unsupported, key=lambda f: f.start):
+        if f.start < pos or answer[f.start : f.end] != f.text:
             continue
-        out += [answer[pos : f["start"]], f"**{f['text']}** *(⚠ {NOT_FOUND})*"]
-        pos = f["end"]
+        out += [answer[pos : f.start], f"**{f.text}** *(⚠ {NOT_FOUND})*"]
+        pos = f.end
     return "".join(out) + answer[pos:]
 
 
-DRAFT_NOTICE = ("The model's answer was not backed by your notes, so their own words are shown "
-                "instead. Its draft:")  # fmt: skip
-FORGED_NOTICE = ("The model's answer quotes your notes with words that no note holds, so their "
-                 "own words are shown instead. Its draft:")  # fmt: skip
+DRAFT_NOTICE = (
+    "The model's answer was not backed by your notes, so their own words are shown "
+    "instead. Its draft:"
+)
+FORGED_NOTICE = (
+    "The model's answer quotes your notes with words that no note holds, so their "
+    "own words are shown instead. Its draft:"
+)
 OFF_QUESTION_NOTICE = (
     "The model's answer repeats a passage that answers less of the question than the sentence "
     "shown, so that sentence is shown instead. Its draft:"
 )
 
 
-def draft_markdown(draft: dict[str, Any]) -> str:
+_NOTICES = {DraftReplaced.OFF_QUESTION: OFF_QUESTION_NOTICE, DraftReplaced.FORGED: FORGED_NOTICE}
+
+
+def draft_markdown(draft: Draft) -> str:
     """The model's draft, when the notes backed none of it: quoted, its figures marked, its
     `[n]` plain text (a draft links to nothing)."""
-    text = mark_unsupported(draft.get("answer", ""), draft.get("unsupported", []))
-    text = replace_citations(text.replace("<", "&lt;"),
-                             lambda ns: "".join(f"\\[{n}\\]" for n in ns))  # fmt: skip
+    text = mark_unsupported(draft.answer, draft.unsupported).replace("<", "&lt;")
+    text = replace_citations(text, lambda numbers: "".join(f"\\[{n}\\]" for n in numbers))
     quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
-    notice = {OFF_QUESTION: OFF_QUESTION_NOTICE, FORGED: FORGED_NOTICE}.get(
-        draft.get("replaced", ""), DRAFT_NOTICE)  # fmt: skip
+    notice = _NOTICES.get(draft.replaced, DRAFT_NOTICE)
     return f"\n\n*⚠ {notice}*\n\n{quoted}"
 
 
-def check_notice(citations: dict[str, Any]) -> str:
+def check_notice(citations: Citations | None) -> str:
     """What the reader should know about an answer's grounding, from the citation report."""
-    if not citations:
+    if citations is None:
         return ""
     notes = []
-    if not citations.get("valid"):
+    if not citations.valid:
         notes.append("This answer cites none of the sources: check it against the passages.")
-    weak = sum(1 for s in citations.get("sentences", []) if s.get("weak"))
-    if weak:
-        notes.append(f"{weak} cited sentence{'s' if weak != 1 else ''} weakly supported "
-                     "by the cited passage.")  # fmt: skip
-    forged = sum(1 for s in citations.get("sentences", []) if s.get("unverified"))
-    if forged:
-        notes.append(f"{forged} cited sentence{'s' if forged != 1 else ''} "
-                     f"quote{'s' if forged == 1 else ''} code, a command or words that no "
-                     "source holds: their citations vouch for nothing.")  # fmt: skip
-    invalid = citations.get("invalid", [])
-    if invalid:
-        notes.append(f"Ignored citations of sources that do not exist: {invalid}.")
+    if weak := sum(1 for s in citations.sentences if s.weak):
+        plural = "s" if weak != 1 else ""
+        notes.append(f"{weak} cited sentence{plural} weakly supported by the cited passage.")
+    if forged := sum(1 for s in citations.sentences if s.unverified):
+        plural, verb = ("", "quotes") if forged == 1 else ("s", "quote")
+        notes.append(
+            f"{forged} cited sentence{plural} {verb} code, a command or words that no source "
+            "holds: their citations vouch for nothing."
+        )
+    if citations.invalid:
+        notes.append(f"Ignored citations of sources that do not exist: {citations.invalid}.")
     return " ".join(notes)

@@ -16,7 +16,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.events import AnswerEvent, Done, Error, Evidence, Passage, Sources, Token
+from desktop_app.core.events import (
+    AnswerEvent,
+    Done,
+    Error,
+    EvidenceShown,
+    Passage,
+    SourcesFound,
+    Token,
+)
 from desktop_app.core.service import CancelToken, Conversation, Quire, Scope, Turn
 from desktop_app.ui.answer_view import turn_markdown
 from desktop_app.ui.inert_browser import InertBrowser
@@ -33,7 +41,7 @@ NOTHING_IN_SCOPE = (
 class ChatPane(QWidget):
     source_clicked = Signal(object)  # a Passage or a Quote of some turn: open it in its note
     sources_ready = Signal(list, bool, object)  # passages, answerable, cited numbers (or None)
-    finished = Signal(dict)  # the Done event, as `quire ask --json` prints it
+    finished = Signal(object)  # the Done event of each answer
     conversation_saved = Signal(str)
     activity = Signal(str)  # what the answer is waiting for, for the status bar ("" when done)
     cleared = Signal()  # a new chat: nothing of the old one stays on screen
@@ -124,9 +132,14 @@ class ChatPane(QWidget):
         return self._live is not None
 
     def _consume(
-        self, question: str, history: list[Turn], progress: ProgressFn, cancel: CancelToken,
-        override: bool, scope: Scope,
-    ) -> AnswerEvent | None:  # fmt: skip
+        self,
+        question: str,
+        history: list[Turn],
+        progress: ProgressFn,
+        cancel: CancelToken,
+        override: bool,
+        scope: Scope,
+    ) -> AnswerEvent | None:
         last: AnswerEvent | None = None
         events = self.service.ask(
             question, history=history, cancel=cancel, override_gate=override, scope=scope
@@ -139,11 +152,11 @@ class ChatPane(QWidget):
     def _event(self, event: AnswerEvent) -> None:
         if self._live is None:
             return
-        if isinstance(event, Sources):
+        if isinstance(event, SourcesFound):
             self._live.sources = event.sources
             self._live.answerable = event.answerable
             self.sources_ready.emit(event.sources, self._live.answerable, None)
-        elif isinstance(event, Evidence):
+        elif isinstance(event, EvidenceShown):
             self._live.evidence = event.evidence
             self._live.caution = event.caution
             if self._live.answerable:
@@ -192,7 +205,7 @@ class ChatPane(QWidget):
         self._render()
         self.history.append(Turn(turn.question, last.answer))
         self._save(turn)
-        self.finished.emit(last.to_json())
+        self.finished.emit(last)
 
     def _error(self, message: str) -> None:
         if self._live is not None:

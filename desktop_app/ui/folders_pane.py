@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
@@ -22,19 +22,28 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.names import printable
+from desktop_app.core.service import FileStatus, IndexStatus, NoteStatus
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-PROBLEMS = ("skipped", "failed")
+PROBLEMS = (NoteStatus.SKIPPED, NoteStatus.FAILED)
+INDEXED = (NoteStatus.INDEXED, NoteStatus.PENDING_EMBEDDING)
 
 
-def folder_summary(folder: Path, files: list[dict[str, Any]]) -> dict[str, int]:
-    mine = [f for f in files if f["folder"] == str(folder)]
-    return {
-        "notes": sum(f["status"] in ("indexed", "pending embedding") for f in mine),
-        "chunks": sum(f["chunks"] for f in mine),
-        "pending": sum(f["status"] == "pending embedding" for f in mine),
-        "problems": sum(f["status"] in PROBLEMS for f in mine),
-    }
+class FolderSummary(NamedTuple):
+    notes: int
+    chunks: int
+    pending: int  # notes waiting for vectors
+    problems: int  # files skipped or failed
+
+
+def folder_summary(folder: Path, files: list[FileStatus]) -> FolderSummary:
+    mine = [f for f in files if f.folder == str(folder)]
+    return FolderSummary(
+        notes=sum(f.status in INDEXED for f in mine),
+        chunks=sum(f.chunks for f in mine),
+        pending=sum(f.status == NoteStatus.PENDING_EMBEDDING for f in mine),
+        problems=sum(f.status in PROBLEMS for f in mine),
+    )
 
 
 class FoldersPanel(QWidget):
@@ -74,16 +83,16 @@ class FoldersPanel(QWidget):
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
 
-    def show_folders(self, folders: list[Path], files: list[dict[str, Any]]) -> None:
+    def show_folders(self, folders: list[Path], files: list[FileStatus]) -> None:
         current = self.list.currentRow()
         self.list.clear()
         for folder in folders:
             s = folder_summary(folder, files)
-            lines = [folder.name, f"{s['notes']} notes · {s['chunks']} passages"]
-            if s["pending"]:
-                lines.append(f"{s['pending']} notes waiting for vectors")
-            if s["problems"]:
-                lines.append(f"{s['problems']} skipped or failed")
+            lines = [folder.name, f"{s.notes} notes · {s.chunks} passages"]
+            if s.pending:
+                lines.append(f"{s.pending} notes waiting for vectors")
+            if s.problems:
+                lines.append(f"{s.problems} skipped or failed")
             item = QListWidgetItem("\n".join(lines))
             item.setToolTip(str(folder))
             item.setData(Qt.ItemDataRole.UserRole, str(folder))
@@ -106,23 +115,23 @@ class FileStatusModel(QAbstractTableModel):
     """Every file Quire looked at, with its status and the reason when it was not indexed."""
 
     COLUMNS = ("File", "Status", "Passages", "Language", "Details")
-    _COLORS: ClassVar[dict[str, str]] = {
-        "failed": "#d93025",
-        "skipped": "#b06000",
-        "pending embedding": "#1a73e8",
+    _COLORS: ClassVar[dict[NoteStatus, str]] = {
+        NoteStatus.FAILED: "#d93025",
+        NoteStatus.SKIPPED: "#b06000",
+        NoteStatus.PENDING_EMBEDDING: "#1a73e8",
     }
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[FileStatus] = []
         self.filter = "all"
 
-    def set_files(self, files: list[dict[str, Any]], filter_: str | None = None) -> None:
+    def set_files(self, files: list[FileStatus], filter_: str | None = None) -> None:
         self.filter = filter_ or self.filter
         wanted = {
             "all": lambda f: True,
-            "problems": lambda f: f["status"] in PROBLEMS or bool(f["reason"]),
-            "pending": lambda f: f["status"] == "pending embedding",
+            "problems": lambda f: f.status in PROBLEMS or bool(f.reason),
+            "pending": lambda f: f.status == NoteStatus.PENDING_EMBEDDING,
         }[self.filter]
         self.beginResetModel()
         self.rows = [f for f in files if wanted(f)]
@@ -143,16 +152,16 @@ class FileStatusModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                f"{Path(row['folder']).name}/{printable(row['path'])}",
-                row["status"],
-                row["chunks"],
-                row["language"],
-                row["reason"],
+                f"{Path(row.folder).name}/{printable(row.path)}",
+                str(row.status),
+                row.chunks,
+                row.language,
+                row.reason,
             )[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row['folder']}/{row['path']}\n{row['reason']}".strip()
+            return f"{row.folder}/{row.path}\n{row.reason}".strip()
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1:
-            color = self._COLORS.get(row["status"])
+            color = self._COLORS.get(row.status)
             return QColor(color) if color else None
         return None
 
@@ -178,17 +187,14 @@ class FilesView(QWidget):
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.filter = QComboBox()
         self.filter.setAccessibleName("Show files")
-        for label, key in (
-            ("All files", "all"),
-            ("Problems", "problems"),
-            ("Waiting for vectors", "pending"),
-        ):
+        shown = (("All files", "all"), ("Problems", "problems"), ("Waiting for vectors", "pending"))
+        for label, key in shown:
             self.filter.addItem(label, key)
         self.filter.currentIndexChanged.connect(
             lambda _: self.model.set_files(self._files, self.filter.currentData())
         )
         self.summary = QLabel()
-        self._files: list[dict[str, Any]] = []
+        self._files: list[FileStatus] = []
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.filter)
@@ -198,13 +204,13 @@ class FilesView(QWidget):
 
     def _activated(self, index: QModelIndex) -> None:
         row = self.model.rows[index.row()]
-        self.open_requested.emit(Path(row["folder"]), row["path"])
+        self.open_requested.emit(Path(row.folder), row.path)
 
-    def show_status(self, status: dict[str, Any]) -> None:
-        self._files = status["files"]
-        c = status["counts"]
+    def show_status(self, status: IndexStatus) -> None:
+        self._files = status.files
+        c = status.counts
         self.summary.setText(
-            f"{c['notes']} notes · {c['chunks']} passages · {c['pending_embedding']} waiting "
-            f"for vectors · {c['skipped']} skipped · {c['failed']} failed"
+            f"{c.notes} notes · {c.chunks} passages · {c.pending_embedding} waiting "
+            f"for vectors · {c.skipped} skipped · {c.failed} failed"
         )
         self.model.set_files(self._files)

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from desktop_app.core.service import CancelToken, Change, Progress, Quire, Watching
+from desktop_app.core.service import (
+    CancelToken,
+    Change,
+    ChangeKind,
+    IndexStatus,
+    Progress,
+    Quire,
+    Watching,
+)
 from desktop_app.ui.dialogs import show_error
 from desktop_app.ui.workers import ProgressFn, Task, on_gui_thread, run_in_background
 
@@ -32,7 +39,7 @@ class LiveController(QObject):
         super().__init__(parent)
         self.service, self._parent, self._answering = service, parent, answering
         self.ready = False
-        self.last_status: dict[str, Any] | None = None
+        self.last_status: IndexStatus | None = None
         self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
         self._status_task: Task | None = None
         self._latest_progress: Progress | None = None
@@ -44,10 +51,11 @@ class LiveController(QObject):
     # -- folders -------------------------------------------------------------------------------
     def start(self) -> None:
         self.started.emit()
-        self.service.start_live(Watching(
+        watching = Watching(
             on_change=on_gui_thread(self._changed, self),
             progress=on_gui_thread(self._progress, self, latest_only=True),
-        ))  # fmt: skip
+        )
+        self.service.start_live(watching)
         self._progress_timer.start()
         self.message.emit("Looking for new and changed notes…", 0)
         self.refresh_status()
@@ -68,9 +76,10 @@ class LiveController(QObject):
 
     def remove_folder(self, folder: Path) -> None:
         answer = QMessageBox.question(
-            self._parent, "Remove folder",
+            self._parent,
+            "Remove folder",
             f"Stop using {folder}?\nIts notes leave Quire's index; the files stay untouched.",
-        )  # fmt: skip
+        )
         if answer == QMessageBox.StandardButton.Yes:
             self.forget_folder(folder)
 
@@ -95,13 +104,13 @@ class LiveController(QObject):
 
     # -- what the live index reports ---------------------------------------------------------
     def _changed(self, change: Change) -> None:
-        if change.kind == "error":  # also in errors.log; indexing goes on
+        if change.kind == ChangeKind.ERROR:  # also in errors.log; indexing goes on
             self.message.emit(str(change), 0)
             if self.error_notice is None or not self.error_notice.isVisible():
                 self.error_notice = show_error(
                     self._parent, f"Indexing hit a problem and goes on:\n{change.detail}"
                 )
-        elif change.kind in ("failed", "notice", "warning"):
+        elif change.kind in (ChangeKind.FAILED, ChangeKind.NOTICE, ChangeKind.WARNING):
             self.message.emit(str(change), 8000)
         if not self._refresh_timer.isActive():
             self._refresh_timer.start(REFRESH_MS)
@@ -133,7 +142,7 @@ class LiveController(QObject):
             self._status_task.cancel()
         service, live = self.service, self.service.live
 
-        def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, dict[str, Any]]:
+        def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, IndexStatus]:
             busy = live is None or live.busy  # read first: the query below is never older
             return busy, service.status(check_integrity=False)
 
@@ -141,14 +150,14 @@ class LiveController(QObject):
             query, on_done=self._status_ready, on_error=self.failed.emit
         )
 
-    def _status_ready(self, result: tuple[bool, dict[str, Any]]) -> None:
+    def _status_ready(self, result: tuple[bool, IndexStatus]) -> None:
         busy, status = result
         self.last_status = status
         self.status_read.emit(status)
-        counts = status["counts"]
+        counts = status.counts
         if self.service.paused:
             return
-        if busy or counts["pending_embedding"]:
+        if busy or counts.pending_embedding:
             if not self._refresh_timer.isActive():
                 self._refresh_timer.start(BUSY_REFRESH_MS)  # the workers are still going
             return
@@ -156,6 +165,6 @@ class LiveController(QObject):
         self.progress_changed.emit(0, 0)
         if self._answering():
             return  # the status bar says what the answer waits for, not "Ready"
-        problems = counts["skipped"] + counts["failed"]
+        problems = counts.skipped + counts.failed
         extra = f" · {problems} skipped or failed (see Files)" if problems else ""
-        self.message.emit(f"Ready — {counts['notes']} notes, {counts['chunks']} passages{extra}", 0)
+        self.message.emit(f"Ready — {counts.notes} notes, {counts.chunks} passages{extra}", 0)

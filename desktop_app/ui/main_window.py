@@ -5,7 +5,6 @@ the tabs and panes are their own widgets; `LiveController` runs folders, progres
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
@@ -27,8 +26,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.events import Passage, Quote
-from desktop_app.core.service import Conversation, LiveIndex, Quire, Recovery, SearchResult
+from desktop_app.core.events import Done, Passage, Quote
+from desktop_app.core.service import (
+    Conversation,
+    IndexStatus,
+    LiveIndex,
+    Quire,
+    Recovery,
+    SearchResult,
+)
 from desktop_app.paths import user_sample_notes
 from desktop_app.settings import Settings
 from desktop_app.ui.chat import ChatPane
@@ -123,8 +129,7 @@ class MainWindow(QMainWindow):
         self.conversations_pane.opened.connect(self._show_conversation)
         self.conversations_pane.deleted.connect(self._conversation_deleted)
         self.chat.source_clicked.connect(self.open_source)
-        self.chat.finished.connect(lambda done: self.sources.mark_cited(
-            set(done["citations"]["valid"])))  # fmt: skip
+        self.chat.finished.connect(self._answered)
         self.chat.conversation_saved.connect(
             lambda _: self.conversations_pane.saved(self.chat.conversation)
         )
@@ -162,8 +167,8 @@ class MainWindow(QMainWindow):
             self.progress_bar.setMaximum(total)
             self.progress_bar.setValue(done)
 
-    def _show_status(self, status: dict[str, Any]) -> None:
-        self.folders_panel.show_folders(self.service.folders, status["files"])
+    def _show_status(self, status: IndexStatus) -> None:
+        self.folders_panel.show_folders(self.service.folders, status.files)
         self.files.show_status(status)
 
     def _tell_recovery(self, message: str, problems: str) -> None:
@@ -236,7 +241,7 @@ class MainWindow(QMainWindow):
         self.live_status.ready = value
 
     @property
-    def last_status(self) -> dict[str, Any] | None:
+    def last_status(self) -> IndexStatus | None:
         return self.live_status.last_status
 
     @property
@@ -335,9 +340,14 @@ class MainWindow(QMainWindow):
             self.statusBar().clearMessage()
             self.refresh_status()
 
+    def _answered(self, done: Done) -> None:
+        self.sources.mark_cited(done.cited)
+
     def open_source(self, source: Passage | Quote | SearchResult) -> None:
-        self.open_passage(Path(source.folder), source.path, source.start, source.end,
-                          source.line_start, source.line_end)  # fmt: skip
+        folder, path = Path(source.folder), source.path
+        self.open_passage(
+            folder, path, source.start, source.end, source.line_start, source.line_end
+        )
 
     def open_passage(
         self, folder: Path, path: str, start: int, end: int, line_start: int, line_end: int

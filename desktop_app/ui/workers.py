@@ -15,7 +15,8 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from enum import Enum, auto
+from typing import Any, NamedTuple
 
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
@@ -92,6 +93,20 @@ class GuiQueue:
 _running: set[GuiQueue] = set()
 
 
+class Step(Enum):
+    """What a background job reports to the GUI thread."""
+
+    PROGRESS = auto()  # a value the job passed to `progress` (an answer event, a count…)
+    DONE = auto()  # its result
+    FAILED = auto()  # the error that ended it, with its traceback
+    END = auto()  # nothing more will come
+
+
+class JobReport(NamedTuple):
+    step: Step
+    value: Any = None
+
+
 class _Job(QRunnable):
     def __init__(self, fn: Callable[..., Any], events: GuiQueue, cancel: CancelToken) -> None:
         super().__init__()
@@ -99,7 +114,7 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         def progress(value: Any) -> None:
-            self.events.put(("progress", value))
+            self.events.put(JobReport(Step.PROGRESS, value))
 
         try:
             result = self.fn(progress=progress, cancel=self.cancel)
@@ -107,12 +122,12 @@ class _Job(QRunnable):
             pass
         except Exception as exc:
             detail = "".join(traceback.format_exception(exc))
-            self.events.put(("failed", f"{exc}\n\n{detail}"))
+            self.events.put(JobReport(Step.FAILED, f"{exc}\n\n{detail}"))
         else:
             if not self.cancel.cancelled:
-                self.events.put(("done", result))
+                self.events.put(JobReport(Step.DONE, result))
         finally:
-            self.events.put(("end", None))
+            self.events.put(JobReport(Step.END))
 
 
 class Task:
@@ -133,16 +148,15 @@ def run_in_background(
     pool: QThreadPool | None = None,
 ) -> Task:
     cancel = CancelToken()
-    handlers = {"done": on_done, "failed": on_error, "progress": on_progress}
+    handlers = {Step.DONE: on_done, Step.FAILED: on_error, Step.PROGRESS: on_progress}
 
-    def deliver(event: tuple[str, Any]) -> None:
-        kind, value = event
-        if kind == "end":
+    def deliver(report: JobReport) -> None:
+        if report.step == Step.END:
             _running.discard(events)
             return
-        handler = handlers[kind]
+        handler = handlers[report.step]
         if handler is not None and not cancel.cancelled and _receiver_alive(handler):
-            handler(value)  # a cancelled task's events, or a deleted widget's, never arrive
+            handler(report.value)  # a cancelled task's events, or a deleted widget's, never arrive
 
     events = GuiQueue(deliver)
     _running.add(events)  # kept alive until its last event is delivered, even if the Task is not

@@ -47,6 +47,7 @@ from desktop_app.core.answer import ask, cues, gate  # noqa: E402
 from desktop_app.core.answer.ask import answer_events, relevant  # noqa: E402
 from desktop_app.core.answer.llm import Generation  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.as_json import as_json  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
@@ -124,7 +125,7 @@ def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
 
 
 def quire_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
-    events = [e.to_json() for e in answer_events(quire.retrieval(), q["question"], [], model,
+    events = [as_json(e) for e in answer_events(quire.retrieval(), q["question"], [], model,
                                                  CancelToken(), max_tokens, 0.0)]  # fmt: skip
     done = events[-1]
     if done["type"] != "done" or not done["answerable"]:
@@ -247,7 +248,7 @@ def til_commands(quire: Quire, model: Any, questions: list[dict], max_tokens: in
     totals = {"answers": 0, "with_invented": 0, "replaced": 0, "invented": 0, "marked": 0,
               "in_backed": 0}  # fmt: skip
     for q in questions:
-        events = [e.to_json() for e in answer_events(quire.retrieval(), q["question"], [], model,
+        events = [as_json(e) for e in answer_events(quire.retrieval(), q["question"], [], model,
                                                      CancelToken(), max_tokens, 0.0)]  # fmt: skip
         done = events[-1]
         if done["type"] != "done" or not done["answerable"]:

@@ -124,15 +124,15 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
         phase["name"], phase["gaps"] = name, []
 
     def check_ready() -> None:
-        counts = (window.last_status or {}).get("counts", {})
-        if "keyword_searchable_s" not in result and counts.get("notes", 0) >= expected_notes:
+        notes = 0 if window.last_status is None else window.last_status.counts.notes
+        if "keyword_searchable_s" not in result and notes >= expected_notes:
             result["keyword_searchable_s"] = time.time() - started
         if phase["name"] == "indexing" and window.ready:
             result["indexed_s"] = time.time() - started
             switch("answering")
             window.chat.ask(QUESTION)
 
-    def answered(done: dict) -> None:
+    def answered(done: object) -> None:
         result["answer_tokens"] = done["timings"]["completion_tokens"]
         switch("done")
         summary = {

@@ -61,7 +61,7 @@ def scope_shots(out: Path) -> int:
     wait_until(lambda: False, 400)
     window.grab().save(str(out / "10-scope-search.png"))
     window.tabs.setCurrentWidget(window.chat)
-    finished: list[dict] = []
+    finished: list[object] = []  # the Done events
     window.chat.finished.connect(finished.append)
     window.chat.ask("Was habe ich letzten Monat im Garten gepflanzt?")
     wait_until(lambda: bool(finished))
@@ -109,7 +109,7 @@ def main() -> int:
     window.files.filter.setCurrentIndex(1)
     shot("1-files-status.png")
     window.tabs.setCurrentWidget(window.chat)
-    finished: list[dict] = []
+    finished: list[object] = []  # the Done events
     window.chat.finished.connect(finished.append)
     window.chat.ask("At what temperature do I bake the sourdough bread, and for how long?")
     wait_until(lambda: bool(finished))

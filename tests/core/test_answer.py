@@ -15,6 +15,7 @@ from desktop_app.core.answer.ask import retrieval_query
 from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.answer.llm import Generation, LocalModel, bundled_model_path
 from desktop_app.core.answer.prompt import INSTRUCTIONS, assemble
+from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.passage import Passage
@@ -200,7 +201,7 @@ def test_follow_ups_reuse_the_previous_question() -> None:
 @pytest.mark.slow
 def test_ask_streams_events_with_sources_and_citations(quire: Quire) -> None:
     question = "At what temperature is the sourdough bread baked with the lid on?"
-    events = [e.to_json() for e in quire.ask(question, max_tokens=48)]
+    events = [as_json(e) for e in quire.ask(question, max_tokens=48)]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "sources" and kinds[-1] == "done" and "token" in kinds
     assert events[0]["answerable"] and events[0]["sources"][0]["path"] == "recipes/bread.md"
@@ -219,7 +220,7 @@ def test_ask_streams_events_on_a_queued_model(quire: Quire, queued_model: Queued
     """The event flow of `Quire.ask` on the fake model (the test above runs the real one)."""
     queued_model.answers.append("With the lid on it bakes at 250 °C for 20 minutes [1].")
     events = [
-        e.to_json()
+        as_json(e)
         for e in quire.ask("At what temperature is the sourdough bread baked with the lid on?")
     ]
     kinds = [e["type"] for e in events]
@@ -236,10 +237,10 @@ def test_a_new_question_cancels_the_running_one_on_a_queued_model(
 ) -> None:
     queued_model.answers += ["The starter is fed the evening before. " * 20, "About an hour."]
     first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
-    assert next(first).to_json()["type"] == "sources"
+    assert as_json(next(first))["type"] == "sources"
     next(first)  # the evidence: the answer comes next
-    second = [e.to_json() for e in quire.ask("How long does the autolyse rest last?")]
-    rest = [e.to_json() for e in first]
+    second = [as_json(e) for e in quire.ask("How long does the autolyse rest last?")]
+    rest = [as_json(e) for e in first]
     assert rest[-1]["type"] == "done" and rest[-1]["stopped"] == "cancelled"
     assert second[-1]["type"] == "done" and second[-1]["stopped"] == "eos"
 
@@ -247,7 +248,7 @@ def test_a_new_question_cancels_the_running_one_on_a_queued_model(
 def test_not_in_notes_answer_shows_closest_passages(
     quire: Quire, queued_model: QueuedModel
 ) -> None:
-    events = [e.to_json() for e in quire.ask("Who won the 1998 football world cup final?")]
+    events = [as_json(e) for e in quire.ask("Who won the 1998 football world cup final?")]
     assert events[0]["type"] == "sources" and not events[0]["answerable"]
     assert events[-1]["answer"].startswith("Your notes don't")
     assert events[-1]["timings"]["prompt_tokens"] == 0  # the model was not asked
@@ -256,11 +257,11 @@ def test_not_in_notes_answer_shows_closest_passages(
 
 @pytest.mark.slow
 def test_a_new_question_cancels_the_running_one(quire: Quire) -> None:
-    first = (e.to_json() for e in quire.ask(
+    first = (as_json(e) for e in quire.ask(
         "Describe the sourdough starter, dough and baking in detail.", max_tokens=200))  # fmt: skip
     assert next(first)["type"] == "sources"
     next(first)  # streaming has begun
-    second = [e.to_json() for e in quire.ask("How long does the autolyse rest last?",
+    second = [as_json(e) for e in quire.ask("How long does the autolyse rest last?",
                                              max_tokens=16)]  # fmt: skip
     rest = list(first)
     assert rest[-1]["type"] == "done" and rest[-1]["stopped"] == "cancelled"

@@ -147,7 +147,7 @@ def test_keyword_search_works_before_any_vector_exists(tmp_path: Path) -> None:
     quire = Quire(tmp_path / "home")
     quire.index([sample_notes()], embed=False)
     status = quire.status(check_integrity=False)
-    assert status["counts"]["pending_embedding"] == status["counts"]["chunks"] > 0
+    assert status.counts.pending_embedding == status.counts.chunks > 0
     results = quire.search("Museumsinsel Eintritt")
     assert results and results[0].path == "travel/berlin.md"
     assert results[0].cosine is None  # found by the lexical side alone

@@ -10,6 +10,7 @@ import pytest
 
 from desktop_app.core.answer import attribution, cues, evidence, gate
 from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.service import Quire
@@ -31,7 +32,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Quire:
 
 def _done(quire: Quire, question: str, answer: str) -> tuple[dict, dict]:
     model = QueuedModel(answer)
-    events = [e.to_json() for e in answer_events(quire.retrieval(), question, [], model,
+    events = [as_json(e) for e in answer_events(quire.retrieval(), question, [], model,
                                                  CancelToken())]  # fmt: skip
     return next(e for e in events if e["type"] == "evidence"), events[-1]
 

@@ -83,6 +83,56 @@ def test_status_reports_every_file_and_integrity(
     assert "integrity: ok" in out and "skipped: fake.md" in out
 
 
+def test_status_json_keeps_its_keys_in_their_order(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`quire status --json` is an interface: the typed status prints the keys the dicts had."""
+    code, out, _ = run(capsys, "status", "--json")
+    status = json.loads(out)
+    assert code == 0 and out.startswith('{\n  "database": ')  # indented by two, as before
+    assert list(status) == [
+        "database",
+        "embedding_model",
+        "counts",
+        "migrations",
+        "integrity",
+        "files",
+        "recovery",
+    ]
+    assert list(status["counts"]) == [
+        "folders",
+        "notes",
+        "skipped",
+        "failed",
+        "chunks",
+        "pending_embedding",
+    ]
+    assert list(status["integrity"]) == [
+        "sqlite_integrity",
+        "fts_integrity",
+        "fts_error",
+        "fts_in_sync",
+        "ok",
+    ]
+    assert all(
+        list(f) == ["folder", "path", "status", "reason", "language", "chunks"]
+        for f in status["files"]
+    )
+    assert {f["status"] for f in status["files"]} <= {"indexed", "pending embedding", "skipped"}
+    assert all(isinstance(m, str) for m in status["migrations"]) and status["recovery"] is None
+
+
+def test_search_json_keeps_its_keys_in_their_order(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "search", "výměna řetězu na kole", "--json", "--top", "3")
+    line = json.loads(out)
+    assert code == 0 and list(line) == ["query", "scope", "results"]
+    for r in line["results"]:
+        assert list(r) == ["path", "start", "end", "score", "text", "title", "heading_path",
+                           "lines", "matched_terms", "folder", "day"]  # fmt: skip
+
+
 def test_missing_folder_is_a_clear_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -144,12 +194,12 @@ def test_ask_says_why_the_model_answer_gave_way_to_the_notes(
     replaced: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from desktop_app.cli_ask import _print_checks
-    from desktop_app.core.events import Done
+    from desktop_app.core.events import Citations, Done, Draft, DraftReplaced, Outcome, Timings
 
-    draft = {"answer": "It takes 2 hours [2].", "marked_answer": "It takes 2 hours [2].",
-             "unsupported": [], "added_citations": [], "replaced": replaced}  # fmt: skip
+    draft = Draft("It takes 2 hours [2].", [], [], "It takes 2 hours [2].", DraftReplaced(replaced))
     quoted = "Your notes say: “The train takes four hours.” [1]"
-    _print_checks(Done(quoted, True, {}, "stop", {}, "answered", "", draft=draft))
+    timings = Timings(0.1, 10, 3, None, 0.0)
+    _print_checks(Done(quoted, True, Citations(), "stop", timings, Outcome.ANSWERED, draft=draft))
     printed = capsys.readouterr().out
     assert said in printed and printed.rstrip().endswith(quoted)
     assert "Checked: It takes 2 hours [2]." in printed

@@ -16,6 +16,7 @@ from desktop_app.core.conversations import (
     DamagedConversation,
     Turn,
 )
+from desktop_app.core.events import Citations
 from desktop_app.core.passage import Passage
 
 SOURCE = {"n": 1, "path": "recipes/bread.md", "folder": "/notes", "title": "Bread",
@@ -39,7 +40,7 @@ def good(**changes: Any) -> dict[str, Any]:
 def store(tmp_path: Path) -> ConversationStore:
     s = ConversationStore(tmp_path / "conversations")
     ok = Conversation(id="ok")
-    ok.add(Turn("A good question?", "A good answer.", [PASSAGE], dict(CITATIONS)))
+    ok.add(Turn("A good question?", "A good answer.", [PASSAGE], Citations([1])))
     s.save(ok)
     return s
 
@@ -105,9 +106,9 @@ def test_invalid_utf8_file_is_set_aside(store: ConversationStore) -> None:
                                       c.turns[0].sources[0].to_json()["lines"],
                                       c.turns[0].sources[0].to_json()["heading_path"])
          == (0, [1, 1], [])),
-        (good(turn={"citations": [1]}), "turn 1 citations", lambda c: c.turns[0].citations == {}),
+        (good(turn={"citations": [1]}), "turn 1 citations", lambda c: c.turns[0].citations is None),
         (good(turn={"citations": {"valid": ["1"]}}), "turn 1 citations",
-         lambda c: c.turns[0].citations == {}),
+         lambda c: c.turns[0].citations is None),
         (good(turn={"answerable": "yes"}), "turn 1 answerable", lambda c: c.turns[0].answerable),
         (good(turns=[5, good()["turns"][0]]), "turn 1", lambda c: len(c.turns) == 1),
         (good(turns={"a": 1}), None, None),  # no turns left at all: set aside

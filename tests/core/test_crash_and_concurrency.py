@@ -88,5 +88,5 @@ def test_watcher_searches_and_another_process_share_the_database(
     while time.monotonic() < deadline and "Round 9" not in quire.search("round 9 topic 18")[0].text:
         time.sleep(0.1)
     assert "Round 9" in quire.search("round 9 topic 18")[0].text
-    assert quire.status()["integrity"]["ok"]
+    assert quire.status().integrity_ok
     quire.close()

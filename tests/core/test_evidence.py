@@ -13,6 +13,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.answer import attribution, cues, evidence, gate, grounded
 from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest import formats
 from desktop_app.core.passage import Passage
@@ -200,7 +201,7 @@ def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire
     quire = sample[0]
     model = QueuedModel("Use 10 g salt and 900 g flour.")
     question = "How much salt goes into the sourdough bread?"
-    events = [e.to_json() for e in answer_events(quire.retrieval(), question, [], model,
+    events = [as_json(e) for e in answer_events(quire.retrieval(), question, [], model,
                                                  CancelToken())]  # fmt: skip
     kinds = [e["type"] for e in events]
     assert kinds[:2] == ["sources", "evidence"] and kinds[-1] == "done"
@@ -216,7 +217,7 @@ def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire
 
 
 def test_refusal_says_why_not_a_score(sample: tuple[Quire, Path]) -> None:
-    events = [e.to_json() for e in answer_events(
+    events = [as_json(e) for e in answer_events(
         sample[0].retrieval(), "Who won the 1998 football world cup final?", [], QueuedModel(),
         CancelToken())]  # fmt: skip
     done = events[-1]
@@ -225,7 +226,7 @@ def test_refusal_says_why_not_a_score(sample: tuple[Quire, Path]) -> None:
 
 
 def test_empty_question_is_refused(sample: tuple[Quire, Path]) -> None:
-    events = [e.to_json() for e in answer_events(sample[0].retrieval(), "  ", [], QueuedModel(),
+    events = [as_json(e) for e in answer_events(sample[0].retrieval(), "  ", [], QueuedModel(),
                                                  CancelToken())]  # fmt: skip
     assert [e["type"] for e in events] == ["error"]
 

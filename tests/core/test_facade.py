@@ -18,11 +18,31 @@ import pytest
 
 from desktop_app.core.answer.ask import EMPTY_INDEX, Retrieval, answer_events
 from desktop_app.core.answer.evidence import Evidence as Quote
+from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import ConversationStore, Turn
-from desktop_app.core.events import Done, Error, Evidence, Passage, Sources, Token
+from desktop_app.core.events import (
+    AddedCitation,
+    AnswerEvent,
+    Citations,
+    CitedSentence,
+    Done,
+    Draft,
+    DraftReplaced,
+    Error,
+    EvidenceShown,
+    GateVerdict,
+    Outcome,
+    Passage,
+    SourcesFound,
+    Timings,
+    Token,
+    Unfound,
+)
 from desktop_app.core.live import Watching
 from desktop_app.core.service import Quire
+from desktop_app.core.store.note_status import NoteStatus
+from desktop_app.core.store.status import Counts, FileStatus, IndexStatus, Integrity, last_repair
 from desktop_app.paths import sample_notes
 from tests.core.test_evidence import QueuedModel
 from tests.fakes import FakeEmbedder
@@ -32,11 +52,28 @@ PASSAGE = Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"],
                   "Bake at 250 °C.", 0.8, [7], 1, {0}, ["bake"])  # fmt: skip
 QUOTE = Quote(2, "recipes/bread.md", "/notes", "Bread", 10, 25, 3, 3, "Bake at 250 °C.",
               "sentence", 0.91234, 0.5, True)  # fmt: skip
-GATE = {"answerable": True, "outcome": "answered", "reason": "r", "missing": [],
-        "coverage": 0.9, "cosine": None}  # fmt: skip
-CITATIONS = {"valid": [2], "invalid": [], "sentences": []}
-TIMINGS = {"retrieval_seconds": 0.1, "prompt_tokens": 10, "completion_tokens": 3,
-           "first_token_seconds": None, "tokens_per_second": 0.0}  # fmt: skip
+GATE = GateVerdict(True, Outcome.ANSWERED, "r", [], 0.9, None)
+OLD_GATE = {"answerable": True, "outcome": "answered", "reason": "r", "missing": [],
+            "coverage": 0.9, "cosine": None}  # fmt: skip
+SENTENCE = CitedSentence("Bake [2].", 0, 9, [2], 0.5, False, True)
+CITATIONS = Citations([2], [7], [SENTENCE])
+OLD_CITATIONS = {"valid": [2], "invalid": [7], "sentences": [
+    {"text": "Bake [2].", "start": 0, "end": 9, "cites": [2], "support": 0.5, "weak": False,
+     "unverified": True}]}  # fmt: skip
+TIMINGS = Timings(0.1, 10, 3, None, 0.0, evidence_seconds=0.2)
+OLD_TIMINGS = {"retrieval_seconds": 0.1, "prompt_tokens": 10, "completion_tokens": 3,
+               "first_token_seconds": None, "tokens_per_second": 0.0,
+               "evidence_seconds": 0.2}  # fmt: skip
+REFUSAL_TIMINGS = Timings(0.1, 0, 0, None, 0.0)
+OLD_REFUSAL_TIMINGS = {"retrieval_seconds": 0.1, "prompt_tokens": 0, "completion_tokens": 0,
+                       "first_token_seconds": None, "tokens_per_second": 0.0}  # fmt: skip
+NINE = Unfound("9", 0, 1, "number")
+OLD_NINE = {"text": "9", "start": 0, "end": 1, "kind": "number"}
+ADDED = AddedCitation("Bake.", 2, 0.75)
+OLD_ADDED = {"sentence": "Bake.", "n": 2, "support": 0.75}
+DRAFT = Draft("Fry 9.", [ADDED], [NINE], "Fry **9**.", DraftReplaced.UNBACKED)
+OLD_DRAFT = {"answer": "Fry 9.", "added_citations": [OLD_ADDED], "unsupported": [OLD_NINE],
+             "marked_answer": "Fry **9**.", "replaced": "unbacked"}  # fmt: skip
 OLD_SOURCE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "Bread",
               "heading_path": ["Bread", "Baking"], "start": 10, "end": 60, "lines": [3, 5],
               "score": 0.8, "text": "Bake at 250 °C.", "matched": ["bake"]}  # fmt: skip
@@ -49,42 +86,44 @@ OLD_QUOTE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "B
 @pytest.mark.parametrize(
     ("event", "old"),
     [
-        (Sources(True, "answered", GATE, [PASSAGE], 1, 0, ["n"]),
-         {"type": "sources", "answerable": True, "outcome": "answered", "gate": GATE,
+        (SourcesFound(True, Outcome.ANSWERED, GATE, [PASSAGE], 1, 0, ["n"]),
+         {"type": "sources", "answerable": True, "outcome": "answered", "gate": OLD_GATE,
           "sources": [OLD_SOURCE], "dropped_sources": 1, "dropped_turns": 0, "notices": ["n"]}),
-        (Sources(False, "absent", GATE, [PASSAGE]),
-         {"type": "sources", "answerable": False, "outcome": "absent", "gate": GATE,
+        (SourcesFound(False, Outcome.ABSENT, GATE, [PASSAGE]),
+         {"type": "sources", "answerable": False, "outcome": "absent", "gate": OLD_GATE,
           "sources": [OLD_SOURCE]}),
-        (Evidence("weak", "Weak evidence: x.", [QUOTE], 0.25),
+        (EvidenceShown(Outcome.WEAK, "Weak evidence: x.", [QUOTE], 0.25),
          {"type": "evidence", "outcome": "weak", "caution": "Weak evidence: x.",
           "evidence": [OLD_QUOTE], "seconds": 0.25}),
         (Token("Bake "), {"type": "token", "text": "Bake "}),
-        (Done("Bake [2].", True, CITATIONS, "length", TIMINGS, "answered", "", [2],
-              [{"text": "9", "start": 0, "end": 1}], "Bake [2].", generated="Bake."),
-         {"type": "done", "answer": "Bake [2].", "answerable": True, "citations": CITATIONS,
-          "stopped": "length", "timings": TIMINGS, "added_citations": [2],
-          "unsupported": [{"text": "9", "start": 0, "end": 1}], "marked_answer": "Bake [2].",
+        (Done("Bake [2].", True, CITATIONS, "length", TIMINGS, Outcome.ANSWERED, "", [ADDED],
+              [NINE], "Bake [2].", generated="Bake."),
+         {"type": "done", "answer": "Bake [2].", "answerable": True, "citations": OLD_CITATIONS,
+          "stopped": "length", "timings": OLD_TIMINGS, "added_citations": [OLD_ADDED],
+          "unsupported": [OLD_NINE], "marked_answer": "Bake [2].",
           "generated": "Bake.", "outcome": "answered", "caution": "", "backed": True,
           "draft": None, "quote": None}),
         (Done("Your notes say: “Bake at 250 °C.” [2]", True, CITATIONS, "eos", TIMINGS,
-              "answered", "", generated="Fry.", draft={"answer": "Fry."}, quote=QUOTE),
+              Outcome.ANSWERED, "", generated="Fry 9.", draft=DRAFT, quote=QUOTE),
          {"type": "done", "answer": "Your notes say: “Bake at 250 °C.” [2]", "answerable": True,
-          "citations": CITATIONS, "stopped": "eos", "timings": TIMINGS, "added_citations": [],
-          "unsupported": [], "marked_answer": "", "generated": "Fry.", "outcome": "answered",
-          "caution": "", "backed": False, "draft": {"answer": "Fry."}, "quote": OLD_QUOTE}),
-        (Done("No.", False, CITATIONS, "length", TIMINGS, "absent", "", [], [], "No.",
+          "citations": OLD_CITATIONS, "stopped": "eos", "timings": OLD_TIMINGS,
+          "added_citations": [], "unsupported": [], "marked_answer": "", "generated": "Fry 9.",
+          "outcome": "answered", "caution": "", "backed": False, "draft": OLD_DRAFT,
+          "quote": OLD_QUOTE}),
+        (Done("No.", False, Citations(), "", REFUSAL_TIMINGS, Outcome.ABSENT, "", [], [], "No.",
               reason="nothing matches"),
-         {"type": "done", "answer": "No.", "answerable": False, "citations": CITATIONS,
-          "stopped": "length", "timings": TIMINGS, "outcome": "absent",
+         {"type": "done", "answer": "No.", "answerable": False,
+          "citations": {"valid": [], "invalid": [], "sentences": []},
+          "stopped": "", "timings": OLD_REFUSAL_TIMINGS, "outcome": "absent",
           "reason": "nothing matches", "unsupported": [], "added_citations": [],
           "marked_answer": "No.", "caution": ""}),
         (Error("the question is empty"), {"type": "error", "message": "the question is empty"}),
     ],
 )  # fmt: skip
-def test_each_event_gives_the_old_json_line(event: Any, old: dict[str, Any]) -> None:
-    assert json.dumps(event.to_json(), ensure_ascii=False) == json.dumps(old, ensure_ascii=False)
+def test_each_event_gives_the_old_json_line(event: AnswerEvent, old: dict[str, Any]) -> None:
+    assert json.dumps(as_json(event), ensure_ascii=False) == json.dumps(old, ensure_ascii=False)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        event.outcome = "changed"  # type: ignore[misc]  # frozen: a listener cannot alter it
+        event.outcome = "changed"  # type: ignore[misc, union-attr]  # frozen: a listener cannot alter it
 
 
 # What the (fake) model reports about itself: the recording's fake reported nothing.
@@ -119,7 +158,7 @@ def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Pa
         ("How long does the bread bake?", "About 40 minutes [1]. Maybe [7]."),
     ]:
         events = answer_events(quire.retrieval(), question, [], QueuedModel(answer), CancelToken())
-        lines += [json.dumps(_without_timings(e.to_json()), ensure_ascii=False) for e in events]
+        lines += [json.dumps(_without_timings(as_json(e)), ensure_ascii=False) for e in events]
     quire.close()
     before = (DATA / "answer_events_before.jsonl").read_text("utf-8").replace("{NOTES}", str(notes))
     recorded = [
@@ -155,7 +194,7 @@ def test_an_old_conversation_file_loads_into_turns_and_saves_unchanged(tmp_path:
     old = {"id": "old", "title": "How hot?", "created": 1_700_000_000.0,
            "updated": 1_700_000_100.0,
            "turns": [{"question": "How hot?", "answer": "250 °C [2].", "sources": [OLD_SOURCE],
-                      "citations": CITATIONS, "answerable": True},
+                      "citations": OLD_CITATIONS, "answerable": True},
                      {"question": "And then?", "answer": "Not in your notes.", "sources": [],
                       "citations": {}, "answerable": False}]}  # fmt: skip
     text = json.dumps(old, ensure_ascii=False)  # what SavedTurn + asdict wrote
@@ -232,3 +271,63 @@ def test_close_waits_for_a_stopped_live_index_before_closing_the_database(tmp_pa
         t for t in set(threading.enumerate()) - before if t.is_alive() and "Timer" not in t.name
     ]
     assert left == []
+
+
+def test_no_event_type_shares_its_name_with_another_class() -> None:
+    """`Evidence` and `Sources` once named both an event and another class (issue 22)."""
+    import ast
+
+    import desktop_app
+    from desktop_app.core import events
+
+    root = Path(desktop_app.__file__).parent
+    named = [
+        (node.name, path.relative_to(root).as_posix())
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.ClassDef)
+    ]
+    event_types = {name for name, where in named if where == "core/events.py"}
+    assert {"SourcesFound", "EvidenceShown", "Done"} <= event_types
+    clashes = [(name, where) for name, where in named
+               if name in event_types and where != "core/events.py"]  # fmt: skip
+    assert clashes == []
+    assert not hasattr(events, "Sources") and not hasattr(events, "Evidence")
+
+
+def test_the_status_json_is_the_dict_status_once_was() -> None:
+    """`quire status --json` prints the typed status as the nested dict read by key printed."""
+    record: dict[str, object] = {"when": 1.0, "problems": ["x"], "message": "m", "at": "then"}
+    status = IndexStatus(
+        database="/home/quire.sqlite",
+        embedding_model=None,
+        counts=Counts(folders=1, notes=2, skipped=3, failed=4, chunks=5, pending_embedding=6),
+        migrations=["0001_initial"],
+        integrity=None,
+        files=[FileStatus("/notes", "a.md", NoteStatus.PENDING_EMBEDDING, "", "en", 3)],
+        recovery=last_repair(record),
+    )
+    old = {"database": "/home/quire.sqlite", "embedding_model": None,
+           "counts": {"folders": 1, "notes": 2, "skipped": 3, "failed": 4, "chunks": 5,
+                      "pending_embedding": 6},
+           "migrations": ["0001_initial"], "integrity": None,
+           "files": [{"folder": "/notes", "path": "a.md", "status": "pending embedding",
+                      "reason": "", "language": "en", "chunks": 3}],
+           "recovery": record}  # fmt: skip
+    assert json.dumps(as_json(status), indent=2) == json.dumps(old, indent=2)
+    assert status.recovery is not None and (status.recovery.at, status.recovery.message) == (
+        "then",
+        "m",
+    )
+    assert not status.integrity_ok  # not checked is not healthy
+    broken = Integrity(
+        sqlite_integrity=True, fts_integrity=False, fts_error="bad", fts_in_sync=False
+    )
+    assert not broken.ok and broken.problems == [
+        "full-text index: bad",
+        "passages and the full-text index are out of sync",
+    ]
+    assert as_json(dataclasses.replace(status, integrity=broken))["integrity"] == {
+        "sqlite_integrity": True, "fts_integrity": False, "fts_error": "bad",
+        "fts_in_sync": False, "ok": False,
+    }  # fmt: skip

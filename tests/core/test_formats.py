@@ -113,12 +113,12 @@ def test_a_title_line_atop_a_page_is_not_a_passage_of_its_own(tmp_path: Path) ->
 
 
 def _evidence(quire: Quire, question: str) -> list:  # type: ignore[type-arg]
-    from desktop_app.core.events import Evidence as EvidenceEvent
+    from desktop_app.core.events import EvidenceShown
     from tests.fakes import QueuedModel
 
     quire.chat_model = lambda path=None: QueuedModel("x")  # type: ignore[method-assign]
     events = list(quire.ask(question))
-    return next((e.evidence for e in events if isinstance(e, EvidenceEvent)), [])
+    return next((e.evidence for e in events if isinstance(e, EvidenceShown)), [])
 
 
 def test_word_and_web_pages_are_read_as_their_structure(tmp_path: Path) -> None:
@@ -161,10 +161,10 @@ def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -
         assert reasons["crafted.pdf"][0] == "failed" and reasons["crafted.pdf"][1]
         assert reasons["junk.docx"][0] == "failed" and "Word" in reasons["junk.docx"][1]
         assert reasons["huge.html"][0] == "skipped" and "too large" in reasons["huge.html"][1]
-        status = {f["path"]: f for f in quire.status()["files"]}
+        status = {f.path: f for f in quire.status().files}
         for name, outcome in expected.items():  # every good file indexed, every bad one told
-            assert outcome in ("any", status[name]["status"]), (name, status[name])
-        assert "encrypted" in status["locked.pdf"]["reason"]
+            assert outcome in ("any", status[name].status), (name, status[name])
+        assert "encrypted" in status["locked.pdf"].reason
         assert quire.search("gannets manual page 1999", top_k=1)[0].page == 2000
     finally:
         quire.close()

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.as_json import as_json
 from desktop_app.core.ingest import indexer
-from desktop_app.core.ingest.watcher import Change
+from desktop_app.core.ingest.watcher import Change, ChangeKind
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
 from tests.core.hostile import Hostile, make_hostile_folder, word
@@ -102,7 +103,9 @@ def test_names_with_control_characters_keep_output_one_line_per_item(
     assert len(out.splitlines()) == 2  # the result line and its snippet
     code, out, _ = run(capsys, "status")
     assert "  skipped: empty\\n.md — empty note" in out.splitlines()
-    assert str(Change("indexed", "two\nlines.md")) == "indexed two\\nlines.md"  # watch lines
+    assert (
+        str(Change(ChangeKind.INDEXED, "two\nlines.md")) == "indexed two\\nlines.md"
+    )  # watch lines
 
 
 def test_an_unexpected_error_fails_only_that_note(
@@ -180,9 +183,9 @@ def test_live_index_reconciles_and_stays_live_on_a_hostile_folder(
     live.start()  # reconcile at start, as the window does
     try:
         wait_for(lambda: any(c.kind == "scanned" for c in changes), timeout=120)
-        _assert_all_reported(hostile, _files(quire.status(False)))
+        _assert_all_reported(hostile, _files(as_json(quire.status(False))))
         (hostile.folder / "later.md").write_text(f"# Later\n\n{word(901)}\n", "utf-8")
-        wait_for(lambda: "later.md" in _files(quire.status(False)), timeout=60)
+        wait_for(lambda: "later.md" in _files(as_json(quire.status(False))), timeout=60)
         assert "later.md" in [hit.path for hit in quire.search(word(901), top_k=3)]
         assert all(t.is_alive() for t in live._threads)
         assert not [c for c in changes if c.kind == "error"]
@@ -217,9 +220,9 @@ def test_a_crashed_index_loop_is_logged_and_restarted(
         assert "quire-index" in error.detail and "boom in the index loop" in error.detail
         assert "boom in the index loop" in (quire_home / "logs" / "errors.log").read_text("utf-8")
         # the restarted loop walks the folder again (what the crash interrupted) and goes on
-        wait_for(lambda: "a.md" in _files(quire.status(False)), timeout=60)
+        wait_for(lambda: "a.md" in _files(as_json(quire.status(False))), timeout=60)
         (folder / "b.md").write_text(f"# B\n\n{word(2)}\n", "utf-8")
-        wait_for(lambda: "b.md" in _files(quire.status(False)), timeout=60)
+        wait_for(lambda: "b.md" in _files(as_json(quire.status(False))), timeout=60)
     finally:
         live.stop()
         quire.close()

@@ -144,7 +144,7 @@ def test_what_quire_quotes_as_the_notes_is_the_notes_text(data: st.DataObject, m
     from desktop_app.core.answer.ask import answer_events
     from desktop_app.core.answer.verbatim import NOTES_SAY
     from desktop_app.core.cancel import CancelToken
-    from desktop_app.core.events import Done, Evidence
+    from desktop_app.core.events import Done, EvidenceShown
     from tests.fakes import QueuedModel
 
     quire, words = mini
@@ -155,7 +155,7 @@ def test_what_quire_quotes_as_the_notes_is_the_notes_text(data: st.DataObject, m
     notes: dict[Path, str] = {}
     QUOTED.append(any(isinstance(e, Done) and e.quote is not None for e in events))
     for event in events:
-        quotes = event.evidence if isinstance(event, Evidence) else []
+        quotes = event.evidence if isinstance(event, EvidenceShown) else []
         if isinstance(event, Done) and event.quote is not None:
             quotes = [event.quote]
             assert event.answer == f"{NOTES_SAY} “{event.quote.text}” [{event.quote.number}]"

@@ -47,14 +47,14 @@ def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_
     db = Database(tmp_path / "q.sqlite")
     options = indexer.IndexOptions()
     indexer.index_folder(db, notes_dir, options)
-    assert integrity(db)["ok"]
+    assert integrity(db).ok
     chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert chunks >= 3
     (notes_dir / "kolo.md").write_text("# Kola\n\nJiný text o kolech.\n\nDalší odstavec.", "utf-8")
     (notes_dir / "garten.txt").unlink()
     report = indexer.index_folder(db, notes_dir, options)
     assert (report.indexed, report.removed) == (1, 1)
-    assert integrity(db)["ok"]
+    assert integrity(db).ok
     fts = db.reader.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
     assert fts == db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
 

@@ -13,9 +13,10 @@ import pytest
 from desktop_app.core.answer import attribution, citations, grounded, units, verbatim
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.cues import tells_the_fix as cues_fix
+from desktop_app.core.answer.done_parts import citations_of, unfound_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
-from desktop_app.core.events import Done, Evidence
+from desktop_app.core.events import Done, EvidenceShown
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
@@ -135,7 +136,7 @@ def test_the_answer_in_code_is_shown_first_and_no_link_line_is(tech: tuple[Quire
     quire, folder = tech
     model = QueuedModel("Use git.")
     events = list(answer_events(quire.retrieval(), FIRST_COMMIT, [], model, CancelToken()))
-    shown = next(e for e in events if isinstance(e, Evidence)).evidence
+    shown = next(e for e in events if isinstance(e, EvidenceShown)).evidence
     assert shown[0].kind == units.CODE and "$ git rev-list --max-parents=0 HEAD" in shown[0].text
     assert not any(units.is_link_only(e.text) for e in shown)
     for e in shown:
@@ -155,7 +156,7 @@ def test_an_answer_of_invented_commands_gives_way_to_the_notes(tech: tuple[Quire
     note = (folder / done.quote.path).read_text("utf-8")
     assert note[done.quote.start : done.quote.end] == done.quote.text
     assert f"“{done.quote.text}”" in done.answer  # Quire's quotation is the note's own text
-    marked = {f["text"] for f in done.draft["unsupported"]}
+    marked = {f.text for f in done.draft.unsupported}
     assert {"`git ls-clone`", "`sudo git ls-clone -r`"} <= marked
 
 
@@ -183,15 +184,15 @@ def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
     assert isinstance(done, Done)
     assert done.draft is not None  # nothing of it was backed: not shown as the answer
     assert "1 hour before adding the starter to the oven" not in done.answer
-    quotes = [f for f in done.draft["unsupported"] if f["kind"] == "quote"]
-    assert quotes and quotes[0]["text"].startswith(verbatim.NOTES_SAY)
-    assert "[3]" not in done.draft["answer"] and "[6]" not in done.draft["answer"]
-    assert set(done.citations["invalid"]) >= {3, 6}
+    quotes = [f for f in done.draft.unsupported if f.kind == "quote"]
+    assert quotes and quotes[0].text.startswith(verbatim.NOTES_SAY)
+    assert "[3]" not in done.draft.answer and "[6]" not in done.draft.answer
+    assert set(done.citations.invalid) >= {3, 6}
     assert done.quote is not None
     note = (folder / done.quote.path).read_text("utf-8")
     assert note[done.quote.start : done.quote.end] == done.quote.text
     turn = Turn(done.answer, done.answer, citations=done.citations, draft=done.draft,
-                quote=done.quote, evidence=next(e for e in events if isinstance(e, Evidence))
+                quote=done.quote, evidence=next(e for e in events if isinstance(e, EvidenceShown))
                 .evidence)  # fmt: skip
     turn.sources = next(e for e in events if hasattr(e, "sources")).sources  # type: ignore[attr-defined]
     markdown = turn_markdown(turn, 0)
@@ -214,9 +215,9 @@ def test_unverified_citations_are_plain_text_in_the_window() -> None:
     from desktop_app.ui.answer_view import answer_markdown
 
     answer = "It has no parents [1]. Run `git ls-clone -r` [1]."
-    report = citations.check(answer, {1: NOTE}, "en")
-    unfound = attribution.unsupported(answer, [NOTE])
-    markdown = answer_markdown(answer, unfound, report.sentences, lambda n: n == 1, turn=2)
+    sentences = citations_of(citations.check(answer, {1: NOTE}, "en")).sentences
+    unfound = unfound_of(attribution.unsupported(answer, [NOTE]))
+    markdown = answer_markdown(answer, unfound, sentences, lambda n: n == 1, turn=2)
     assert markdown.count("(quire:source/2/1)") == 1  # the backed sentence links its source
     assert "\\[1\\] *(unverified)*" in markdown
     assert "**`git ls-clone -r`** *(⚠ not found in the notes)*" in markdown
@@ -236,7 +237,7 @@ def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path)
     events = list(answer_events(quire.retrieval(), question, [], QueuedModel("x"),
                                 CancelToken()))  # fmt: skip
     quire.close()
-    first = next(e for e in events if isinstance(e, Evidence)).evidence[0]
+    first = next(e for e in events if isinstance(e, EvidenceShown)).evidence[0]
     assert "sort -n" in first.text and first.kind == units.CODE
     assert cues_fix("However, use `-n`.") and cues_fix("Stattdessen nimm -n.")
     assert not cues_fix("Sorting puts 10 before 2.")

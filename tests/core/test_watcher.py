@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.ingest.watcher import Change, LiveIndex
-from desktop_app.core.service import Quire
+from desktop_app.core.service import NoteStatus, Quire
 from tests.core.live_index import live_index
 
 
@@ -67,9 +67,7 @@ def paths_for(quire: Quire, query: str) -> list[str]:
 
 def settle(quire: Quire, watcher: LiveIndex) -> None:
     """Wait until nothing is queued and every chunk has its vector."""
-    wait_for(
-        lambda: watcher.idle.is_set() and quire.status(False)["counts"]["pending_embedding"] == 0
-    )
+    wait_for(lambda: watcher.idle.is_set() and quire.status(False).counts.pending_embedding == 0)
 
 
 def test_an_edit_becomes_searchable(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
@@ -140,7 +138,7 @@ def test_editor_save_patterns_never_drop_the_note(live, vault: Path, editor: str
         os.replace(tmp, note)
     wait_for(lambda: paths_for(quire, "cormorants") == ["alpha.md"])
     settle(quire, watcher)
-    indexed = {f["path"] for f in quire.status()["files"]}
+    indexed = {f.path for f in quire.status().files}
     assert indexed == {"alpha.md", "projects/beta.md"}  # no temp or backup file was indexed
 
 
@@ -172,7 +170,7 @@ def test_delete_and_folder_move(live, vault: Path) -> None:  # type: ignore[no-u
     wait_for(lambda: paths_for(quire, "pelicans") == [])
     settle(quire, watcher)
     assert spy.embedded == 0  # a moved folder keeps its vectors
-    assert quire.status()["integrity"]["ok"]
+    assert quire.status().integrity_ok
 
 
 def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Path) -> None:
@@ -237,30 +235,28 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) ->
     (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
     wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
     wait_for(lambda: paths_for(quire, "kingfishers") != [], timeout=30)
-    files = {f["path"]: f for f in quire.status()["files"]}
-    assert files["empty.md"]["status"] == "skipped" and "empty" in files["empty.md"]["reason"]
-    assert files["binary.md"]["status"] == "skipped"
+    files = {f.path: f for f in quire.status().files}
+    assert files["empty.md"].status == NoteStatus.SKIPPED and "empty" in files["empty.md"].reason
+    assert files["binary.md"].status == NoteStatus.SKIPPED
     assert "picture.png" not in files
     assert paths_for(quire, "chata") == ["utf16.md"]
     assert paths_for(quire, "potoka") == ["czech.txt"]
-    assert "CP1250" in files["czech.txt"]["reason"] or "decoded" in files["czech.txt"]["reason"]
-    assert files["broken.md"]["reason"]
+    assert "CP1250" in files["czech.txt"].reason or "decoded" in files["czech.txt"].reason
+    assert files["broken.md"].reason
     assert any(p.startswith("Cafe") and p.endswith("🦩.md") for p in files)
-    assert quire.status()["integrity"]["ok"]
+    assert quire.status().integrity_ok
 
 
 @pytest.mark.slow  # chunking 10 MB takes its time, whatever the embedder
 def test_a_10_mb_note_on_one_line_is_indexed_and_the_rest_keeps_working(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
     quire = live[0]
     (vault / "long-line.md").write_text("word " * 2_000_000, "utf-8")  # 10 MB on one line
-    wait_for(
-        lambda: "long-line.md" in {f["path"] for f in quire.status(False)["files"]}, timeout=300
-    )
+    wait_for(lambda: "long-line.md" in {f.path for f in quire.status(False).files}, timeout=300)
     (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
     wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
-    files = {f["path"]: f for f in quire.status()["files"]}
-    assert files["long-line.md"]["chunks"] > 100
-    assert quire.status()["integrity"]["ok"]
+    files = {f.path: f for f in quire.status().files}
+    assert files["long-line.md"].chunks > 100
+    assert quire.status().integrity_ok
 
 
 def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
@@ -283,11 +279,11 @@ def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from desktop_app.core.service import Quire\n"
+        "from desktop_app.core.as_json import as_json\nfrom desktop_app.core.service import Quire\n"
         "q = Quire(Path(sys.argv[1]))\n"
         "r = q.index([Path(sys.argv[2])], embed=False)[0].report\n"
         "print(json.dumps(r.problems))\n"
-        "print(json.dumps(q.status()['files']))\n"
+        "print(json.dumps(as_json(q.status())['files']))\n"
     )
 
     caps = "-dac_override,-dac_read_search"

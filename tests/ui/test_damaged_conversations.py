@@ -17,6 +17,7 @@ from desktop_app.core.conversations import (
     ConversationStore,
     Turn,
 )
+from desktop_app.core.events import Citations
 from desktop_app.core.passage import Passage
 from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
@@ -36,7 +37,7 @@ def test_window_lists_the_good_conversations_and_reports_the_damaged(  # type: i
     for n in range(3):
         good = Conversation(id=f"good{n}")
         good.add(Turn(f"Good question {n}?", f"Good answer {n} [1].", [Passage.from_json(SOURCE)],
-                      {"valid": [1], "invalid": [], "sentences": []}))  # fmt: skip
+                      Citations([1])))  # fmt: skip
         store.save(good)
     (folder / "null.json").write_text("null", "utf-8")
     (folder / "cut.json").write_text('{"title": "Half a conv', "utf-8")

@@ -60,7 +60,7 @@ def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
     box.accept()
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     assert _search(qtbot, win, "zyxwvutsrq") == "marker.md"
-    assert win.last_status is not None and win.last_status["counts"]["notes"] == 7
+    assert win.last_status is not None and win.last_status.counts.notes == 7
     assert len(win.recovery_reports) == 1  # told once
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)

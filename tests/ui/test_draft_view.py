@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.core.answer import attribution
+from desktop_app.core.answer.done_parts import draft_of
 from desktop_app.core.conversations import Turn
+from desktop_app.core.events import Citations, DraftReplaced
 from desktop_app.core.passage import Passage
 from desktop_app.ui.answer_view import DRAFT_NOTICE, OFF_QUESTION_NOTICE, turn_markdown
 
@@ -14,8 +16,9 @@ TRAIN = "How long does the train from Prague to Berlin take?"
 
 
 def test_the_draft_is_shown_as_such_with_its_figures_marked() -> None:
-    draft = attribution.attribute("It takes 2 hours [1].", {1: BERLIN}, "en").to_json()
-    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations={"valid": [1]}, draft=draft)
+    checked = attribution.attribute("It takes 2 hours [1].", {1: BERLIN}, "en")
+    draft = draft_of(checked, DraftReplaced.UNBACKED)
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), draft=draft)
     turn.sources = [_passage()]
     markdown = turn_markdown(turn, 0)
     assert "[[1]](quire:source/0/1)" in markdown  # the quoted answer links its source
@@ -25,9 +28,9 @@ def test_the_draft_is_shown_as_such_with_its_figures_marked() -> None:
 
 
 def test_a_draft_replaced_for_being_off_the_question_says_so() -> None:
-    draft = {**attribution.attribute("Berlin is big [1].", {1: BERLIN}, "en").to_json(),
-             "replaced": "off_question"}  # fmt: skip
-    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations={"valid": [1]}, draft=draft)
+    checked = attribution.attribute("Berlin is big [1].", {1: BERLIN}, "en")
+    draft = draft_of(checked, DraftReplaced.OFF_QUESTION)
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), draft=draft)
     turn.sources = [_passage()]
     markdown = turn_markdown(turn, 0)
     assert OFF_QUESTION_NOTICE in markdown and DRAFT_NOTICE not in markdown

@@ -106,7 +106,7 @@ def test_window_stays_up_on_twenty_thousand_notes(qtbot, tmp_path: Path, quire_h
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(
-        lambda: win.last_status is not None and win.last_status["counts"]["notes"] == 20_000,
+        lambda: win.last_status is not None and win.last_status.counts.notes == 20_000,
         timeout=600_000,
     )
     assert win.isVisible()

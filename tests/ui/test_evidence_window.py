@@ -35,7 +35,7 @@ def test_evidence_before_tokens_and_its_link_selects_the_sentence(qtbot, window)
     chat.activity.connect(statuses.append)
     with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:
         chat.ask("How much salt goes into the sourdough bread?")
-    assert done.args[0]["answerable"]
+    assert done.args[0].answerable
     first_answer = next(i for i, (_, answer) in enumerate(seen) if answer)
     assert any(count for count, answer in seen[:first_answer] if not answer)  # evidence first
     assert "The model is reading the passages…" in statuses

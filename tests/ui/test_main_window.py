@@ -13,6 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt, QThreadPool, QUrl
 
 from desktop_app.core.conversations import ConversationStore
+from desktop_app.core.events import Done
 from desktop_app.core.passage import Passage
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
@@ -78,7 +79,7 @@ def test_welcome_then_sample_notes(qtbot, quire_home: Path) -> None:  # type: ig
     assert "sample_notes" in win.folders_panel.list.item(0).text()
     # a copy in the data folder: a user who edits a sample note never edits the installation
     assert win.folders == [(quire_home / "sample_notes").resolve()]
-    assert win.last_status is not None and win.last_status["counts"]["notes"] == 6
+    assert win.last_status is not None and win.last_status.counts.notes == 6
     _close(win)
     service.close()
 
@@ -116,8 +117,9 @@ def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
     qtbot.keyClicks(window.chat.input, "Explain at what temperature bread is baked, and how long.")
     with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as done:
         qtbot.keyClick(window.chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert done.args[0]["answerable"]
-    streamed = done.args[0]["generated"]  # the checked answer may be the quoted evidence
+    event = done.args[0]
+    assert isinstance(event, Done) and event.answerable  # the typed event, read by attribute
+    streamed = event.generated  # the checked answer may be the quoted evidence
     partial = [a for a in seen if a and len(a) < len(streamed) and streamed.startswith(a)]
     assert partial  # the view showed the answer before it was complete: it streamed
     sources = window.sources.sources
@@ -125,12 +127,10 @@ def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
     click_link(qtbot, window.sources, "quire:source/2")  # [2] in the sources panel
     _assert_shows(window, sources[1])
     answer_links = [h for h in link_hrefs(window.chat.view) if h.startswith("quire:source/0/")]
-    event = done.args[0]
-    vouching = {n for s in event["citations"]["sentences"] if not s["unverified"]
-                for n in s["cites"]}  # fmt: skip
-    if event.get("quote"):  # replaced by the quoted evidence: its [n] selects the unit itself
+    vouching = {n for s in event.citations.sentences if not s.unverified for n in s.cites}
+    if event.quote is not None:  # replaced by the quoted evidence: its [n] selects the unit
         vouching = set()
-        assert event["answer"] == window.chat.history[-1].answer
+        assert event.answer == window.chat.history[-1].answer
     assert {int(h.rsplit("/", 1)[1]) for h in answer_links} == vouching
     if answer_links:  # [n] in the answer itself (the tiny model does not always cite)
         click_link(qtbot, window.chat.view, answer_links[-1])
@@ -172,22 +172,20 @@ def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -
 def test_not_in_your_notes(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     with qtbot.waitSignal(window.chat.finished, timeout=60_000) as done:
         window.chat.ask("Who won the 1998 football world cup final?")
-    assert not done.args[0]["answerable"]
+    assert not done.args[0].answerable
     assert "don't seem to cover" in window.chat.view.toPlainText()
     assert window.sources.toPlainText().startswith("Not in your notes")
     assert window.sources.sources  # the closest passages are still shown
     with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as forced:
         click_link(qtbot, window.chat.view, "quire:anyway/0")  # "answer … anyway"
-    assert forced.args[0]["answerable"]  # the model answered from the closest passages
-    assert (
-        len(window.chat.turns) == 2 and window.chat.history[-1].answer == forced.args[0]["answer"]
-    )
+    assert forced.args[0].answerable  # the model answered from the closest passages
+    assert len(window.chat.turns) == 2 and window.chat.history[-1].answer == forced.args[0].answer
 
 
 def test_edit_on_disk_while_the_window_is_open(qtbot, window: MainWindow, notes: Path) -> None:  # type: ignore[no-untyped-def]
     def files() -> dict[str, str]:
-        status = window.last_status or {"files": []}
-        return {f["path"]: f["status"] for f in status["files"]}
+        status = window.last_status
+        return {} if status is None else {f.path: str(f.status) for f in status.files}
 
     (notes / "zebra.md").write_text("# Zoo\n\nThe zebra enclosure code is marmalade.\n", "utf-8")
     (notes / "travel" / "packing-list.txt").unlink()
@@ -196,10 +194,8 @@ def test_edit_on_disk_while_the_window_is_open(qtbot, window: MainWindow, notes:
     assert "travel/packing-list.txt" not in files()
     assert files().get("broken.md") in ("skipped", "failed")
     rows = window.files.model.rows
-    assert any(r["path"] == "broken.md" and r["reason"] for r in rows)
-    zebra = window.files.model.index(
-        next(i for i, r in enumerate(rows) if r["path"] == "zebra.md"), 0
-    )
+    assert any(r.path == "broken.md" and r.reason for r in rows)
+    zebra = window.files.model.index(next(i for i, r in enumerate(rows) if r.path == "zebra.md"), 0)
     window.files.table.activated.emit(zebra)  # Enter / double-click on the row
     assert window.viewer.note == notes / "zebra.md"
     assert "marmalade" in window.viewer.text.toPlainText()
@@ -215,11 +211,11 @@ def test_pause_holds_changes_until_resume(qtbot, window: MainWindow, notes: Path
     assert window.live is not None and window.live.paused
     (notes / "later.md").write_text("# Later\n\nWritten while indexing was paused.\n", "utf-8")
     qtbot.wait(1500)  # well past the debounce: a running watcher would have indexed it
-    assert "later.md" not in {f["path"] for f in window.service.status(False)["files"]}
+    assert "later.md" not in {f.path for f in window.service.status(False).files}
     qtbot.mouseClick(window.folders_panel.pause_button, LEFT)
     assert window.folders_panel.pause_button.text() == "Pause"
     qtbot.waitUntil(
-        lambda: "later.md" in {f["path"] for f in window.service.status(False)["files"]},
+        lambda: "later.md" in {f.path for f in window.service.status(False).files},
         timeout=30_000,
     )
 
@@ -266,7 +262,7 @@ def test_settings_validate_and_rechunk(qtbot, window: MainWindow, tmp_path: Path
     dialog.chat_model.setText(str(fake))
     dialog.accept()
     assert dialog.isVisible() and "LFS" in dialog.problem.text()  # stays open, says why
-    chunks_before = window.last_status["counts"]["chunks"]  # type: ignore[index]
+    chunks_before = window.last_status.counts.chunks  # type: ignore[union-attr]
     dialog.chat_model.setText("")
     dialog.chunk_tokens.setValue(60)
     dialog.accept()
@@ -274,7 +270,7 @@ def test_settings_validate_and_rechunk(qtbot, window: MainWindow, tmp_path: Path
     assert window.service.settings.chunk_tokens == 60
     assert '"chunk_tokens": 60' in (window.service.home / "settings.json").read_text()
     qtbot.waitUntil(
-        lambda: window.ready and window.last_status["counts"]["chunks"] > chunks_before,  # type: ignore[index]
+        lambda: window.ready and window.last_status.counts.chunks > chunks_before,  # type: ignore[union-attr]
         timeout=INDEXED,
     )
 
@@ -357,11 +353,11 @@ def test_removing_a_folder_drops_its_notes_but_not_its_files(
 ) -> None:  # type: ignore[no-untyped-def]
     window.forget_folder(notes.resolve())
     qtbot.waitUntil(
-        lambda: window.last_status is not None and window.last_status["files"] == [],
+        lambda: window.last_status is not None and window.last_status.files == [],
         timeout=30_000,
     )
     assert window.folders_panel.list.count() == 0
     assert (notes / "recipes" / "bread.md").exists()
     (notes / "after.md").write_text("# After\n\nWritten after the folder was removed.\n", "utf-8")
     qtbot.wait(1500)  # past the debounce: a watcher still on the folder would index it
-    assert window.service.status(False)["files"] == []
+    assert window.service.status(False).files == []

@@ -37,7 +37,7 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
     queued_model.answers.append("Bake the rye loaf at 240 degrees for fifty minutes [1].")
     with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as done:
         window.chat.ask("At what temperature does the rye loaf bake?")
-    assert done.args[0]["answerable"]
+    assert done.args[0].answerable
     evidence = window.chat.turns[0].evidence[0]
     assert evidence.path == "bread.pdf" and evidence.page == 2
     click_link(qtbot, window.chat.view, "quire:evidence/0/0")
@@ -66,7 +66,7 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
 
 def test_switching_pdfs_off_in_settings_drops_them_and_on_brings_them_back(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     def notes() -> int:
-        return int((window.last_status or {}).get("counts", {}).get("notes", -1))
+        return -1 if window.last_status is None else window.last_status.counts.notes
 
     qtbot.waitUntil(lambda: window.ready and notes() == 1, timeout=INDEXED)
     dialog = window.open_settings()

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 
+from desktop_app.core.events import DraftReplaced
 from desktop_app.ui.answer_view import FORGED_NOTICE
 from desktop_app.ui.viewer import _qt_offset
 from tests.fakes import QueuedModel
@@ -34,7 +35,7 @@ def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(
     )
     with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:
         chat.ask("How do I find the very first commit of a repository?")
-    assert done.args[0]["draft"]["replaced"] == "unbacked"
+    assert done.args[0].draft.replaced == DraftReplaced.UNBACKED
     shown = chat.view.toPlainText()
     assert "$ git rev-list --max-parents=0 HEAD" in shown  # the note's answer, in code
     draft = shown.split("Its draft:")[1]
@@ -57,7 +58,7 @@ def test_a_forged_quotation_is_never_shown_as_the_notes_words(
     queued_model.answers.append("Your notes say: “Always bisect with git bisect magic.” [1]")
     with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:
         chat.ask("What do I do when git bisect picks a commit I cannot evaluate?")
-    assert done.args[0]["draft"]["replaced"] == "forged_quote"
+    assert done.args[0].draft.replaced == DraftReplaced.FORGED
     shown = chat.view.toPlainText()
     assert FORGED_NOTICE.split(",")[0] in shown
     answer_part, draft = shown.split("Its draft:")

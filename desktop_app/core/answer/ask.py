@@ -1,9 +1,10 @@
 """Answer a question from the notes: retrieve, gate, assemble, stream, check citations.
 
 `answer_events` is a generator of typed events (desktop_app.core.events), shared by
-`quire ask --json` and the window: `Sources` (with the gate decision), `Evidence` (the verbatim
-sentences that best answer, before any token), `Token`…, then `Done` (or `Error`): the answer
-with citations added where the notes back a sentence, and the figures found in no source.
+`quire ask --json` and the window: `SourcesFound` (with the gate's verdict), `EvidenceShown`
+(the verbatim sentences that best answer, before any token), `Token`…, then `Done` (or
+`Error`): the answer with citations added where the notes back a sentence, and the figures
+found in no source.
 
 It is given what it needs (`Retrieval`: a search callable, the query language, the index's term
 weights) and a chat model; it never reaches back into the facade that calls it.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop_app.core.answer import (
     attribution,
@@ -25,20 +26,28 @@ from desktop_app.core.answer import (
     grounded,
     verbatim,
 )
+from desktop_app.core.answer.done_parts import (
+    added_of,
+    answer_sources,
+    citations_of,
+    draft_of,
+    refusal,
+    timings_of,
+    unfound_of,
+    verdict,
+)
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.events import (
-    FORGED,
-    OFF_QUESTION,
-    UNBACKED,
     AnswerEvent,
     Done,
+    Draft,
+    DraftReplaced,
     Error,
-    Evidence,
-    Sources,
+    EvidenceShown,
     Token,
 )
 from desktop_app.core.passage import Passage
@@ -48,7 +57,6 @@ from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
 RELATIVE_FLOOR = 0.6
-NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
 USE_EMBEDDER_FOR_EVIDENCE = True  # evidence@1 0.77 → 0.81 on 300 English XQuAD dev questions
@@ -152,7 +160,7 @@ def answer_events(
     sources_wanted: int = 8,
     override_gate: bool = False,
 ) -> Iterator[AnswerEvent]:
-    """Events: `Sources`, `Evidence` (before any token), `Token`…, `Done` (or `Error`).
+    """Events: `SourcesFound`, `EvidenceShown` (before any token), `Token`…, `Done` (or `Error`).
 
     `override_gate`: the user asked for an answer although the notes seem not to cover it (the
     answer is still grounded in, and checked against, the closest passages)."""
@@ -173,7 +181,7 @@ def answer_events(
                                      decision.cosine, gate.WEAK, decision.missing)  # fmt: skip
     retrieval_seconds = time.perf_counter() - started
     if not decision.answerable:
-        yield from _refusal(decision, sources, retrieval_seconds)
+        yield from refusal(decision, sources, retrieval_seconds)
         return
     try:
         prompt, sources, found = _fit(question, history, model, max_tokens, language, sources,
@@ -182,9 +190,8 @@ def answer_events(
         yield Error(str(exc))
         return
     evidence_seconds = round(time.perf_counter() - started, 3)
-    yield Sources(True, decision.outcome, decision.to_json(), sources, prompt.dropped_sources,
-                  prompt.dropped_turns, list(model.notices))  # fmt: skip
-    yield Evidence(decision.outcome, _caution(decision), found, evidence_seconds)
+    yield answer_sources(decision, sources, prompt, model.notices)
+    yield EvidenceShown(verdict(decision).outcome, _caution(decision), found, evidence_seconds)
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
     yield _checked_done(answer, sources, found, question, language, retrieval.idf,
@@ -249,8 +256,8 @@ class _AnswerStream:
 def _replaced_because(
     checked: attribution.Checked, report: citations.CitationReport,
     found: list[evidence.Evidence], question: str, language: str, idf: Weights | None,
-) -> str:  # fmt: skip
-    """Why the best evidence sentence should replace the model's answer ("" if it should not).
+) -> DraftReplaced | None:  # fmt: skip
+    """Why the best evidence sentence should replace the model's answer (None if it should not).
 
     An answer that quotes "your notes" with words no note holds speaks in a voice that is not
     its own: whatever else it says, it gives way. The tiny model also often copies a sentence of
@@ -258,20 +265,20 @@ def _replaced_because(
     sources other than the best evidence's, and holding less of the question's key words than
     that evidence, it gives way too."""
     if not found:
-        return ""
+        return None
     if any(f["kind"] == verbatim.QUOTE and f["text"].startswith(verbatim.NOTES_SAY)
            for f in checked.unsupported):  # fmt: skip
-        return FORGED
+        return DraftReplaced.FORGED
     backed = report.backed_sentences
     if not backed:
-        return UNBACKED
+        return DraftReplaced.UNBACKED
     best = found[0]
     if any(best.number in s["cites"] for s in backed):
-        return ""
+        return None
     q = evidence.question_terms(question, language, idf)
     if all(evidence.question_overlap(s["text"], q) < best.overlap for s in backed):
-        return OFF_QUESTION
-    return ""
+        return DraftReplaced.OFF_QUESTION
+    return None
 
 
 def _checked_done(
@@ -287,20 +294,29 @@ def _checked_done(
     texts = {s.number: s.text for s in sources}
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
-    draft, quote, invalid = None, None, checked.invalid
+    draft: Draft | None = None
+    quote, invalid = None, checked.invalid
     replaced = _replaced_because(checked, report, found, question, language, idf)
-    if replaced and answer.stats.stopped != "cancelled":
-        draft = {**checked.to_json(), "replaced": replaced}
+    if replaced is not None and answer.stats.stopped != "cancelled":
+        draft = draft_of(checked, replaced)
         quote = found[0]
         checked = attribution.Checked(attribution.quoted_answer(found))
         report = citations.check(checked.answer, texts, language)
-    timings = _timings(answer.stats, retrieval_seconds)
-    timings["evidence_seconds"] = evidence_seconds
     return Done(
-        checked.answer, True, _citations(report, invalid), answer.stats.stopped, timings,
-        decision.outcome, _caution(decision), checked.added, checked.unsupported,
-        checked.marked(), generated=answer.text, draft=draft, quote=quote,
-    )  # fmt: skip
+        answer=checked.answer,
+        answerable=True,
+        citations=citations_of(report, invalid),
+        stopped=answer.stats.stopped,
+        timings=timings_of(answer.stats, retrieval_seconds, evidence_seconds),
+        outcome=verdict(decision).outcome,
+        caution=_caution(decision),
+        added_citations=added_of(checked),
+        unsupported=unfound_of(checked.unsupported),
+        marked_answer=checked.marked(),
+        generated=answer.text,
+        draft=draft,
+        quote=quote,
+    )
 
 
 def decide(
@@ -316,19 +332,6 @@ def decide(
         kind = cues.question_kind(question)
         decision = gate.refine(decision, best.overlap, best.cue, kind)
     return decision, found
-
-
-def _refusal(
-    decision: gate.GateDecision, sources: list[Passage], retrieval_seconds: float
-) -> Iterator[AnswerEvent]:
-    yield Sources(False, gate.ABSENT, decision.to_json(), sources[:5])
-    yield Evidence(gate.ABSENT, "", [], round(retrieval_seconds, 3))
-    message = f"{NOT_IN_NOTES} (Why: {decision.reason}.)"
-    yield Token(message)
-    report = _citations(citations.CitationReport())
-    yield Done(message, False, report, Generation().stopped,
-               _timings(Generation(), retrieval_seconds), gate.ABSENT, "", [], [], message,
-               reason=decision.reason)  # fmt: skip
 
 
 def _caution(decision: gate.GateDecision) -> str:
@@ -374,21 +377,3 @@ def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
 
 def _counter(model: ChatModel) -> Callable[[list[dict[str, str]]], int]:
     return lambda messages: len(model.tokenize(model.render(messages)))
-
-
-def _citations(report: citations.CitationReport, invalid: list[int] | None = None
-               ) -> dict[str, Any]:  # fmt: skip
-    """The report as `done` carries it; `invalid`: the numbers taken out of the answer."""
-    invalid = [*report.invalid, *(n for n in invalid or [] if n not in report.invalid)]
-    return {"valid": report.valid, "invalid": invalid, "sentences": report.sentences}
-
-
-def _timings(stats: Generation, retrieval_seconds: float) -> dict[str, Any]:
-    first = stats.first_token_seconds
-    return {
-        "retrieval_seconds": round(retrieval_seconds, 3),
-        "prompt_tokens": stats.prompt_tokens,
-        "completion_tokens": stats.completion_tokens,
-        "first_token_seconds": None if first is None else round(first, 3),
-        "tokens_per_second": round(stats.tokens_per_second, 1),
-    }

@@ -24,6 +24,7 @@ from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats.plain import text_document
 from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
 from desktop_app.core.ingest.writer import (
+    FileProblem,
     IndexReport,
     NoteRows,
     Pending,
@@ -34,6 +35,7 @@ from desktop_app.core.ingest.writer import (
 )
 from desktop_app.core.store import folders, meta, notes
 from desktop_app.core.store.db import Database
+from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.notes import KnownNote
 from desktop_app.core.store.recovery import save_folder_list
 
@@ -89,7 +91,8 @@ def index_folder(
     report = IndexReport(scanned=len(files))
     for exc in unreadable:
         rel = _folder_rel(exc, folder)
-        report.problems.append((rel + "/", "failed", f"cannot open folder: {exc.strerror or exc}"))
+        reason = f"cannot open folder: {exc.strerror or exc}"
+        report.problems.append(FileProblem(rel + "/", NoteStatus.FAILED, reason))
     _index_files(database, folder_id, files, known, options, report, progress, cancel)
     seen = {names.storable(rel) for rel, _, _ in files}
     gone = [rel for rel in known if rel not in seen]
@@ -146,7 +149,7 @@ def _index_files(
                 raise  # a stop, not this file's problem: the next run reads it again
             except Exception as exc:  # anything else about this one file: its status says what
                 reason = f"unexpected error: {type(exc).__name__}: {exc}"
-                write = _problem(folder_id, key, known.get(key), report, "failed", reason)
+                write = _problem(folder_id, key, known.get(key), report, NoteStatus.FAILED, reason)
             if write is not None:
                 pending.add(write)
             if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
@@ -241,14 +244,14 @@ def _index_file(
     key = names.storable(rel)
     if key != rel:
         reason = "file name is not valid UTF-8: rename the file to index it"
-        return _problem(folder_id, key, known, report, "failed", reason)
+        return _problem(folder_id, key, known, report, NoteStatus.FAILED, reason)
     if unsupported:
-        return _problem(folder_id, key, known, report, "skipped", unsupported)
+        return _problem(folder_id, key, known, report, NoteStatus.SKIPPED, unsupported)
     try:
         stat = path.stat()
     except OSError as exc:
         reason = f"cannot stat: {exc.strerror or exc}"
-        return _problem(folder_id, key, known, report, "failed", reason)
+        return _problem(folder_id, key, known, report, NoteStatus.FAILED, reason)
     if _unchanged(known, stat):
         report.unchanged += 1
         return None  # a skipped or failed file is looked at again: a permission fix or a
@@ -256,14 +259,15 @@ def _index_file(
     try:
         max_bytes = formats.size_cap(rel, options.max_file_bytes)
         content_hash, loaded = _content(path, max_bytes)
-        if known and known[3] == content_hash and known[4] == "indexed":
+        if known and known.content_hash == content_hash and known.status == NoteStatus.INDEXED:
             report.unchanged += 1
-            return touch_writer(known[0], stat.st_size, stat.st_mtime_ns)
+            return touch_writer(known.id, stat.st_size, stat.st_mtime_ns)
         document = loaded or extract(path, max_bytes)
         if not document.text.strip():
             raise note_file.NoteSkipped("empty note")
     except (note_file.NoteSkipped, note_file.NoteFailed) as exc:
-        status = "skipped" if isinstance(exc, note_file.NoteSkipped) else "failed"
+        skipped = isinstance(exc, note_file.NoteSkipped)
+        status = NoteStatus.SKIPPED if skipped else NoteStatus.FAILED
         return _problem(
             folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
         )
@@ -272,16 +276,16 @@ def _index_file(
     report.changed_paths.append(rel)
     for warning in (document.warning, analyzed.warning):
         if warning:
-            report.problems.append((rel, "indexed", warning))
+            report.problems.append(FileProblem(rel, NoteStatus.INDEXED, warning))
     note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
     return NoteRows(note, analyzed, replaces=known is not None)
 
 
 def _unchanged(known: KnownNote | None, stat: os.stat_result) -> bool:
     """Indexed before with this size and time: not read again."""
-    if not known or known[4] != "indexed":
+    if not known or known.status != NoteStatus.INDEXED:
         return False
-    return (known[1], known[2]) == (stat.st_size, stat.st_mtime_ns)
+    return (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
 
 
 def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
@@ -311,7 +315,7 @@ def _note_row(
         "title": analyzed.title,
         "metadata": json.dumps(analyzed.metadata, default=str, ensure_ascii=False),
         "encoding": document.encoding,
-        "status": "indexed",
+        "status": NoteStatus.INDEXED,
         "reason": "; ".join(w for w in (document.warning, analyzed.warning) if w) or None,
         "day": analyzed.day.day.isoformat() if analyzed.day else None,
         "day_source": analyzed.day.source if analyzed.day else None,
@@ -324,15 +328,19 @@ def _problem(
     key: str,
     known: KnownNote | None,
     report: IndexReport,
-    status: str,
+    status: NoteStatus,
     reason: str,
     size: int = 0,
     mtime_ns: int = 0,
 ) -> Write | None:
     """Count and report a skipped or failed file; its row is written only when it changed."""
-    setattr(report, status, getattr(report, status) + 1)
-    report.problems.append((key, status, reason))
-    if known and (known[1], known[2], known[4], known[5]) == (size, mtime_ns, status, reason):
+    if status == NoteStatus.SKIPPED:
+        report.skipped += 1
+    else:
+        report.failed += 1
+    report.problems.append(FileProblem(key, status, reason))
+    row = (size, mtime_ns, status, reason)
+    if known is not None and (known.size, known.mtime_ns, known.status, known.reason) == row:
         return None
     return status_writer(folder_id, key, size, mtime_ns, status, reason)
 

@@ -8,13 +8,15 @@ import errno
 import heapq
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from desktop_app.core import names
 from desktop_app.core.ingest import formats
+from desktop_app.core.store.note_status import NoteStatus
 
 PARSED_QUIET_SECONDS = 2.0
 
@@ -22,16 +24,33 @@ if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers.api import BaseObserver, ObservedWatch
 
+    from desktop_app.core.ingest.writer import IndexReport
+
 _NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "davfs"}
+
+
+class ChangeKind(StrEnum):
+    """What happened to a note or to the live index (the first word of a `quire watch` line)."""
+
+    INDEXED = "indexed"
+    REMOVED = "removed"
+    MOVED = "moved"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    WARNING = "warning"  # indexed, with something to say (a guessed encoding…)
+    EMBEDDED = "embedded"
+    NOTICE = "notice"
+    ERROR = "error"
+    # The quiet ones (QUIET_KINDS), which the window uses to know when work is done:
+    SCANNED = "scanned"
+    CAUGHT_UP = "caught-up"
 
 
 @dataclass(frozen=True)
 class Change:
     """One line of what happened, for `quire watch` and the window's status."""
 
-    # "indexed", "removed", "moved", "skipped", "failed", "warning", "embedded", "notice",
-    # "error", and the quiet ones (QUIET_KINDS) the window uses to know when work is done
-    kind: str
+    kind: ChangeKind
     path: str = ""
     detail: str = ""
 
@@ -41,7 +60,19 @@ class Change:
 
 
 ChangeCallback = Callable[[Change], None]
-QUIET_KINDS = frozenset({"scanned", "caught-up"})
+QUIET_KINDS = frozenset({ChangeKind.SCANNED, ChangeKind.CAUGHT_UP})
+_PROBLEM_KINDS = {NoteStatus.SKIPPED: ChangeKind.SKIPPED, NoteStatus.FAILED: ChangeKind.FAILED}
+
+
+def report_changes(report: IndexReport) -> Iterator[Change]:
+    """What an indexing run did, one Change a file: its problems (a warning for a file indexed
+    all the same), then the notes indexed and removed."""
+    for path, status, reason in report.problems:
+        yield Change(_PROBLEM_KINDS.get(status, ChangeKind.WARNING), path, reason)
+    for path in report.changed_paths:
+        yield Change(ChangeKind.INDEXED, path)
+    for path in report.removed_paths:
+        yield Change(ChangeKind.REMOVED, path)
 
 
 class EventSink(Protocol):

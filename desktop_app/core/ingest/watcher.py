@@ -25,16 +25,18 @@ from desktop_app.core.ingest.observer import (
     QUIET_KINDS,
     Change,
     ChangeCallback,
+    ChangeKind,
     Debouncer,
     Handler,
     Watches,
+    report_changes,
 )
 from desktop_app.core.ingest.recovery import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
 from desktop_app.crash import record_exception
 
-__all__ = ["QUIET_KINDS", "Change", "ChangeCallback", "EmbedPass", "LiveIndex"]
+__all__ = ["QUIET_KINDS", "Change", "ChangeCallback", "ChangeKind", "EmbedPass", "LiveIndex"]
 
 DEBOUNCE_SECONDS = 0.25
 RECONCILE_SECONDS = 300.0
@@ -195,11 +197,11 @@ class LiveIndex:
                     self._removals.append(folder)  # tried again on the next round
                 self._disk_full(exc)
                 continue
-            self.on_change(Change("removed", str(folder), "folder"))
+            self.on_change(Change(ChangeKind.REMOVED, str(folder), "folder"))
 
     # -- reporting ----------------------------------------------------------------------
     def _notice(self, text: str) -> None:
-        self.on_change(Change("notice", detail=text))
+        self.on_change(Change(ChangeKind.NOTICE, detail=text))
 
     def _error(self, where: str, exc: BaseException) -> None:
         """An unexpected error: logged with its traceback (errors.log) and shown; the thread
@@ -207,7 +209,7 @@ class LiveIndex:
         if self.home is not None:
             with suppress(OSError):
                 record_exception(self.home, type(exc), exc, exc.__traceback__)
-        self.on_change(Change("error", detail=f"{where}: {type(exc).__name__}: {exc}"))
+        self.on_change(Change(ChangeKind.ERROR, detail=f"{where}: {type(exc).__name__}: {exc}"))
 
     def _restarted(self, name: str, exc: BaseException) -> None:
         """A worker loop died: report it; it runs again and redoes what may have been cut."""
@@ -223,7 +225,7 @@ class LiveIndex:
         embed: bool = False,
     ) -> None:
         if self.full_disk.failed(paths, rescan, embed):
-            self.on_change(Change("error", detail=f"{exc} (retrying)"))
+            self.on_change(Change(ChangeKind.ERROR, detail=f"{exc} (retrying)"))
 
     def _wrote(self) -> None:
         """A write succeeded: whatever waited for room on the disk is tried again now."""
@@ -288,7 +290,8 @@ class LiveIndex:
                 last_reconcile = time.monotonic()
                 if complete:
                     self.idle.set()
-                    self.on_change(Change("scanned", detail=f"{len(self.folders)} folder(s)"))
+                    scanned = f"{len(self.folders)} folder(s)"
+                    self.on_change(Change(ChangeKind.SCANNED, detail=scanned))
             self.idle.set()
             if self.full_disk.due():
                 self._retry_waiting()
@@ -341,7 +344,7 @@ class LiveIndex:
             except DiskFull:
                 moved = False  # both paths are re-indexed, and wait for room if need be
             if moved:
-                self.on_change(Change("moved", src, f"→ {dest}"))
+                self.on_change(Change(ChangeKind.MOVED, src, f"→ {dest}"))
 
     def _reindex(self, due: list[tuple[Path, str]]) -> None:
         by_folder: dict[Path, list[str]] = {}
@@ -365,12 +368,8 @@ class LiveIndex:
     def _report(self, report: IndexReport, rels: list[str]) -> None:
         if report.changed_paths:
             self._embed_needed.set()
-        for rel, status, reason in report.problems:
-            self.on_change(Change(status if status != "indexed" else "warning", rel, reason))
-        for rel in report.changed_paths:
-            self.on_change(Change("indexed", rel))
-        for rel in report.removed_paths:
-            self.on_change(Change("removed", rel))
+        for change in report_changes(report):
+            self.on_change(change)
 
     def _embed_loop(self) -> None:
         while not self._stop.cancelled:
@@ -394,5 +393,5 @@ class LiveIndex:
                 self.embedding.clear()
             if count:
                 self._wrote()
-                self.on_change(Change("embedded", detail=f"{count} new passages"))
-            self.on_change(Change("caught-up"))
+                self.on_change(Change(ChangeKind.EMBEDDED, detail=f"{count} new passages"))
+            self.on_change(Change(ChangeKind.CAUGHT_UP))

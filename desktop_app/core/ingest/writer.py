@@ -7,15 +7,24 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlite_utils
 
 from desktop_app.core.ingest.note_analysis import AnalyzedNote
 from desktop_app.core.store import chunks, meta, notes
 from desktop_app.core.store.db import Database, DiskFull
+from desktop_app.core.store.note_status import NoteStatus
 
 RowWriter = Callable[[sqlite_utils.Database], None]
+
+
+class FileProblem(NamedTuple):
+    """A file skipped or failed, or indexed with a warning (its status then INDEXED)."""
+
+    path: str
+    status: NoteStatus
+    reason: str
 
 
 @dataclass
@@ -28,7 +37,7 @@ class IndexReport:
     removed: int = 0
     embedded: int = 0
     write_seconds: float = 0.0  # time inside write transactions (the rest is reading + analysis)
-    problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, status, reason)
+    problems: list[FileProblem] = field(default_factory=list)
     changed_paths: list[str] = field(default_factory=list)  # re-chunked notes
     removed_paths: list[str] = field(default_factory=list)
 
@@ -106,9 +115,11 @@ def _store_failed(database: Database, item: NoteRows, report: IndexReport, exc: 
     report.failed += 1
     if rel in report.changed_paths:
         report.changed_paths.remove(rel)
-    report.problems.append((rel, "failed", reason))
+    report.problems.append(FileProblem(rel, NoteStatus.FAILED, reason))
     note = item.note
-    write = status_writer(note["folder_id"], rel, note["size"], note["mtime_ns"], "failed", reason)
+    write = status_writer(
+        note["folder_id"], rel, note["size"], note["mtime_ns"], NoteStatus.FAILED, reason
+    )
     _try_write(database, [write], [])
 
 
@@ -152,7 +163,7 @@ def write_notes(db: sqlite_utils.Database, items: list[NoteRows]) -> None:
 
 
 def status_writer(
-    folder_id: int, rel: str, size: int, mtime_ns: int, status: str, reason: str
+    folder_id: int, rel: str, size: int, mtime_ns: int, status: NoteStatus, reason: str
 ) -> RowWriter:
     """The row of a skipped or failed note (without chunks)."""
     note = {

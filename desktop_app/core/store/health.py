@@ -7,7 +7,6 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 HEADER = b"SQLite format 3\x00"
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CORRUPT, SQLITE_NOTADB = 5, 6, 11, 26
@@ -42,8 +41,8 @@ class Health:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"ok": self.ok, "problems": self.problems, "check": self.check,
-                "seconds": round(self.seconds, 3)}  # fmt: skip
+        seconds = round(self.seconds, 3)
+        return {"ok": self.ok, "problems": self.problems, "check": self.check, "seconds": seconds}
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -160,14 +159,4 @@ def _fts_problems(conn: sqlite3.Connection) -> list[str]:
         except sqlite3.DatabaseError as exc:
             if not is_busy(exc):
                 problems.append(f"full-text index {table}: {exc}")
-    return problems
-
-
-def integrity_problems(integrity: dict[str, Any]) -> list[str]:
-    """What `status()`'s integrity check found wrong, in words."""
-    problems = [] if integrity["sqlite_integrity"] else ["PRAGMA integrity_check failed"]
-    if not integrity["fts_integrity"]:
-        problems.append(f"full-text index: {integrity['fts_error']}")
-    if not integrity["fts_in_sync"]:
-        problems.append("passages and the full-text index are out of sync")
     return problems

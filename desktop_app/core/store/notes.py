@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlite_utils
 
-# (id, size, mtime_ns, content_hash, status, reason) of a note, as the indexer compares it
-KnownNote = tuple[int, int, int, str | None, str, str | None]
+from desktop_app.core.store.note_status import NoteStatus
+
+
+class KnownNote(NamedTuple):
+    """A note's row as the indexer compares it with the file."""
+
+    id: int
+    size: int
+    mtime_ns: int
+    content_hash: str | None
+    status: NoteStatus
+    reason: str | None
 
 
 def known_notes(db: sqlite_utils.Database, folder_id: int) -> dict[str, KnownNote]:
@@ -18,7 +28,7 @@ def known_notes(db: sqlite_utils.Database, folder_id: int) -> dict[str, KnownNot
         " WHERE folder_id = ?",
         (folder_id,),
     ).fetchall()
-    return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+    return {r[0]: KnownNote(r[1], r[2], r[3], r[4], NoteStatus(r[5]), r[6]) for r in rows}
 
 
 def upsert_note(db: sqlite_utils.Database, note: dict[str, Any]) -> int:
@@ -99,16 +109,13 @@ def note_languages(db: sqlite_utils.Database) -> list[str]:
     return [r[0] for r in rows if r[0]]
 
 
-def status_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def status_counts(db: sqlite_utils.Database) -> dict[NoteStatus, int]:
     """How many notes are indexed, skipped and failed."""
-    return {
-        "notes": _count(db, "indexed"),
-        "skipped": _count(db, "skipped"),
-        "failed": _count(db, "failed"),
-    }
+    stored = (NoteStatus.INDEXED, NoteStatus.SKIPPED, NoteStatus.FAILED)
+    return {status: _count(db, status) for status in stored}
 
 
-def _count(db: sqlite_utils.Database, status: str) -> int:
+def _count(db: sqlite_utils.Database, status: NoteStatus) -> int:
     return int(db.execute("SELECT count(*) FROM notes WHERE status = ?", (status,)).fetchone()[0])
 
 

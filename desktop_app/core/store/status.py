@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from dataclasses import dataclass
 
 from desktop_app.core.store import chunks, folders, meta, notes
 from desktop_app.core.store.db import Database
+from desktop_app.core.store.note_status import NoteStatus
 
 # A chunk waits for vectors until it has parts (planned by the embedding pass) that all have one.
 WAITS_FOR_VECTORS = (
@@ -16,7 +17,80 @@ WAITS_FOR_VECTORS = (
 )
 
 
-def integrity(database: Database) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Counts:
+    folders: int
+    notes: int  # indexed notes
+    skipped: int
+    failed: int
+    chunks: int  # passages
+    pending_embedding: int  # passages waiting for their vectors
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    folder: str
+    path: str  # relative to its folder
+    status: NoteStatus
+    reason: str  # why it was skipped or failed, or what went wrong while indexing it ("")
+    language: str
+    chunks: int
+
+
+@dataclass(frozen=True)
+class Integrity:
+    sqlite_integrity: bool
+    fts_integrity: bool
+    fts_error: str
+    fts_in_sync: bool  # every passage has its full-text row and no row lacks its passage
+
+    @property
+    def ok(self) -> bool:
+        return self.sqlite_integrity and self.fts_integrity and self.fts_in_sync
+
+    @property
+    def problems(self) -> list[str]:
+        """What the checks found wrong, in words."""
+        problems = [] if self.sqlite_integrity else ["PRAGMA integrity_check failed"]
+        if not self.fts_integrity:
+            problems.append(f"full-text index: {self.fts_error}")
+        if not self.fts_in_sync:
+            problems.append("passages and the full-text index are out of sync")
+        return problems
+
+
+@dataclass(frozen=True)
+class LastRepair:
+    """The last replacement of a damaged index, as `recovery.json` records it."""
+
+    at: str  # local time, "YYYY-MM-DD HH:MM:SS"
+    message: str
+    record: dict[str, object]  # the whole record, as written
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    database: str  # the index file
+    embedding_model: str | None
+    counts: Counts
+    migrations: list[str]
+    integrity: Integrity | None  # None: not checked (a full scan)
+    files: list[FileStatus]
+    recovery: LastRepair | None = None
+
+    @property
+    def integrity_ok(self) -> bool:
+        """The integrity checks ran and found nothing wrong."""
+        return self.integrity is not None and self.integrity.ok
+
+
+def last_repair(record: dict[str, object] | None) -> LastRepair | None:
+    if record is None:
+        return None
+    return LastRepair(str(record.get("at", "")), str(record.get("message", "")), record)
+
+
+def integrity(database: Database) -> Integrity:
     db = database.reader
     sqlite_ok = db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     try:
@@ -29,44 +103,46 @@ def integrity(database: Database) -> dict[str, Any]:
         "SELECT (SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))"
         " + (SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))"
     ).fetchone()[0]
-    return {
-        "sqlite_integrity": sqlite_ok,
-        "fts_integrity": fts_ok,
-        "fts_error": fts_error,
-        "fts_in_sync": orphans == 0,
-        "ok": sqlite_ok and fts_ok and orphans == 0,
-    }
+    return Integrity(sqlite_ok, fts_ok, fts_error, orphans == 0)
 
 
-def collect_status(database: Database, check_integrity: bool = True) -> dict[str, Any]:
+def collect_status(database: Database, check_integrity: bool = True) -> IndexStatus:
     """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
     db = database.reader
-    counts = {
-        "folders": folders.folder_count(db),
-        **notes.status_counts(db),
-        "chunks": chunks.chunk_count(db),
-        "pending_embedding": db.execute(
+    by_status = notes.status_counts(db)
+    counts = Counts(
+        folders=folders.folder_count(db),
+        notes=by_status[NoteStatus.INDEXED],
+        skipped=by_status[NoteStatus.SKIPPED],
+        failed=by_status[NoteStatus.FAILED],
+        chunks=chunks.chunk_count(db),
+        pending_embedding=db.execute(
             f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
         ).fetchone()[0],
-    }
+    )
     model, _ = meta.embedding_model(db)
+    return IndexStatus(
+        database=str(database.path),
+        embedding_model=model,
+        counts=counts,
+        migrations=database.applied_migrations(),
+        integrity=integrity(database) if check_integrity else None,
+        files=file_statuses(database),
+    )
+
+
+def file_statuses(database: Database) -> list[FileStatus]:
+    """Every note file, by folder and path; an indexed one with passages waiting for vectors
+    is `PENDING_EMBEDDING`."""
     files = []
-    for folder, path, status, reason, language, chunk_count, pending in db.execute(
+    for folder, path, stored, reason, language, chunk_count, pending in database.reader.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
         f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {WAITS_FOR_VECTORS})"
         " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
     ).fetchall():
-        shown = "pending embedding" if status == "indexed" and pending else status
-        files.append(
-            {"folder": folder, "path": path, "status": shown, "reason": reason or "",
-             "language": language or "", "chunks": chunk_count}
-        )  # fmt: skip
-    return {
-        "database": str(database.path),
-        "embedding_model": model,
-        "counts": counts,
-        "migrations": database.applied_migrations(),
-        "integrity": integrity(database) if check_integrity else None,
-        "files": files,
-    }
+        status = NoteStatus(stored)
+        if status == NoteStatus.INDEXED and pending:
+            status = NoteStatus.PENDING_EMBEDDING
+        files.append(FileStatus(folder, path, status, reason or "", language or "", chunk_count))
+    return files

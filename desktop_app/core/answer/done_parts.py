@@ -1,0 +1,134 @@
+"""The typed parts of the answer events, built from what the gate, the checks and the model
+report: the gate's verdict, the citation report, added citations, what no source holds, the
+replaced draft and the timings; and the events of a refusal ("not in your notes")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from desktop_app.core.answer import attribution, citations, gate
+from desktop_app.core.answer.llm import Generation
+from desktop_app.core.answer.prompt import Prompt
+from desktop_app.core.events import (
+    AddedCitation,
+    AnswerEvent,
+    Citations,
+    CitedSentence,
+    Done,
+    Draft,
+    DraftReplaced,
+    EvidenceShown,
+    GateVerdict,
+    Outcome,
+    SourcesFound,
+    Timings,
+    Token,
+    Unfound,
+)
+from desktop_app.core.passage import Passage
+
+NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
+REFUSAL_SOURCES = 5  # the closest passages a refusal lists
+
+
+def refusal(
+    decision: gate.GateDecision, sources: list[Passage], retrieval_seconds: float
+) -> Iterator[AnswerEvent]:
+    """The events of "not in your notes": the closest passages, no evidence, why."""
+    yield SourcesFound(False, Outcome.ABSENT, verdict(decision), sources[:REFUSAL_SOURCES])
+    yield EvidenceShown(Outcome.ABSENT, "", [], round(retrieval_seconds, 3))
+    message = f"{NOT_IN_NOTES} (Why: {decision.reason}.)"
+    yield Token(message)
+    yield Done(
+        answer=message,
+        answerable=False,
+        citations=citations_of(citations.CitationReport()),
+        stopped=Generation().stopped,
+        timings=timings_of(Generation(), retrieval_seconds),
+        outcome=Outcome.ABSENT,
+        marked_answer=message,
+        reason=decision.reason,
+    )
+
+
+def answer_sources(
+    decision: gate.GateDecision, sources: list[Passage], prompt: Prompt, notices: list[str]
+) -> SourcesFound:
+    """The passages an answer is grounded in, with what did not fit in its prompt."""
+    gate_verdict = verdict(decision)
+    return SourcesFound(
+        answerable=True,
+        outcome=gate_verdict.outcome,
+        gate=gate_verdict,
+        sources=sources,
+        dropped_sources=prompt.dropped_sources,
+        dropped_turns=prompt.dropped_turns,
+        notices=list(notices),
+    )
+
+
+def verdict(decision: gate.GateDecision) -> GateVerdict:
+    """The gate's decision, its scores rounded as the events carry them."""
+    default = gate.ANSWERED if decision.answerable else gate.ABSENT
+    cosine = None if decision.cosine is None else round(decision.cosine, 3)
+    return GateVerdict(
+        answerable=decision.answerable,
+        outcome=Outcome(decision.outcome or default),
+        reason=decision.reason,
+        missing=list(decision.missing),
+        coverage=round(decision.coverage, 3),
+        cosine=cosine,
+    )
+
+
+def citations_of(report: citations.CitationReport, invalid: Sequence[int] = ()) -> Citations:
+    """The report as `Done` carries it; `invalid`: the numbers taken out of the answer."""
+    taken_out = [n for n in invalid if n not in report.invalid]
+    sentences = [
+        CitedSentence(
+            text=s["text"],
+            start=s["start"],
+            end=s["end"],
+            cites=list(s["cites"]),
+            support=s["support"],
+            weak=s["weak"],
+            unverified=s["unverified"],
+        )
+        for s in report.sentences
+    ]
+    return Citations(list(report.valid), [*report.invalid, *taken_out], sentences)
+
+
+def added_of(checked: attribution.Checked) -> list[AddedCitation]:
+    return [AddedCitation(a["sentence"], a["n"], a["support"]) for a in checked.added]
+
+
+def unfound_of(spans: list[dict[str, Any]]) -> list[Unfound]:
+    """The spans the checks report (text, start, end, kind) as `Unfound`."""
+    return [Unfound(s["text"], s["start"], s["end"], s["kind"]) for s in spans]
+
+
+def draft_of(checked: attribution.Checked, replaced: DraftReplaced) -> Draft:
+    """The model's answer, checked, as it goes along when it gave way."""
+    return Draft(
+        answer=checked.answer,
+        added_citations=added_of(checked),
+        unsupported=unfound_of(checked.unsupported),
+        marked_answer=checked.marked(),
+        replaced=replaced,
+    )
+
+
+def timings_of(
+    stats: Generation, retrieval_seconds: float, evidence_seconds: float | None = None
+) -> Timings:
+    first = stats.first_token_seconds
+    return Timings(
+        retrieval_seconds=round(retrieval_seconds, 3),
+        prompt_tokens=stats.prompt_tokens,
+        completion_tokens=stats.completion_tokens,
+        first_token_seconds=None if first is None else round(first, 3),
+        tokens_per_second=round(stats.tokens_per_second, 1),
+        evidence_seconds=evidence_seconds,
+    )
