@@ -19,12 +19,12 @@ from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCa
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.ingest import embedding, formats, indexer
-from desktop_app.core.ingest.notes import PartPlanner
+from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.live import QUIET_KINDS, Change, LiveFolders, LiveIndex, Watching
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
-from desktop_app.core.store import folders as store_folders
+from desktop_app.core.store import folder_rows
 from desktop_app.core.store import health as store_health
 from desktop_app.core.store import notes as store_notes
 from desktop_app.core.store import scopes as store_scopes
@@ -203,7 +203,7 @@ class Quire:
         )
 
     def folder_id(self, folder: Path) -> int | None:
-        return store_folders.folder_id(self.database.reader, str(folder.resolve()))
+        return folder_rows.folder_id(self.database.reader, str(folder.resolve()))
 
     def search(
         self, query: str, top_k: int | None = None, folders: list[Path] | None = None,
@@ -393,5 +393,5 @@ class Quire:
         return changed
 
     def known_folders(self) -> list[Path]:
-        folders = map(Path, store_folders.folder_paths(self.database.reader))
+        folders = map(Path, folder_rows.folder_paths(self.database.reader))
         return [p for p in folders if p.is_dir()]

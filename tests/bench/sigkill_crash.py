@@ -110,7 +110,7 @@ def pending_parts(db_path: Path) -> int:
     """Distinct part texts without a vector, once every chunk has its parts planned (with the
     embedder's real tokenizer, as the embedding pass does)."""
     from desktop_app.core.ingest import embedding
-    from desktop_app.core.ingest.notes import PartPlanner
+    from desktop_app.core.ingest.note_analysis import PartPlanner
     from desktop_app.core.service import Quire
 
     service = Quire(db_path.parent)

@@ -268,7 +268,7 @@ TOMATOES = "Tomatoes go in the south bed in May.\n"
 def test_org_asciidoc_and_rst_headings_give_the_heading_path(
     tmp_path: Path, name: str, text: str
 ) -> None:
-    from desktop_app.core.ingest.notes import analyze_note
+    from desktop_app.core.ingest.note_analysis import analyze_note
 
     (tmp_path / name).write_text(text, "utf-8")
     document = formats.load(tmp_path / name, 10**6)

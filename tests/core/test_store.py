@@ -9,7 +9,7 @@ import pytest
 from desktop_app.core.cancel import Progress
 from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.chunker import word_offsets
-from desktop_app.core.ingest.notes import PartPlanner
+from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.store import meta
 from desktop_app.core.store.db import Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS

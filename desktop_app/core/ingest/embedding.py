@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.ingest.notes import PartPlanner, embedding_input
+from desktop_app.core.ingest.note_analysis import PartPlanner, embedding_input
 from desktop_app.core.store import embeddings, meta
 from desktop_app.core.store.db import Database
 

@@ -21,8 +21,8 @@ from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCa
 from desktop_app.core.ingest import formats, loaders
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
-from desktop_app.core.ingest.formats.text import text_document
-from desktop_app.core.ingest.notes import AnalyzedNote, analyze_note
+from desktop_app.core.ingest.formats.plain import text_document
+from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
 from desktop_app.core.ingest.writer import (
     IndexReport,
     NoteRows,
@@ -32,7 +32,7 @@ from desktop_app.core.ingest.writer import (
     status_writer,
     touch_writer,
 )
-from desktop_app.core.store import folders, meta, notes
+from desktop_app.core.store import folder_rows, meta, notes
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.notes import KnownNote
 from desktop_app.core.store.recovery import save_folder_list
@@ -59,10 +59,10 @@ FileEntry = tuple[str, Path, str | None]
 def ensure_folder(database: Database, folder: Path) -> int:
     path = str(folder.resolve())
     with database.write() as db:
-        known = folders.folder_id(db, path)
+        known = folder_rows.folder_id(db, path)
         if known is not None:
             return known
-        folder_id = folders.add_folder(db, path)
+        folder_id = folder_rows.add_folder(db, path)
     save_folder_list(database)  # the folder list outlives a damaged index
     return folder_id
 
@@ -337,10 +337,10 @@ def remove_notes(database: Database, folder_id: int, rel_paths: list[str]) -> No
 def remove_folder(database: Database, folder: Path) -> bool:
     path = str(folder.resolve())
     with database.write() as db:
-        folder_id = folders.folder_id(db, path)
+        folder_id = folder_rows.folder_id(db, path)
         if folder_id is None:
             return False
-        folders.delete_folder(db, folder_id)
+        folder_rows.delete_folder(db, folder_id)
         meta.bump_data_version(db)
     save_folder_list(database)
     return True

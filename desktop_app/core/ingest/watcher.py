@@ -29,7 +29,7 @@ from desktop_app.core.ingest.observer import (
     Handler,
     Watches,
 )
-from desktop_app.core.ingest.recovery import FullDiskRetry, supervised
+from desktop_app.core.ingest.retry import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
 

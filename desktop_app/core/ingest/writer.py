@@ -11,7 +11,7 @@ from typing import Any
 
 import sqlite_utils
 
-from desktop_app.core.ingest.notes import AnalyzedNote
+from desktop_app.core.ingest.note_analysis import AnalyzedNote
 from desktop_app.core.store import chunks, meta, notes
 from desktop_app.core.store.db import Database, DiskFull
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from desktop_app.core.store import chunks, folders, meta, notes
+from desktop_app.core.store import chunks, folder_rows, meta, notes
 from desktop_app.core.store.db import Database
 
 # A chunk waits for vectors until it has parts (planned by the embedding pass) that all have one.
@@ -42,7 +42,7 @@ def collect_status(database: Database, check_integrity: bool = True) -> dict[str
     """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
     db = database.reader
     counts = {
-        "folders": folders.folder_count(db),
+        "folders": folder_rows.folder_count(db),
         **notes.status_counts(db),
         "chunks": chunks.chunk_count(db),
         "pending_embedding": db.execute(

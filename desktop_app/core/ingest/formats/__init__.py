@@ -16,16 +16,16 @@ from desktop_app.core.ingest.document import Document
 # Each kind of file as the settings name it (one switch each): the module of this package
 # holding its `load`, and its suffixes.
 _FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "Markdown and text": ("text", (".md", ".markdown", ".txt")),
+    "Markdown and text": ("plain", (".md", ".markdown", ".txt")),
     "PDF": ("pdf", (".pdf",)),
     "Word (.docx)": ("docx", (".docx",)),
     "Web pages": ("html", (".html", ".htm", ".xhtml")),
-    "Org, reST, AsciiDoc": ("text", (".org", ".rst", ".adoc", ".asciidoc")),
+    "Org, reST, AsciiDoc": ("plain", (".org", ".rst", ".adoc", ".asciidoc")),
 }
 KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}
 _LOADERS = {suffix: module for module, suffixes in _FORMATS.values() for suffix in suffixes}
 SUFFIXES = frozenset(_LOADERS)
-ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "text")
+ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "plain")
 # The size cap per format, as a multiple of the text notes' cap (IndexOptions.max_file_bytes):
 # a PDF of scans and figures is large for little text; a web page is text.
 SIZE_FACTOR = {".pdf": 10, ".docx": 5}
