@@ -58,7 +58,7 @@ def _check_index_and_search() -> dict[str, Any]:
     from desktop_app.paths import sample_notes
 
     with tempfile.TemporaryDirectory() as home:
-        quire = Quire(Path(home))
+        quire = Quire.open(Path(home))
         try:
             quire.index([sample_notes()])
             results = quire.search("how long to bake sourdough bread", top_k=3)

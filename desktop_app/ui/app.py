@@ -78,7 +78,7 @@ def _open_service(smoke: bool) -> Quire | None:
     from desktop_app.core.service import NewerDatabaseError, Quire
 
     try:
-        return Quire()
+        return Quire.open()
     except NewerDatabaseError as exc:
         print(f"quire: {exc}", file=sys.stderr)
         if not smoke:

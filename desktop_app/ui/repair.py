@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def report_recovery(win: MainWindow) -> None:
     """Once: the index was damaged and replaced; the live index rebuilds it meanwhile."""
-    recovery, win.service.recovery = win.service.recovery, None
+    recovery = win.service.take_recovery()
     if recovery is None:
         return
     win.recovery_reports.append(recovery.message)

@@ -80,7 +80,7 @@ def index_folder(
         raise FileNotFoundError(f"not a folder: {folder}")
     folder_id = ensure_folder(database, folder)
     use_chunking(database, options.chunking)
-    known = notes.known_notes(database.reader, folder_id)
+    known = _known_notes(database, folder_id)
     # Small notes first: most of a big vault is searchable long before its largest files are done.
     unreadable: list[OSError] = []
     files = sorted(_scan(folder, options.suffixes, unreadable),
@@ -165,13 +165,18 @@ def _to_extract(
     return out
 
 
+def _known_notes(database: Database, folder_id: int) -> dict[str, KnownNote]:
+    with database.read() as db:
+        return notes.known_notes(db, folder_id)
+
+
 def index_paths(
     database: Database, folder: Path, rel_paths: list[str], options: IndexOptions
 ) -> IndexReport:
     """Bring single notes up to date (the watcher's path): index what exists, drop what is gone."""
     folder = folder.resolve()
     folder_id = ensure_folder(database, folder)
-    known = notes.known_notes(database.reader, folder_id)
+    known = _known_notes(database, folder_id)
     report = IndexReport(scanned=len(rel_paths))
     present: list[FileEntry] = []
     gone: list[str] = []
@@ -331,7 +336,6 @@ def _problem(
 def remove_notes(database: Database, folder_id: int, rel_paths: list[str]) -> None:
     with database.write() as db:
         notes.delete_notes(db, folder_id, [names.storable(rel) for rel in rel_paths])
-        meta.bump_data_version(db)
 
 
 def remove_folder(database: Database, folder: Path) -> bool:
@@ -341,7 +345,6 @@ def remove_folder(database: Database, folder: Path) -> bool:
         if folder_id is None:
             return False
         folder_rows.delete_folder(db, folder_id)
-        meta.bump_data_version(db)
     save_folder_list(database)
     return True
 
@@ -349,8 +352,9 @@ def remove_folder(database: Database, folder: Path) -> bool:
 def use_chunking(database: Database, chunking: str) -> bool:
     """Record the chunking settings; different ones than before mark every note for re-chunking
     (vectors are kept by text hash, so unchanged passages are not embedded again)."""
-    if meta.read_meta(database.reader, meta.CHUNKING) == chunking:
-        return False
+    with database.read() as db:
+        if meta.read_meta(db, meta.CHUNKING) == chunking:
+            return False
     with database.write() as db:
         recorded = meta.read_meta(db, meta.CHUNKING)
         changed = recorded is not None and recorded != chunking

@@ -63,7 +63,8 @@ def folders_file(db_path: Path) -> Path:
 
 
 def save_folder_list(database: Database) -> None:
-    rows = folder_rows.folder_rows(database.reader)
+    with database.read() as db:
+        rows = folder_rows.folder_rows(db)
     data = {"folders": [{"path": p, "added_at": a} for p, a in rows]}
     target = folders_file(database.path)
     tmp = target.with_suffix(".tmp")
