@@ -284,3 +284,84 @@ def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
     first_embed = seen[phases.index("embed")]
     assert (first_embed.done, first_embed.total) == (0, done)
     assert seen[-1] == Progress("embed", done, done)
+
+
+def test_the_data_version_moves_with_every_write_the_vector_cache_reads(tmp_path: Path) -> None:
+    """Migration 0005: triggers move `data_version` on writes to vectors, parts and notes, in
+    the writer's transaction; nothing else moves it by hand."""
+    db = Database(tmp_path / "q.sqlite")
+
+    def version() -> int:
+        with db.read() as reader:
+            return int(meta.data_version(reader))
+
+    writes = [
+        "INSERT INTO folders (id, path, added_at) VALUES (1, '/n', 0)",
+        "INSERT INTO notes (id, folder_id, path, status) VALUES (1, 1, 'a.md', 'indexed')",
+        "UPDATE notes SET language = 'de' WHERE id = 1",
+        "INSERT INTO chunks (id, note_id, seq, start, end, text) VALUES (1, 1, 0, 0, 1, 'a')",
+        "INSERT INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash) "
+        "VALUES (1, 0, 1, 0, 1, 'h')",
+        "INSERT INTO embeddings (hash, vector) VALUES ('h', x'0000803f')",
+        "UPDATE embeddings SET vector = x'000080bf' WHERE hash = 'h'",
+        "DELETE FROM embeddings",
+        "DELETE FROM chunks",  # its parts go with it (chunks_fts_delete)
+        "DELETE FROM notes",
+    ]
+    moved = []
+    for sql in writes:
+        before = version()
+        with db.write() as w:
+            w.execute(sql)
+        moved.append(version() > before)
+    assert moved == [False, True, True, False, True, True, True, True, True, True]
+    before = version()
+    with db.write() as w:  # a note's mtime is not what the cache reads
+        w.execute("INSERT INTO notes (id, folder_id, path, status) VALUES (2, 1, 'b', 'indexed')")
+    with db.write() as w:
+        w.execute("UPDATE notes SET mtime_ns = 5 WHERE id = 2")
+    assert version() == before + 1
+    db.close()
+
+
+def test_no_module_moves_the_data_version_by_hand() -> None:
+    """Only the triggers' SQL (migrations.py) names the row; meta has no bump any more."""
+    package = Path(__file__).resolve().parents[2] / "desktop_app"
+    in_sql = sorted(
+        p.name for p in package.rglob("*.py") if "'data_version'" in p.read_text("utf-8")
+    )
+    assert in_sql == ["migrations.py"]
+    assert not hasattr(meta, "bump_data_version")
+
+
+def test_reads_share_a_bounded_pool_and_close_with_the_database(tmp_path: Path) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from desktop_app.core.store.db import READERS
+
+    db = Database(tmp_path / "q.sqlite")
+    inside, most = 0, 0
+    lock = threading.Lock()
+
+    def read(_: int) -> int:
+        nonlocal inside, most
+        with db.read() as reader:
+            with lock:
+                inside += 1
+                most = max(most, inside)
+            with db.read() as nested:  # the same connection: never waits for itself
+                assert nested is reader
+            count = reader.execute("SELECT count(*) FROM notes").fetchone()[0]
+            with lock:
+                inside -= 1
+        return int(count)
+
+    with ThreadPoolExecutor(12) as pool:
+        assert set(pool.map(read, range(300))) == {0}
+    assert most <= READERS
+    assert 1 <= db.readers.open_connections <= READERS
+    with db.read():
+        db.close()  # the one in use closes when it comes back
+        assert db.readers.open_connections == 1
+    assert db.readers.open_connections == 0

@@ -69,14 +69,15 @@ class ReaderPool:
     """At most `size` read connections to one file, checked out for one read and given back
     after (WAL readers never block the writer). A thread that already holds one gets the same
     one again, so nested reads never wait for each other. `close` closes the idle ones at once
-    and the others as they come back."""
+    and the others as they come back (a read after it opens a new one, as the first did)."""
 
     def __init__(self, path: Path, size: int = READERS) -> None:
         self._path = path
         self._size = size
         self._idle: list[sqlite_utils.Database] = []
         self._open = 0
-        self._closed = False
+        self._generation = 0  # moved by close(): connections of an older one are not reused
+        self._born: dict[int, int] = {}  # id of each open connection -> its generation
         self._changed = threading.Condition()
         self._held = threading.local()
 
@@ -101,41 +102,44 @@ class ReaderPool:
 
     def _check_out(self) -> sqlite_utils.Database:
         with self._changed:
-            while not self._idle and self._open >= self._size and not self._closed:
+            while not self._idle and self._open >= self._size:
                 self._changed.wait()
-            if self._closed:
-                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
             if self._idle:
                 return self._idle.pop()
             self._open += 1
+            generation = self._generation
         try:
-            return connect(self._path)
+            db = connect(self._path)
         except BaseException:
-            self._forget(None)
+            with self._changed:
+                self._open -= 1
+                self._changed.notify()
             raise
+        with self._changed:
+            self._born[id(db)] = generation
+        return db
 
     def _give_back(self, db: sqlite_utils.Database) -> None:
         with self._changed:
-            if not self._closed:
+            if self._born.get(id(db)) == self._generation:
                 self._idle.append(db)
                 self._changed.notify()
                 return
-        self._forget(db)
+        self._close(db)
 
-    def _forget(self, db: sqlite_utils.Database | None) -> None:
-        if db is not None:
-            db.conn.close()
+    def _close(self, db: sqlite_utils.Database) -> None:
+        db.conn.close()
         with self._changed:
+            self._born.pop(id(db), None)
             self._open -= 1
             self._changed.notify()
 
     def close(self) -> None:
         with self._changed:
-            self._closed = True
+            self._generation += 1
             idle, self._idle = self._idle, []
-            self._changed.notify_all()
         for db in idle:
-            self._forget(db)
+            self._close(db)
 
 
 class Database:
