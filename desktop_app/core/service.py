@@ -217,7 +217,8 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
     def embed(
         self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
     ) -> int:
-        with self._slot.use(cancel) as handle:
+        # `cancel` is the live index's own (paused, stopped): a swap waits for it, never cancels it
+        with self._slot.use() as handle:
             return self._embed_into(self.embedder, handle, progress, cancel)
 
     def _embed_into(

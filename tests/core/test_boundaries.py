@@ -148,3 +148,28 @@ def test_every_module_name_in_the_package_is_unique() -> None:
         if path.name not in ("__init__.py", "__main__.py"):
             names.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
     assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+def _facade_fields_assigned(source: str) -> list[int]:
+    """Lines assigning a field of the facade (`quire.x = …`, `service.x = …`,
+    `self.service.x = …`): its state changes only through its methods."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        for target in targets:
+            for part in target.elts if isinstance(target, ast.Tuple) else [target]:
+                owner = part.value if isinstance(part, ast.Attribute) else None
+                named = isinstance(owner, ast.Name) and owner.id in ("quire", "service")
+                if named or (isinstance(owner, ast.Attribute) and owner.attr == "service"):
+                    lines.append(node.lineno)
+    return lines
+
+
+def test_no_caller_assigns_the_facades_fields() -> None:
+    assigned = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := _facade_fields_assigned(path.read_text("utf-8")))
+    }
+    assert assigned == {}
+    assert _facade_fields_assigned("recovery, win.service.recovery = x, None\n") == [1]
