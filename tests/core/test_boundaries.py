@@ -108,7 +108,7 @@ def sql_in(source: str) -> list[str]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in SQL_CALLS:
                 found[node.lineno] = f".{node.func.attr}()"
-        elif SQL_STATEMENT.match(text := _literal_text(node)):
+        elif isinstance(node, ast.expr) and SQL_STATEMENT.match(text := _literal_text(node)):
             found.setdefault(node.lineno, text[:60])
     return [f"{line}: {what}" for line, what in sorted(found.items())]
 
@@ -155,8 +155,9 @@ def _facade_fields_assigned(source: str) -> list[int]:
     `self.service.x = …`): its state changes only through its methods."""
     lines = []
     for node in ast.walk(ast.parse(source)):
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        for target in targets:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
             for part in target.elts if isinstance(target, ast.Tuple) else [target]:
                 owner = part.value if isinstance(part, ast.Attribute) else None
                 named = isinstance(owner, ast.Name) and owner.id in ("quire", "service")
