@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.chunker import word_offsets
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.store import meta
-from desktop_app.core.store.db import Database, fts5_available
+from desktop_app.core.store.db import READERS, Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
 
@@ -335,11 +337,6 @@ def test_no_module_moves_the_data_version_by_hand() -> None:
 
 
 def test_reads_share_a_bounded_pool_and_close_with_the_database(tmp_path: Path) -> None:
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
-    from desktop_app.core.store.db import READERS
-
     db = Database(tmp_path / "q.sqlite")
     inside, most = 0, 0
     lock = threading.Lock()
