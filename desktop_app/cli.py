@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Commands that write or report run the quick check on open whatever the size.
     try:
-        quire = Quire(
+        quire = Quire.open(
             check="quick" if args.command in ("index", "watch", "status", "repair") else None
         )
     except NewerDatabaseError as exc:

@@ -8,14 +8,11 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from desktop_app.cli_index import cmd_index
-from desktop_app.core.service import IndexDamaged
+from desktop_app.cli_index import cmd_index, print_reports
+from desktop_app.core.service import IndexDamaged, Quire, Recovery, Reindex
 from desktop_app.progressbar import ProgressBar
-
-if TYPE_CHECKING:
-    from desktop_app.core.service import Quire
 
 Command = Callable[["Quire", argparse.Namespace], int]
 
@@ -42,7 +39,7 @@ def run_guarded(quire: Quire, command: Command, args: argparse.Namespace) -> int
 
 
 def _announce_and_rebuild(quire: Quire, args: argparse.Namespace) -> None:
-    recovery = quire.recovery
+    recovery = quire.take_recovery()  # told once
     if recovery is None:
         return
     print(f"quire: {recovery.message}", file=sys.stderr, flush=True)
@@ -52,37 +49,40 @@ def _announce_and_rebuild(quire: Quire, args: argparse.Namespace) -> None:
     for folder in missing:
         print(f"quire: notes folder not found, not indexed: {folder}", file=sys.stderr)
     if folders:
-        _rebuild(quire, folders)
-    quire.recovery = None  # told once
+        _rebuild(quire, folders, recovery)
 
 
-def _rebuild(quire: Quire, folders: list[Path]) -> None:
-
+def _rebuild(quire: Quire, folders: list[Path], recovery: Recovery) -> None:
     bar = ProgressBar()
     try:
         reports = quire.index(folders, progress=bar, embed=False)
     finally:
         bar.close()
     notes = sum(r.report.indexed for r in reports)
-    kept = quire.recovery.vectors_kept if quire.recovery else 0
     print(
         f"quire: index rebuilt: {notes} notes from {len(folders)} folder(s) are keyword-searchable"
-        f"; {kept} vectors kept, the rest are computed by the next `quire index`",
+        f"; {recovery.vectors_kept} vectors kept, the rest are computed by the next `quire index`",
         file=sys.stderr,
         flush=True,
     )
 
 
 def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
-    """Check fully; replace and rebuild a damaged index (any index with --rebuild)."""
-    recovery = quire.recovery  # damaged on open: that is the repair
+    """Check fully; replace and rebuild a damaged index (any index with --rebuild). The folders
+    are indexed into the new index before anything else reads it."""
+    recovery = quire.take_recovery()  # damaged on open: that is the repair
+    reindex = None
     if recovery is None:
-        health, recovery = quire.repair(rebuild=args.rebuild)
+        bar = ProgressBar()
+        reindex = Reindex(progress=bar, embed=not args.no_embed)
+        try:
+            health, recovery = quire.repair(rebuild=args.rebuild, reindex=reindex)
+        finally:
+            bar.close()
     if recovery is None:
         print(f"index healthy ({health.check} check, {health.seconds:.1f} s): nothing to repair")
         return 0
     print(f"quire: {recovery.message}", file=sys.stderr, flush=True)
-    quire.recovery = None
     for problem in recovery.problems:
         print(f"  found: {problem}")
 
@@ -90,7 +90,12 @@ def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
     if not folders:
         print("no notes folders to index: add one with `quire index FOLDER`")
         return 0
-    return cmd_index(quire, argparse.Namespace(folders=folders, no_embed=args.no_embed))
+    if reindex is None:
+        return cmd_index(quire, argparse.Namespace(folders=folders, no_embed=args.no_embed))
+    print_reports(reindex.reports)
+    if not args.no_embed and (why := quire.embedder_problem()):
+        print(f"quire: no vectors made (keyword index only): {why}", file=sys.stderr)
+    return 0
 
 
 def add_parser(sub: Any) -> None:

@@ -55,7 +55,7 @@ def _check_chat_model() -> dict[str, Any]:
 
 def _check_index_and_search() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as home:
-        quire = Quire(Path(home))
+        quire = Quire.open(Path(home))
         try:
             quire.index([sample_notes()])
             results = quire.search("how long to bake sourdough bread", top_k=3)

@@ -47,17 +47,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _fake_embedder_unless_slow() -> Iterator[None]:
-    """Every `Quire` built in a test not marked `slow` embeds with `FakeEmbedder` (fast and
-    deterministic), unless the test passes its own `embedder`."""
-    original = Quire.__init__
+    """Every `Quire` opened in a test not marked `slow` (by the test, a fixture or `cli.main`)
+    gets `FakeEmbedder` (fast and deterministic) as `Quire.open`'s `embedder`, unless the test
+    passes its own."""
+    factory = Quire.open
 
-    def init(self: Quire, *args: Any, embedder: Any = None, **kwargs: Any) -> None:
-        if embedder is None and not _Models.real:
-            embedder = FakeEmbedder()
-        original(self, *args, embedder=embedder, **kwargs)
+    def open_with_fakes(home: Path | None = None, *args: Any, **kwargs: Any) -> Quire:
+        if kwargs.get("embedder") is None and not _Models.real:
+            kwargs["embedder"] = FakeEmbedder()
+        return factory(home, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Quire, "__init__", init)
+        patch.setattr(Quire, "open", staticmethod(open_with_fakes))
         yield
 
 

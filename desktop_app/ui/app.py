@@ -75,7 +75,7 @@ def _application(argv: list[str]) -> QApplication:
 def _open_service(smoke: bool) -> Quire | None:
     """The facade on the user's index; None (after saying why) when a newer Quire wrote it."""
     try:
-        return Quire()
+        return Quire.open()
     except NewerDatabaseError as exc:
         print(f"quire: {exc}", file=sys.stderr)
         if not smoke:

@@ -24,7 +24,7 @@ class RepairController(QObject):
 
     def report_recovery(self) -> None:
         """Once: the index was damaged and replaced; the live index rebuilds it meanwhile."""
-        recovery, self.service.recovery = self.service.recovery, None
+        recovery = self.service.take_recovery()
         if recovery is not None:
             self.recovered.emit(recovery.message, "\n".join(recovery.problems))
 

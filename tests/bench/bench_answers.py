@@ -228,7 +228,7 @@ def til_spans(args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any
     folder = EVAL / "til-en" / "notes"
     questions = [json.loads(x) for x in (EVAL / "til-en" / "questions.jsonl").read_text(
         "utf-8").splitlines() if x]  # fmt: skip
-    quire = Quire(work / "til-whole")
+    quire = Quire.open(work / "til-whole")
     quire.index([folder], embed=EMBED[0])
     notes: dict[str, str] = {}
     rows = [span_row(quire, q, folder, notes) for q in questions]
@@ -279,7 +279,7 @@ def quantile(values: list[float], q: float) -> float:
 
 def run_set(name: str, args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any]:
     if name == "sample":
-        quire = Quire(work / "sample-home")
+        quire = Quire.open(work / "sample-home")
         quire.index([sample_notes()], embed=EMBED[0])
         answerable = [json.loads(x) for x in SAMPLE_QUESTIONS.read_text("utf-8").splitlines() if x]
         unanswerable: list[dict] = []

@@ -84,7 +84,7 @@ def verify(home: Path, notes: Path, count: int) -> tuple[bool, int]:
     """Healthy after the full checks, and every note first for its own word."""
     if not check_file(home / "quire.sqlite", "full").ok:
         return False, 0
-    quire = Quire(home)
+    quire = Quire.open(home)
     try:
         found = 0
         for n in range(count):

@@ -590,13 +590,13 @@ def run_set(set_name: str, work: Path, args: argparse.Namespace, font: Font,
                            f"{article.name}.{fmt}", run.diff, args.show)  # fmt: skip
             if fmt == "html":
                 run.leaks += sum(s in text for s in SENTINELS)
-        quire = Quire(work / "homes" / f"{set_name}-{fmt}", embedder=vectors)
+        quire = Quire.open(work / "homes" / f"{set_name}-{fmt}", embedder=vectors)
         try:
             started = time.perf_counter()
             reports = quire.index([folders[fmt]])
             run.index_seconds = time.perf_counter() - started
             report = reports[0].report
-            run.chunks = quire.database.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            run.chunks = quire.database.query("SELECT count(*) FROM chunks")[0][0]
             if report.problems:
                 print(f"  {set_name} {fmt}: {report.problems}", flush=True)
             t0 = time.perf_counter()
@@ -770,7 +770,7 @@ def quire_index_seconds(folder: Path, home: Path, runs: int) -> float:
     """Median seconds of `runs` first keyword-only indexings of `folder`, each in a new home."""
     times = []
     for run in range(runs):
-        quire = Quire(home / f"run{run}")
+        quire = Quire.open(home / f"run{run}")
         started = time.perf_counter()
         quire.index([folder], embed=False)
         times.append(time.perf_counter() - started)
@@ -887,7 +887,7 @@ def bench_speed(work: Path, folders: dict[str, list[Path]], articles: list[Artic
     import pypdfium2 as pdfium
 
     home = work / "speed"
-    warm = Quire(home / "warm")  # one-time loads: tiktoken, language model, stemmers
+    warm = Quire.open(home / "warm")  # one-time loads: tiktoken, language model, stemmers
     warm.index([folders["warm"][0]], embed=False)
     warm.close()
     out: dict[str, Any] = {}
@@ -925,11 +925,11 @@ def bench_speed(work: Path, folders: dict[str, list[Path]], articles: list[Artic
     page_count = len(pdf)
     pdf.close()
     chars = len(formats.load(big, MAX_BYTES).text)
-    quire = Quire(home / "long")
+    quire = Quire.open(home / "long")
     reports, long_s = timed(lambda: quire.index([big_dir], embed=False))
     hits = quire.search(codeword, top_k=3)
     found_page = hits[0].page if hits else None
-    chunks = quire.database.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    chunks = quire.database.query("SELECT count(*) FROM chunks")[0][0]
     quire.close()
     raw_long, _ = raw_pdf_seconds([big], 1)
     out["long_pdf"] = {"pages": page_count, "chars": chars, "mb": big.stat().st_size / 1e6,

@@ -103,7 +103,7 @@ def indexed_without_gold(
     shutil.copytree(set_dir / "notes", notes, ignore=shutil.ignore_patterns(".*"))
     for rel in removed:
         (notes / rel).unlink()
-    quire = Quire(work / set_dir.name / "home")
+    quire = Quire.open(work / set_dir.name / "home")
     quire.index([notes], embed=embed)
     return quire, unanswerable, answerable
 

@@ -35,7 +35,7 @@ QUESTION = "How do I set the default branch name for new git repositories?"
 def build_prompt(model: LocalModel, work: Path) -> str:
     notes = work / "git"
     shutil.copytree(TIL / "git", notes)
-    quire = Quire(work / "home")
+    quire = Quire.open(work / "home")
     quire.index([notes])
     sources = build_sources(relevant(quire.search(QUESTION, top_k=8), 0.0))
     quire.close()

@@ -49,7 +49,7 @@ def timed(fn):  # type: ignore[no-untyped-def]
 
 
 def chunk_texts(quire: Quire) -> list[str]:
-    return [r[0] for r in quire.database.reader.execute("SELECT text FROM chunks ORDER BY id")]
+    return [r[0] for r in quire.database.query("SELECT text FROM chunks ORDER BY id")]
 
 
 def raw_fts_insert(texts: list[str], path: Path) -> float:
@@ -68,11 +68,10 @@ def raw_fts_insert(texts: list[str], path: Path) -> float:
 def rows_only_insert(quire: Quire, path: Path, tables: tuple[str, ...]) -> float:
     """Bulk-insert rows Quire wrote, copied as they are into a fresh Quire database (same schema,
     one transaction, no Python work in between): a floor for any writer of that schema."""
-    source = quire.database.reader
     rows = {}
     for table in tables:
         columns = "rowid, body, prefixes, context" if table == "chunks_fts" else "*"
-        rows[table] = source.execute(f"SELECT {columns} FROM {table}").fetchall()
+        rows[table] = quire.database.query(f"SELECT {columns} FROM {table}")
     target = Database(path)
     started = time.perf_counter()
     with target.write() as db:
@@ -135,14 +134,16 @@ def chunking_seconds(texts: list[tuple[str, Document]]) -> float:
 
 def bench_lexical_indexing(work: Path, runs: int) -> None:
     """Median of `runs` first indexings of the til notes, each into an empty database."""
-    warm = Quire(work / "home-warm")  # one-time loads (tiktoken ranks, language model, stemmers)
+    warm = Quire.open(
+        work / "home-warm"
+    )  # one-time loads (tiktoken ranks, language model, stemmers)
     warm.index([paths.sample_notes()], embed=False)
     warm.close()
     note_texts = read_notes(TIL / "notes")
     measured: dict[str, list[float]] = {}
     for run in range(runs):
         analyzer._caches.clear()
-        quire = Quire(work / f"home-lex{run}")
+        quire = Quire.open(work / f"home-lex{run}")
         reports, quire_time = timed(lambda q=quire: q.index([TIL / "notes"], embed=False))
         texts = chunk_texts(quire)
         times = {
@@ -182,7 +183,7 @@ def bench_lexical_indexing(work: Path, runs: int) -> None:
 
 
 def bench_embedding(work: Path, limit: int) -> None:
-    quire = Quire(work / "home-embed")
+    quire = Quire.open(work / "home-embed")
     quire.index([TIL / "notes"], embed=False)
     embedder = quire.embedder
     planner = note_analysis.PartPlanner(embedder.token_offsets, embedder.max_tokens)
@@ -236,16 +237,16 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def bench_search(work: Path, target_chunks: int, n_queries: int) -> None:
-    quire = Quire(work / "home-search")
-    probe = Quire(work / "home-probe")
+    quire = Quire.open(work / "home-search")
+    probe = Quire.open(work / "home-probe")
     probe.index([TIL / "notes"], embed=False)
-    per_copy = probe.database.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    per_copy = probe.database.query("SELECT count(*) FROM chunks")[0][0]
     probe.close()
     copies = max(1, round(target_chunks / per_copy))
     folder = work / "big"
     replicate_til(folder, copies)
     _, index_time = timed(lambda: quire.index([folder]))
-    texts_ids = quire.database.reader.execute("SELECT id, text FROM chunks").fetchall()
+    texts_ids = quire.database.query("SELECT id, text FROM chunks")
     print(
         f"hybrid search: {len(texts_ids)} chunks ({copies} copies of til), indexed in "
         f"{index_time:.0f} s"
@@ -256,7 +257,8 @@ def bench_search(work: Path, target_chunks: int, n_queries: int) -> None:
     with conn:
         conn.executemany("INSERT INTO t (rowid, text) VALUES (?, ?)", texts_ids)
     searcher = quire.searcher
-    searcher.vectors.refresh(quire.database.reader)
+    with quire.database.read() as db:
+        searcher.vectors.refresh(db)
     matrix = searcher.vectors.matrix.copy()
     model = quire.embedder.model
     qs = questions(n_queries)

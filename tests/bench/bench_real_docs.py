@@ -154,7 +154,7 @@ def main() -> int:
         naive_ranks[q["id"]] = first_hit(ranked, q)
 
     with tempfile.TemporaryDirectory() as tmp:
-        quire = Quire(Path(tmp) / "home")
+        quire = Quire.open(Path(tmp) / "home")
         try:
             problem = None if args.no_embed else quire.embedder_problem()
             if problem:

@@ -59,7 +59,7 @@ def build(work: Path, passages: int) -> tuple[Quire, Path, float]:
     for path in folder.rglob("*.md"):
         os.utime(path, (OLD_MTIME, OLD_MTIME))
     home = work / "home"
-    quire = Quire(home)
+    quire = Quire.open(home)
     started = time.perf_counter()
     quire.index([folder])
     return quire, home, time.perf_counter() - started
@@ -80,7 +80,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         quire, home, index_s = build(work, args.passages)
-        count = quire.database.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        count = quire.database.query("SELECT count(*) FROM chunks")[0][0]
         for q in questions[:5]:  # warm-up: the vector matrix, the encoder, SQLite's cache
             quire.search(q)
         filtered, unfiltered = [], []

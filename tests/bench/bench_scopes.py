@@ -75,7 +75,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         notes = stage(work)
-        quire = Quire(work / "home")
+        quire = Quire.open(work / "home")
         started = time.perf_counter()
         quire.index([notes], embed=not args.no_embed)
         index_s = time.perf_counter() - started

@@ -61,7 +61,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="quire-unique-"))
-    quire = Quire(home)
+    quire = Quire.open(home)
     started = time.perf_counter()
     quire.index([args.notes])
     print(f"index ready in {time.perf_counter() - started:.1f} s ({home})")

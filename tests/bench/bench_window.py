@@ -97,7 +97,7 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
 
     app = QApplication([])
     apply_theme(app)
-    window = MainWindow(Quire(), [notes])
+    window = MainWindow(Quire.open(), [notes])
     window.show()
     result: dict[str, object] = {}
     phase = {"name": "indexing", "gaps": [], "last": 0.0}

@@ -38,7 +38,7 @@ def words(text: str) -> list[str]:
 
 def collect(set_dir: Path, work: Path) -> tuple[list[Row], Counter, int]:
     quire, unanswerable, answerable = indexed_without_gold(set_dir, 100, work)
-    texts = [r[0] for r in quire.database.reader.execute("SELECT text FROM chunks")]
+    texts = [r[0] for r in quire.database.query("SELECT text FROM chunks")]
     df = Counter(p for t in texts for p in {w[:5] for w in words(t)})
     rows = []
     for label, items in ((False, unanswerable), (True, answerable)):

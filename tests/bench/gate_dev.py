@@ -59,7 +59,7 @@ def main() -> int:
     for name in args.sets:
         if name == "sample":
             with tempfile.TemporaryDirectory() as tmp:
-                quire = Quire(Path(tmp))
+                quire = Quire.open(Path(tmp))
                 quire.index([sample_notes()])
                 lines = SAMPLE_QUESTIONS.read_text("utf-8").splitlines()
                 print("sample answerable:", shares(outcomes(quire, [json.loads(x) for x in lines])))
@@ -69,7 +69,7 @@ def main() -> int:
         questions = [json.loads(x) for x in lines if x]
         removed, _, kept = split_all(questions, 100, random.Random(11))
         unanswerable = [q for q in questions if q["path"] in removed]
-        quire = Quire(args.cache / "work" / name / "home")
+        quire = Quire.open(args.cache / "work" / name / "home")
         print(f"{name} answerable [{args.lo}:{args.hi}]:",
               shares(outcomes(quire, kept[args.lo : args.hi])))  # fmt: skip
         print(

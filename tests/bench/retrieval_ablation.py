@@ -26,7 +26,8 @@ DEFAULT_SETS = ROOT.parent / "shared" / "eval"
 
 
 def spans(quire: Quire, chunk_ids: list[int]) -> list[dict]:
-    rows = chunks.chunk_details(quire.database.reader, chunk_ids)
+    with quire.database.read() as db:
+        rows = chunks.chunk_details(db, chunk_ids)
     out, seen = [], set()
     for cid in chunk_ids:
         row = rows.get(cid)
@@ -39,17 +40,17 @@ def spans(quire: Quire, chunk_ids: list[int]) -> list[dict]:
 def run_set(set_dir: Path) -> dict[str, dict[str, float]]:
     home = Path("/tmp/quire-ablation") / set_dir.name
     home.mkdir(parents=True, exist_ok=True)
-    quire = Quire(home)
+    quire = Quire.open(home)
     quire.index([set_dir / "notes"])
     searcher = quire.searcher
     questions = evaluate.load_questions(set_dir / "questions.jsonl")
     ranks: dict[str, list] = {m: [] for m in ("lexical", "dense", "rrf", "quire")}
     started = time.perf_counter()
     for q in questions:
-        db = quire.database.reader
         terms = lexical.analyze_query(q["question"], searcher.query_language(q["question"]))
-        lex = lexical.search_lexical(db, terms, 60)
-        searcher.vectors.refresh(db)
+        with quire.database.read() as db:
+            lex = lexical.search_lexical(db, terms, 60)
+            searcher.vectors.refresh(db)
         dense = searcher.vectors.search(quire.embedder.encode([q["question"]])[0], 60)
         methods = {
             "lexical": [h.chunk_id for h in lex],

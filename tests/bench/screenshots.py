@@ -49,7 +49,7 @@ def scope_shots(out: Path) -> int:
     shutil.copytree(ROOT / "tests" / "data" / "journal" / "notes", notes)
     for path in notes.rglob("*.md"):
         os.utime(path, (1_590_969_600, 1_590_969_600))  # only the notes' own dates count
-    service = Quire(tmp / "home")
+    service = Quire.open(tmp / "home")
     window = MainWindow(service, [notes])
     window.resize(1360, 860)
     window.show()
@@ -93,7 +93,7 @@ def main() -> int:
     notes = tmp / "notes"
     shutil.copytree(sample_notes(), notes)
     (notes / "scan.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary" * 50)
-    service = Quire(tmp / "home")
+    service = Quire.open(tmp / "home")
     window = MainWindow(service, [])
     window.resize(1360, 860)
     window.show()

@@ -113,7 +113,7 @@ def pending_parts(db_path: Path) -> int:
     from desktop_app.core.ingest.note_analysis import PartPlanner
     from desktop_app.core.service import Quire
 
-    service = Quire(db_path.parent)
+    service = Quire.open(db_path.parent)
     embedder = service.embedder
     embedding.plan_parts(service.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
     service.close()

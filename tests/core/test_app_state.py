@@ -116,13 +116,13 @@ def test_a_new_passage_size_rechunks_every_note_but_keeps_vectors(tmp_path: Path
     (notes / "long.md").write_text(f"# Long\n\n{body}\n", "utf-8")
     database = Database(tmp_path / "q.sqlite")
     indexer.index_folder(database, notes, indexer.IndexOptions(chunk_tokens=200))
-    count = lambda: database.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]  # noqa: E731
+    count = lambda: database.query("SELECT count(*) FROM chunks")[0][0]  # noqa: E731
     before = count()
     again = indexer.index_folder(database, notes, indexer.IndexOptions(chunk_tokens=200))
     assert again.unchanged == 1 and count() == before
     smaller = indexer.index_folder(database, notes, indexer.IndexOptions(chunk_tokens=60))
     assert smaller.indexed == 1 and count() > before
-    meta = database.reader.execute("SELECT value FROM meta WHERE key = 'chunking'").fetchone()
+    meta = database.query("SELECT value FROM meta WHERE key = 'chunking'")[0]
     assert json.dumps(meta[0]).startswith('"tokens=60')
     database.close()
 
@@ -144,7 +144,7 @@ def test_keyword_search_works_before_any_vector_exists(tmp_path: Path) -> None:
     from desktop_app.core.service import Quire
     from desktop_app.paths import sample_notes
 
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     quire.index([sample_notes()], embed=False)
     status = quire.status(check_integrity=False)
     assert status.counts.pending_embedding == status.counts.chunks > 0

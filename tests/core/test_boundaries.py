@@ -3,8 +3,10 @@ desktop_app.ui imports with Qt absent and without loading a heavy library."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +87,90 @@ def test_self_test_passes_offline(tmp_path: Path) -> None:
         "qt_offscreen",
     }  # fmt: skip
     assert all(check["ok"] for check in report["checks"].values())
+
+
+# -- SQL only in desktop_app/core/store --------------------------------------------------------
+PACKAGE = ROOT / "desktop_app"
+STORE = PACKAGE / "core" / "store"
+SQL_CALLS = {"execute", "executemany", "executescript"}
+SQL_STATEMENT = re.compile(
+    r"\s*(?:(?:SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|REPLACE)\b.*"
+    r"\b(?:FROM|INTO|TABLE|SET|INDEX|TRIGGER|VIEW)\b|PRAGMA\s)",
+    re.DOTALL,
+)
+
+
+def sql_in(source: str) -> list[str]:
+    """Calls of .execute/.executemany/.executescript and string literals (f-strings too) that
+    read as SQL statements, by line."""
+    found: dict[int, str] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in SQL_CALLS:
+                found[node.lineno] = f".{node.func.attr}()"
+        elif isinstance(node, ast.expr) and SQL_STATEMENT.match(text := _literal_text(node)):
+            found.setdefault(node.lineno, text[:60])
+    return [f"{line}: {what}" for line, what in sorted(found.items())]
+
+
+def _literal_text(node: ast.AST) -> str:
+    """A string literal's text; an f-string's literal parts joined ("" for other nodes)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_literal_text(part) for part in node.values)
+    return ""
+
+
+def test_sql_runs_only_in_the_store() -> None:
+    outside = {
+        str(path.relative_to(ROOT)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if STORE not in path.parents and (found := sql_in(path.read_text("utf-8")))
+    }
+    assert outside == {}
+
+
+def test_the_sql_check_sees_sql_in_a_planted_module() -> None:
+    planted = (
+        "def rows(db, within):\n"
+        "    db.conn.executemany('x', [])\n"
+        "    sql = f'SELECT id FROM chunks WHERE id IN ({within})'\n"
+        "    return 'DELETE FROM notes'\n"
+    )
+    assert [line.split(":")[0] for line in sql_in(planted)] == ["2", "3", "4"]
+    assert sql_in('"""Select the notes from a folder."""\nx = "a SELECT of chunk ids"\n') == []
+
+
+def test_every_module_name_in_the_package_is_unique() -> None:
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+def _facade_fields_assigned(source: str) -> list[int]:
+    """Lines assigning a field of the facade (`quire.x = …`, `service.x = …`,
+    `self.service.x = …`): its state changes only through its methods."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            for part in target.elts if isinstance(target, ast.Tuple) else [target]:
+                owner = part.value if isinstance(part, ast.Attribute) else None
+                named = isinstance(owner, ast.Name) and owner.id in ("quire", "service")
+                if named or (isinstance(owner, ast.Attribute) and owner.attr == "service"):
+                    lines.append(node.lineno)
+    return lines
+
+
+def test_no_caller_assigns_the_facades_fields() -> None:
+    assigned = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := _facade_fields_assigned(path.read_text("utf-8")))
+    }
+    assert assigned == {}
+    assert _facade_fields_assigned("recovery, win.service.recovery = x, None\n") == [1]

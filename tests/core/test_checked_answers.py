@@ -24,7 +24,7 @@ TRAIN = "How long does the train from Prague to Berlin take?"
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Quire:
-    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index([sample_notes()], embed=False)
     yield quire
     quire.close()
@@ -165,7 +165,7 @@ def test_an_answer_repeating_a_lower_passage_off_the_question_gives_way_to_the_e
     notes.mkdir()
     (notes / "boiler.md").write_text(BOILER, "utf-8")
     (notes / "cellar.md").write_text(CELLAR, "utf-8")
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     quire.index([notes], embed=False)
     found, done = _done(quire, "When is the boiler service booked?", answer)
     quire.close()

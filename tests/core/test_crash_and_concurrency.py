@@ -40,7 +40,7 @@ def test_watcher_searches_and_another_process_share_the_database(
     vault.mkdir()
     for i in range(20):
         (vault / f"n{i}.md").write_text(f"# Note {i}\n\nAbout topic number {i}.\n", "utf-8")
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     quire.index([vault])
     watcher = live_index(quire, [vault])
     watcher.start(reconcile=False)
@@ -62,7 +62,7 @@ def test_watcher_searches_and_another_process_share_the_database(
     other = subprocess.Popen(
         [sys.executable, "-c",
          "from desktop_app.core.service import Quire\n"
-         "q = Quire()\n"
+         "q = Quire.open()\n"
          "for _ in range(30):\n"
          "    q.search('topic number 3'); q.status()\n"
          "print('done')"],

@@ -134,7 +134,7 @@ def test_folder_list_survives_an_unreadable_file(
     assert [f["path"] for f in saved["folders"]] == [str(vault.resolve()), str(other.resolve())]
     (quire_home / "settings.json").write_text('{"top_k": 7}', "utf-8")
     replace_with(quire_home / "quire.sqlite", PNG)
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     try:
         assert quire.recovery is not None
         assert quire.known_folders() == [vault.resolve(), other.resolve()]
@@ -148,7 +148,7 @@ def test_search_error_from_damage_is_index_damaged(
 ) -> None:
     """Damage that appears while Quire is open: search raises IndexDamaged, never a raw
     SQLite error, and the CLI turns it into the repair path."""
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     try:
         damage("fts-bytes", quire.database.path)
         assert not check_file(quire.database.path).ok

@@ -96,7 +96,7 @@ def test_live_index_writes_what_waited_once_the_disk_has_room(
 ) -> None:
     folder = tmp_path / "notes"
     write_notes(folder, 0, 2)
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     quire.index([folder], embed=False)
     changes: list[Change] = []
     live = live_index(quire, [folder], on_change=changes.append, reconcile_every=3600)

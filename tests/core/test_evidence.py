@@ -29,7 +29,7 @@ QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "sample_questions.jso
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
     folder = tmp_path_factory.mktemp("sample") / "notes"
     shutil.copytree(sample_notes(), folder)
-    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index([folder], embed=False)
     yield quire, folder
     quire.close()

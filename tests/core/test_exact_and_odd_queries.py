@@ -55,7 +55,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path
         "utf-8",
     )  # fmt: skip
     (notes / "cafe.md").write_text("# Café\n\nThe café opens at nine.\n", "utf-8")
-    quire = Quire(home)
+    quire = Quire.open(home)
     quire.index([notes])  # embeddings included: the dense half used to outrank it as well
     quire.close()
     yield notes, home
@@ -63,7 +63,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path
 
 @pytest.fixture(scope="module")
 def quire(vault: tuple[Path, Path]) -> Iterator[Quire]:
-    q = Quire(vault[1])
+    q = Quire.open(vault[1])
     yield q
     q.close()
 
@@ -110,7 +110,7 @@ def test_cli_search_with_invalid_utf8_argv(tmp_path: Path) -> None:
     its own: the process runs the real embedder, which never loads without vectors)."""
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "cafe.md").write_text("# Café\n\nThe café opens at nine.\n", "utf-8")
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     quire.index([tmp_path / "notes"], embed=False)
     quire.close()
     env = dict(os.environ, QUIRE_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),

@@ -148,7 +148,7 @@ def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Pa
     notes = tmp_path / "notes"
     # the text notes it was recorded on (the sample PDF came later)
     shutil.copytree(sample_notes(), notes, ignore=shutil.ignore_patterns("*.pdf"))
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     quire.index([notes], embed=False)
     lines = []
     for question, answer in [
@@ -226,7 +226,7 @@ def test_watch_and_unwatch_keep_the_index_live(tmp_path: Path) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nThe kettle whistles at dawn.\n", "utf-8")
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         assert quire.watch(folder) and not quire.watch(folder)  # once is enough
         assert quire.folders == [folder.resolve()] and quire.live is None
@@ -259,7 +259,7 @@ def test_close_waits_for_a_stopped_live_index_before_closing_the_database(tmp_pa
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nThe kettle whistles at dawn.\n", "utf-8")
-    quire = Quire(tmp_path / "home", embedder=SlowEmbedder())
+    quire = Quire.open(tmp_path / "home", embedder=SlowEmbedder())
     before = set(threading.enumerate())
     quire.watch(folder)
     quire.start_live(Watching())

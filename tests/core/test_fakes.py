@@ -35,7 +35,7 @@ def test_fake_embedder_is_deterministic_normalized_and_near_for_shared_words() -
 
 
 def test_quire_uses_the_fake_embedder_outside_slow_tests(notes_dir: Path, tmp_path: Path) -> None:
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         assert isinstance(quire.embedder, FakeEmbedder)
         quire.index([notes_dir])
@@ -47,7 +47,7 @@ def test_quire_uses_the_fake_embedder_outside_slow_tests(notes_dir: Path, tmp_pa
 
 def test_an_embedder_passed_to_quire_is_used_and_kept(tmp_path: Path) -> None:
     mine = FakeEmbedder(dimension=32)
-    quire = Quire(tmp_path / "home", embedder=mine)
+    quire = Quire.open(tmp_path / "home", embedder=mine)
     try:
         assert quire.embedder is mine and quire.searcher.embedder is mine
         quire.apply_settings(quire.settings.__class__(embedding_model=str(tmp_path)))

@@ -55,7 +55,7 @@ def test_indexed_pdf_results_carry_their_page_and_exact_span(tmp_path: Path) -> 
     notes.mkdir()
     full = [_full_page(text, topic) for text, topic in zip(PAGES, TOPICS, strict=True)]
     write_pdf(notes / "bread.pdf", full, outline=["Starter", "Baking", "Storing"])
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         quire.index([notes])
         results = quire.search("rye loaf covered pot", top_k=3)
@@ -83,7 +83,7 @@ def test_a_short_page_remainder_joins_the_passage_before_it_and_keeps_its_page(
     notes.mkdir()
     pages = [_full_page(PAGES[0], TOPICS[0]), "Check the oven thermometer before every bake."]
     write_pdf(notes / "short-tail.pdf", pages)
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         quire.index([notes], embed=False)
         best = quire.search("oven thermometer", top_k=1)[0]
@@ -102,10 +102,10 @@ def test_a_title_line_atop_a_page_is_not_a_passage_of_its_own(tmp_path: Path) ->
     notes.mkdir()
     body = _full_page(PAGES[0], TOPICS[0]) + " " + _full_page(PAGES[2], TOPICS[2])  # > 200 tokens
     write_pdf(notes / "titled.pdf", ["Sourdough\n\n" + body])
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         quire.index([notes], embed=False)
-        texts = [r[0] for r in quire.database.reader.execute("SELECT text FROM chunks")]
+        texts = [r[0] for r in quire.database.query("SELECT text FROM chunks")]
         assert texts and texts[0].startswith("Sourdough\n") and "Remark 13" in texts[-1]
         assert all(t.strip() != "Sourdough" for t in texts)  # a PDF marks no headings
     finally:
@@ -131,7 +131,7 @@ def test_word_and_web_pages_are_read_as_their_structure(tmp_path: Path) -> None:
     document = formats.load(notes / "garden.docx", 10**8)
     assert "## Garden plan" in document.text and "- Water the beans daily" in document.text
     assert "| tomato | 60 cm |" in document.text
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         report = quire.index([notes])[0].report
         assert report.indexed == 2 and not report.failed
@@ -151,7 +151,7 @@ def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -
     notes = tmp_path / "notes"
     notes.mkdir()
     expected = write_hostile_corpus(notes)
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     try:
         report = quire.index([notes])[0].report
         reasons = {path: (status, reason) for path, status, reason in report.problems}
@@ -238,7 +238,7 @@ def test_file_types_not_wanted_are_not_read_and_come_back_when_wanted(tmp_path: 
     home = tmp_path / "home"
     home.mkdir()
     (home / "settings.json").write_text(json.dumps({"ignored_types": ["PDF", "html"]}), "utf-8")
-    quire = Quire(home)
+    quire = Quire.open(home)
     try:
         assert quire.settings.ignored_types == [".html", ".pdf"]  # as the user wrote it
         report = quire.index([notes])[0].report

@@ -177,7 +177,7 @@ def test_watch_starts_and_stays_live_on_a_hostile_folder(hostile: Hostile, tmp_p
 def test_live_index_reconciles_and_stays_live_on_a_hostile_folder(
     hostile: Hostile, quire_home: Path
 ) -> None:
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     changes: list[Change] = []
     live = live_index(quire, [hostile.folder], on_change=changes.append)
     live.start()  # reconcile at start, as the window does
@@ -200,7 +200,7 @@ def test_a_crashed_index_loop_is_logged_and_restarted(
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text(f"# A\n\n{word(1)}\n", "utf-8")
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     changes: list[Change] = []
     live = live_index(quire, [folder], on_change=changes.append)
     real = live._reconcile

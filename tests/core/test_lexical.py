@@ -9,6 +9,13 @@ from desktop_app.core.retrieval import lexical
 from desktop_app.core.store.db import Database
 
 
+def _search_lexical(
+    db: Database, terms: lexical.QueryTerms, limit: int
+) -> list[lexical.LexicalHit]:
+    with db.read() as reader:
+        return lexical.search_lexical(reader, terms, limit)
+
+
 @pytest.fixture
 def db(notes_dir: Path, tmp_path: Path) -> Database:
     database = Database(tmp_path / "q.sqlite")
@@ -20,10 +27,10 @@ def db(notes_dir: Path, tmp_path: Path) -> Database:
 def paths(db: Database, hits: list[lexical.LexicalHit]) -> list[str]:
     out = []
     for hit in hits:
-        row = db.reader.execute(
+        row = db.query(
             "SELECT n.path FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id = ?",
             (hit.chunk_id,),
-        ).fetchone()
+        )[0]
         out.append(row[0])
     return out
 
@@ -33,22 +40,22 @@ def paths(db: Database, hits: list[lexical.LexicalHit]) -> list[str]:
     ["NOT sync", '"unbalanced', "sync*", "-sync", "a OR", "NEAR(x y)", "(", "sync: AND", "'\"*^"],
 )
 def test_fts_syntax_in_user_text_never_breaks_a_query(db: Database, query: str) -> None:
-    lexical.search_lexical(db.reader, lexical.analyze_query(query, "en"), 10)
+    _search_lexical(db, lexical.analyze_query(query, "en"), 10)
 
 
 def test_czech_query_finds_declined_forms_without_diacritics(db: Database) -> None:
-    hits = lexical.search_lexical(db.reader, lexical.analyze_query("retezy na kolech", "cs"), 5)
+    hits = _search_lexical(db, lexical.analyze_query("retezy na kolech", "cs"), 5)
     assert paths(db, hits)[0] == "kolo.md"
     assert hits[0].matched
 
 
 def test_german_query_matches_inflected_and_compound_words(db: Database) -> None:
-    hits = lexical.search_lexical(db.reader, lexical.analyze_query("Tomatenpflanze", "de"), 5)
+    hits = _search_lexical(db, lexical.analyze_query("Tomatenpflanze", "de"), 5)
     assert paths(db, hits)[0] == "garten.txt"  # via the five-letter prefix column
 
 
 def test_title_and_tags_are_searchable(db: Database) -> None:
-    hits = lexical.search_lexical(db.reader, lexical.analyze_query("setup", "en"), 5)
+    hits = _search_lexical(db, lexical.analyze_query("setup", "en"), 5)
     assert paths(db, hits) == ["sync/settings.md"]
 
 
@@ -62,11 +69,11 @@ def test_very_common_terms_are_pruned_when_rarer_terms_exist() -> None:
 def test_evidence_ignores_function_words_and_accepts_inflected_forms(db: Database) -> None:
     # "Selective sync lets you choose which folders are copied to the laptop."
     query = lexical.analyze_query("How do I choose which folders are copied?", "en")
-    hit = lexical.search_lexical(db.reader, query, 5)[0]
+    hit = _search_lexical(db, query, 5)[0]
     assert paths(db, [hit]) == ["sync/settings.md"]
     assert hit.evidence == pytest.approx(1.0)  # every content word is there
     assert hit.coverage < hit.evidence  # "how", "do", "I" are absent and weigh in coverage
     # Czech: "řetězu" (another case of "řetěz") still counts as found, by prefix.
     czech = lexical.analyze_query("Kolik stál nový řetězu?", "cs")
-    best = max(lexical.search_lexical(db.reader, czech, 5), key=lambda h: h.evidence)
+    best = max(_search_lexical(db, czech, 5), key=lambda h: h.evidence)
     assert paths(db, [best]) == ["kolo.md"] and best.evidence > 0.5

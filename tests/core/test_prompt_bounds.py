@@ -88,7 +88,7 @@ def test_the_old_endless_case_ends() -> None:
 def indexed(tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     quire.index([notes], embed=False)
     quire.close()
     return notes

@@ -32,6 +32,13 @@ ANY_TEXT = st.text(max_size=300)  # surrogates included: queries may carry them 
 LANGUAGES = st.sampled_from(["en", "de", "cs", "und", "fr", "zh"])
 
 
+def _search_lexical(
+    db: Database, terms: lexical.QueryTerms, limit: int
+) -> list[lexical.LexicalHit]:
+    with db.read() as reader:
+        return lexical.search_lexical(reader, terms, limit)
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=TEXT, target=st.integers(8, 300), markdown=st.booleans())
 def test_chunk_offsets_point_at_the_chunk_text(text: str, target: int, markdown: bool) -> None:
@@ -59,7 +66,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 @given(query=ANY_TEXT, language=LANGUAGES)
 def test_any_query_searches_without_error(db: Database, query: str, language: str) -> None:
     terms = lexical.analyze_query(query, language)
-    hits = lexical.search_lexical(db.reader, terms, 10)
+    hits = _search_lexical(db, terms, 10)
     words = {word for word, _, _ in terms.words}
     assert all(set(hit.matched) <= words for hit in hits)
 
@@ -117,7 +124,7 @@ def mini(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, lis
         folder = tmp_path_factory.mktemp(name) / "notes"
         shutil.copytree(MINI / name / "notes", folder)
         folders.append(folder)
-    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index(folders, embed=False)
     words = sorted({w for f in folders for p in f.rglob("*.md")
                     for w in analyzer.words(p.read_text("utf-8")) if len(w) > 3})  # fmt: skip

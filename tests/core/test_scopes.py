@@ -82,11 +82,11 @@ def test_a_journal_in_one_file_dates_each_entry_under_its_heading(tmp_path: Path
         "Baked rye sourdough.\n\n## 30. 2. 2026\n\nNot a day: stays with the entry before.\n",
         "utf-8",
     )
-    quire = Quire(tmp_path / "home", today=lambda: TODAY)
+    quire = Quire.open(tmp_path / "home", today=lambda: TODAY)
     try:
         quire.index([folder], embed=False)
-        rows = quire.database.reader.execute("SELECT text, day FROM chunks ORDER BY seq")
-        days = {text.strip().split("\n")[-1]: day for text, day in rows.fetchall()}
+        rows = quire.database.query("SELECT text, day FROM chunks ORDER BY seq")
+        days = {text.strip().split("\n")[-1]: day for text, day in rows}
         assert days["Bought bread."] == "2026-10-01"
         assert days["Not a day: stays with the entry before."] == "2026-11-24"
         found = quire.search("rye sourdough", scope=Scope(period=_week()))
@@ -256,7 +256,7 @@ def test_only_a_day_the_note_gives_is_said_to_the_model_and_saved(
     from desktop_app.core.passage import Passage
 
     run(capsys, "index", "--no-embed", str(journal))
-    quire = Quire()
+    quire = Quire.open()
     try:
         found = [*quire.search("budget", top_k=5), *quire.search("heating pump", top_k=5)]
         results = {r.path: r for r in found}
@@ -290,7 +290,7 @@ def test_the_picker_offers_the_folders_and_tags_of_the_index(
     journal: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run(capsys, "index", "--no-embed", str(journal))
-    quire = Quire()
+    quire = Quire.open()
     try:
         assert quire.scope_choices() == (["daily", "notes", "work"], [("cooking", 3), ("house", 1)])
     finally:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from desktop_app.core.cancel import Progress
 from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.store import meta
-from desktop_app.core.store.db import Database, fts5_available
+from desktop_app.core.store.db import READERS, Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
 from tests.fakes import word_offsets
@@ -26,7 +28,7 @@ def test_migrations_are_named_recorded_and_applied_once(tmp_path: Path) -> None:
     db.close()
     again = Database(tmp_path / "q.sqlite")
     assert again.apply_migrations(MIGRATIONS) == []
-    assert again.reader.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert again.query("PRAGMA journal_mode")[0][0] == "wal"
 
 
 def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -40,7 +42,7 @@ def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
         db.apply_migrations([("0099_broken", broken)])
     assert "0099_broken" not in db.applied_migrations()
     with pytest.raises(sqlite3.OperationalError):
-        db.reader.execute("SELECT * FROM half_done")
+        db.query("SELECT * FROM half_done")
 
 
 def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_path: Path) -> None:
@@ -48,15 +50,15 @@ def test_fts_stays_in_sync_through_index_update_and_delete(notes_dir: Path, tmp_
     options = indexer.IndexOptions()
     indexer.index_folder(db, notes_dir, options)
     assert integrity(db).ok
-    chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    chunks = db.query("SELECT count(*) FROM chunks")[0][0]
     assert chunks >= 3
     (notes_dir / "kolo.md").write_text("# Kola\n\nJiný text o kolech.\n\nDalší odstavec.", "utf-8")
     (notes_dir / "garten.txt").unlink()
     report = indexer.index_folder(db, notes_dir, options)
     assert (report.indexed, report.removed) == (1, 1)
     assert integrity(db).ok
-    fts = db.reader.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
-    assert fts == db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    fts = db.query("SELECT count(*) FROM chunks_fts")[0][0]
+    assert fts == db.query("SELECT count(*) FROM chunks")[0][0]
 
 
 def test_unchanged_notes_are_not_rewritten(notes_dir: Path, tmp_path: Path) -> None:
@@ -64,10 +66,10 @@ def test_unchanged_notes_are_not_rewritten(notes_dir: Path, tmp_path: Path) -> N
     options = indexer.IndexOptions()
     first = indexer.index_folder(db, notes_dir, options)
     assert first.indexed == 3 and first.skipped == 0
-    ids = db.reader.execute("SELECT id FROM chunks ORDER BY id").fetchall()
+    ids = db.query("SELECT id FROM chunks ORDER BY id")
     second = indexer.index_folder(db, notes_dir, options)
     assert (second.indexed, second.unchanged) == (0, 3)
-    assert db.reader.execute("SELECT id FROM chunks ORDER BY id").fetchall() == ids
+    assert db.query("SELECT id FROM chunks ORDER BY id") == ids
 
 
 def test_changing_the_embedding_model_drops_vectors(notes_dir: Path, tmp_path: Path) -> None:
@@ -87,15 +89,15 @@ def test_changing_the_embedding_model_drops_vectors(notes_dir: Path, tmp_path: P
     assert embedding.embed_pending(db, encode, planner) == 0  # nothing new to embed
     assert not embedding.use_embedding_model(db, "fake-a", 4)
     assert embedding.use_embedding_model(db, "fake-b", 4)
-    assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 0
+    assert db.query("SELECT count(*) FROM embeddings")[0][0] == 0
     assert embedding.embed_pending(db, encode, planner) == first
 
 
 def parts_of(db: Database) -> list[tuple[int, int, int, str, int, int]]:
-    return db.reader.execute(
+    return db.query(
         "SELECT p.chunk_id, p.start, p.end, c.text, c.start, c.end FROM chunk_parts p"
         " JOIN chunks c ON c.id = p.chunk_id ORDER BY p.chunk_id, p.part"
-    ).fetchall()
+    )
 
 
 def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
@@ -107,13 +109,11 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     assert parts_of(db) == []
     seen: list[Progress] = []
     planned = embedding.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
-    chunks = db.reader.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    chunks = db.query("SELECT count(*) FROM chunks")[0][0]
     assert planned == chunks
     assert seen[-1] == Progress("parts", chunks, chunks)
     parts = parts_of(db)
-    assert {p[0] for p in parts} == {
-        r[0] for r in db.reader.execute("SELECT id FROM chunks").fetchall()
-    }
+    assert {p[0] for p in parts} == {r[0] for r in db.query("SELECT id FROM chunks")}
     assert len(parts) > chunks  # the long note was cut into several parts
     assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
     assert embedding.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
@@ -142,9 +142,9 @@ def test_parts_planned_for_a_replaced_chunk_are_not_written(
     assert edited
     embedding.plan_parts(db, PartPlanner(word_offsets, 100))  # the next pass plans the new chunk
     parts = parts_of(db)
-    long_id = db.reader.execute(
+    long_id = db.query(
         "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = 'long.md'"
-    ).fetchone()[0]
+    )[0][0]
     long_parts = [p for p in parts if p[0] == long_id]
     assert long_parts and all(p[3].startswith("short now") for p in long_parts)
     assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
@@ -173,11 +173,11 @@ def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
 
     planner = PartPlanner(word_offsets, 200)
     embedding.embed_pending(db, encode, planner)
-    vectors = db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    vectors = db.query("SELECT count(*) FROM embeddings")[0][0]
     note.write_text("\n\n".join([*paragraphs, "A new closing paragraph."]), "utf-8")
     indexer.index_folder(db, notes_dir, options)
     embedding.drop_orphan_embeddings(db)  # the end of a pass that planned before the edit
-    assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
+    assert db.query("SELECT count(*) FROM embeddings")[0][0] == vectors
     encoded.clear()
     embedding.embed_pending(db, encode, planner)
     assert encoded and all("closing" in text for text in encoded)
@@ -201,7 +201,8 @@ def test_migration_0002_keeps_an_older_database_from_being_re_chunked(
     old.close()
     db = Database(path)
     assert db.applied_migrations() == [name for name, _ in MIGRATIONS]
-    assert meta.read_meta(db.reader, "chunking") == "tokens=200"
+    with db.read() as reader:
+        assert meta.read_meta(reader, "chunking") == "tokens=200"
     again = indexer.index_folder(db, notes_dir, indexer.IndexOptions())
     assert (again.indexed, again.unchanged) == (0, 3)
     db.close()
@@ -229,11 +230,11 @@ def test_migration_0004_dates_and_tags_an_older_index_by_reading_its_notes_once(
         w.execute("DELETE FROM migrations WHERE name = '0004_days_and_tags'")
     old.close()
     db = Database(path)
-    assert db.reader.execute("SELECT day FROM chunks").fetchall() == [(None,)]
+    assert db.query("SELECT day FROM chunks") == [(None,)]
     first = indexer.index_folder(db, notes, indexer.IndexOptions())
     assert first.indexed == 1  # read again once, for its day and tags
-    assert db.reader.execute("SELECT day FROM chunks").fetchall() == [("2026-11-30",)]
-    assert db.reader.execute("SELECT tag FROM note_tags").fetchall() == [("house",)]
+    assert db.query("SELECT day FROM chunks") == [("2026-11-30",)]
+    assert db.query("SELECT tag FROM note_tags") == [("house",)]
     assert indexer.index_folder(db, notes, indexer.IndexOptions()).unchanged == 1
     db.close()
 
@@ -257,9 +258,10 @@ def test_vectors_of_another_dimension_than_the_model_makes_are_embedded_again(
     assert not embedding.use_embedding_model(db, "fake", 4)  # same model and size: kept
     assert embedding.embed_pending(db, encoder(4), planner) == 0
     assert embedding.use_embedding_model(db, "fake", 8)
-    assert meta.read_meta(db.reader, "embed_dim") == "8"
+    with db.read() as reader:
+        assert meta.read_meta(reader, "embed_dim") == "8"
     assert embedding.embed_pending(db, encoder(8), planner) == first
-    sizes = {len(r[0]) for r in db.reader.execute("SELECT vector FROM embeddings").fetchall()}
+    sizes = {len(r[0]) for r in db.query("SELECT vector FROM embeddings")}
     assert sizes == {8 * 4}
 
 
@@ -284,3 +286,79 @@ def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
     first_embed = seen[phases.index("embed")]
     assert (first_embed.done, first_embed.total) == (0, done)
     assert seen[-1] == Progress("embed", done, done)
+
+
+def test_the_data_version_moves_with_every_write_the_vector_cache_reads(tmp_path: Path) -> None:
+    """Migration 0005: triggers move `data_version` on writes to vectors, parts and notes, in
+    the writer's transaction; nothing else moves it by hand."""
+    db = Database(tmp_path / "q.sqlite")
+
+    def version() -> int:
+        with db.read() as reader:
+            return int(meta.data_version(reader))
+
+    writes = [
+        "INSERT INTO folders (id, path, added_at) VALUES (1, '/n', 0)",
+        "INSERT INTO notes (id, folder_id, path, status) VALUES (1, 1, 'a.md', 'indexed')",
+        "UPDATE notes SET language = 'de' WHERE id = 1",
+        "INSERT INTO chunks (id, note_id, seq, start, end, text) VALUES (1, 1, 0, 0, 1, 'a')",
+        "INSERT INTO chunk_parts (chunk_id, part, parts, start, end, embed_hash) "
+        "VALUES (1, 0, 1, 0, 1, 'h')",
+        "INSERT INTO embeddings (hash, vector) VALUES ('h', x'0000803f')",
+        "UPDATE embeddings SET vector = x'000080bf' WHERE hash = 'h'",
+        "DELETE FROM embeddings",
+        "DELETE FROM chunks",  # its parts go with it (chunks_fts_delete)
+        "DELETE FROM notes",
+    ]
+    moved = []
+    for sql in writes:
+        before = version()
+        with db.write() as w:
+            w.execute(sql)
+        moved.append(version() > before)
+    assert moved == [False, True, True, False, True, True, True, True, True, True]
+    before = version()
+    with db.write() as w:  # a note's mtime is not what the cache reads
+        w.execute("INSERT INTO notes (id, folder_id, path, status) VALUES (2, 1, 'b', 'indexed')")
+    with db.write() as w:
+        w.execute("UPDATE notes SET mtime_ns = 5 WHERE id = 2")
+    assert version() == before + 1
+    db.close()
+
+
+def test_no_module_moves_the_data_version_by_hand() -> None:
+    """Only the triggers' SQL (migrations.py) names the row; meta has no bump any more."""
+    package = Path(__file__).resolve().parents[2] / "desktop_app"
+    in_sql = sorted(
+        p.name for p in package.rglob("*.py") if "'data_version'" in p.read_text("utf-8")
+    )
+    assert in_sql == ["migrations.py"]
+    assert not hasattr(meta, "bump_data_version")
+
+
+def test_reads_share_a_bounded_pool_and_close_with_the_database(tmp_path: Path) -> None:
+    db = Database(tmp_path / "q.sqlite")
+    inside, most = 0, 0
+    lock = threading.Lock()
+
+    def read(_: int) -> int:
+        nonlocal inside, most
+        with db.read() as reader:
+            with lock:
+                inside += 1
+                most = max(most, inside)
+            with db.read() as nested:  # the same connection: never waits for itself
+                assert nested is reader
+            count = reader.execute("SELECT count(*) FROM notes").fetchone()[0]
+            with lock:
+                inside -= 1
+        return int(count)
+
+    with ThreadPoolExecutor(12) as pool:
+        assert set(pool.map(read, range(300))) == {0}
+    assert most <= READERS
+    assert 1 <= db.readers.open_connections <= READERS
+    with db.read():
+        db.close()  # the one in use closes when it comes back
+        assert db.readers.open_connections == 1
+    assert db.readers.open_connections == 0

@@ -30,7 +30,7 @@ NOTE = (TIL / "git" / "find-the-initial-commit.md").read_text("utf-8")
 def tech(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
     folder = tmp_path_factory.mktemp("til") / "notes"
     shutil.copytree(TIL, folder)
-    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index([folder], embed=False)
     yield quire, folder
     quire.close()
@@ -167,7 +167,7 @@ def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
 
     folder = tmp_path / "notes"
     shutil.copytree(sample_notes(), folder)
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     quire.index([folder], embed=False)
     forged = ("Your notes say: “The dough should rest for 1 hour before adding the starter "
               "to the oven.” [1]\n- Knead it well [3]\n- Bake it [6]")  # fmt: skip
@@ -231,7 +231,7 @@ def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path)
         "sort them, 10.txt comes before 2.txt in the order.\n\n```bash\n$ ls | sort\n1.txt\n10.txt"
         "\n2.txt\n```\n\nHowever, with the `-n` flag I get numerical order.\n\n"
         "```bash\n$ ls | sort -n\n```\n", "utf-8")  # fmt: skip
-    quire = Quire(tmp_path / "home")
+    quire = Quire.open(tmp_path / "home")
     quire.index([folder], embed=False)
     question = "How do I sort files named 1.txt to 12.txt so 10.txt comes after 2.txt?"
     events = list(answer_events(quire.retrieval(), question, [], QueuedModel("x"),

@@ -50,7 +50,7 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def live(vault: Path, quire_home: Path) -> Iterator[tuple[Quire, LiveIndex, list[Change], Spy]]:
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     quire.index([vault])
     spy = Spy(quire)
     changes: list[Change] = []
@@ -174,13 +174,13 @@ def test_delete_and_folder_move(live, vault: Path) -> None:  # type: ignore[no-u
 
 
 def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Path) -> None:
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     quire.index([vault])
     quire.close()
     (vault / "alpha.md").write_text("# Alpha\n\nOffline edit about ibises.\n", "utf-8")
     (vault / "new.md").write_text("# New\n\nA note about spoonbills.\n", "utf-8")
     (vault / "projects" / "beta.md").unlink()
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     watcher = live_index(quire, [vault])
     watcher.start()
     try:
@@ -205,7 +205,7 @@ def test_dropped_events_are_caught_by_reconcile(live, vault: Path) -> None:  # t
 
 
 def test_polling_fallback_works_and_says_so(vault: Path, quire_home: Path) -> None:
-    quire = Quire(quire_home)
+    quire = Quire.open(quire_home)
     changes: list[Change] = []
     watcher = live_index(quire, [vault], on_change=changes.append, force_polling=True)
     watcher.start()
@@ -280,7 +280,7 @@ def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
         "import json, sys\n"
         "from pathlib import Path\n"
         "from desktop_app.core.as_json import as_json\nfrom desktop_app.core.service import Quire\n"
-        "q = Quire(Path(sys.argv[1]))\n"
+        "q = Quire.open(Path(sys.argv[1]))\n"
         "r = q.index([Path(sys.argv[2])], embed=False)[0].report\n"
         "print(json.dumps(r.problems))\n"
         "print(json.dumps(as_json(q.status())['files']))\n"

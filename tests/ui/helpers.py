@@ -53,7 +53,7 @@ def indexed_window(qtbot: Any, notes: Path, source: Path, home: Path) -> Iterato
     from desktop_app.ui.main_window import MainWindow
 
     shutil.copytree(source, notes)
-    service = Quire(home)
+    service = Quire.open(home)
     win = MainWindow(service, [])
     qtbot.addWidget(win)
     win.show()

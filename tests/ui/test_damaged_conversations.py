@@ -47,7 +47,7 @@ def test_window_lists_the_good_conversations_and_reports_the_damaged(  # type: i
     fixable["turns"][0]["sources"][0]["start"] = "zero"
     (folder / "fixable.json").write_text(json.dumps(fixable), "utf-8")
 
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = MainWindow(service, [])
     qtbot.addWidget(win)
     win.show()

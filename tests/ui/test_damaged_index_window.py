@@ -39,7 +39,7 @@ def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     (notes / "marker.md").write_text("# Marker\n\nThe word zyxwvutsrq is here.\n", "utf-8")
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     service.index([notes], embed=False)
     service.close()
     if when == "on open":
@@ -48,7 +48,7 @@ def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
         monkeypatch.setattr(health, "QUICK_ON_OPEN_MAX_BYTES", 0)
         damage_fts(quire_home / "quire.sqlite", random.Random(13), pages=2)
 
-    service = Quire(quire_home)  # what run_app does: open, then the folders used last time
+    service = Quire.open(quire_home)  # what run_app does: open, then the folders used last time
     assert (service.recovery is not None) == (when == "on open")
     win = MainWindow(service, service.known_folders())
     qtbot.addWidget(win)
@@ -70,7 +70,7 @@ def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
 def test_repair_from_the_menu(qtbot, tmp_path: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = MainWindow(service, [notes])
     qtbot.addWidget(win)
     win.show()

@@ -101,7 +101,7 @@ def test_window_stays_up_on_twenty_thousand_notes(qtbot, tmp_path: Path, quire_h
             f"# Note {i}\n\nA short note about topic{i % 97} with the marker zq{i:05d}x.\n",
             "utf-8",
         )
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = MainWindow(service, [vault])
     qtbot.addWidget(win)
     win.show()

@@ -53,7 +53,7 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
     fd = os.open(os.fsencode(folder) + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
     os.write(fd, b"# Cafe\n\nLatin-1 name.\n")
     os.close(fd)
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = MainWindow(service, [folder])
     qtbot.addWidget(win)
     win.show()
@@ -79,7 +79,7 @@ def test_bad_settings_are_shown_once(qtbot, quire_home: Path) -> None:  # type: 
     quire_home.mkdir(parents=True, exist_ok=True)
     (quire_home / "settings.json").write_text('{"chunk_tokens": -5, "temperature": NaN}')
     for shown in (True, False):  # the second start finds the corrected file
-        service = Quire(quire_home)
+        service = Quire.open(quire_home)
         win = MainWindow(service, [])
         qtbot.addWidget(win)
         win.show()
@@ -112,7 +112,7 @@ def test_a_crashed_index_thread_is_shown_and_restarted(
         return real(self)
 
     monkeypatch.setattr(LiveIndex, "_reconcile", crash_once)
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = MainWindow(service, [folder])
     qtbot.addWidget(win)
     win.show()

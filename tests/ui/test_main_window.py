@@ -47,7 +47,7 @@ def notes(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def window(qtbot, notes: Path, quire_home: Path):  # type: ignore[no-untyped-def]
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = _open(qtbot, service, [])
     win.add_folder(notes)  # what the native folder dialog hands over
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
@@ -70,7 +70,7 @@ def _assert_shows(win: MainWindow, passage: Passage) -> None:
 
 
 def test_welcome_then_sample_notes(qtbot, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = _open(qtbot, service, [])
     assert win.pages.currentWidget() is win.welcome
     qtbot.mouseClick(win.welcome.samples_button, LEFT)
@@ -155,7 +155,7 @@ def test_stop_mid_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-
 
 @pytest.mark.slow  # the real chat model answers in the window
 def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = _open(qtbot, service, [notes])
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     win.chat.ask("Describe the starter, the dough and the baking of sourdough bread in detail.")
@@ -222,7 +222,7 @@ def test_pause_holds_changes_until_resume(qtbot, window: MainWindow, notes: Path
 
 @pytest.mark.slow  # the real chat model answers in the window
 def test_conversations_persist_and_reopen(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = _open(qtbot, service, [notes])
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     with qtbot.waitSignal(win.chat.finished, timeout=INDEXED):
@@ -236,7 +236,7 @@ def test_conversations_persist_and_reopen(qtbot, notes: Path, quire_home: Path) 
 
     saved = ConversationStore(quire_home / "conversations").recent()
     assert len(saved) == 1 and len(saved[0].turns) == 2
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = _open(qtbot, service, [notes])
     assert win.conversations.count() == 1
     item = win.conversations.item(0)
@@ -331,10 +331,10 @@ def test_a_new_embedding_model_reembeds_everything(
     db = window.service.database
 
     def meta(key: str) -> str:
-        return db.reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
+        return db.query("SELECT value FROM meta WHERE key = ?", (key,))[0][0]
 
     before = meta("embed_model")
-    vectors = db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    vectors = db.query("SELECT count(*) FROM embeddings")[0][0]
     dialog = window.open_settings()
     dialog.embedding_model.setText(str(copy))
     dialog.accept()
@@ -342,7 +342,7 @@ def test_a_new_embedding_model_reembeds_everything(
     qtbot.waitUntil(lambda: meta("embed_model").startswith("my-minilm@"), timeout=INDEXED)
     qtbot.waitUntil(lambda: window.ready, timeout=INDEXED)
     assert meta("embed_model") != before
-    assert db.reader.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
+    assert db.query("SELECT count(*) FROM embeddings")[0][0] == vectors
     window.query.setText("Museumsinsel Eintritt")
     window.search()
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=30_000)

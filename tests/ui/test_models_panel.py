@@ -29,7 +29,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 @pytest.fixture
 def window(qtbot, quire_home: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    service = Quire(quire_home)
+    service = Quire.open(quire_home)
     win = MainWindow(service, [])
     qtbot.addWidget(win)
     win.show()

@@ -343,16 +343,17 @@ def _caution(decision: gate.GateDecision) -> str:
 def index_is_empty(database: Database) -> bool:
     from desktop_app.core.store import chunks
 
-    return chunks.is_empty(database.reader)
+    with database.read() as db:
+        return chunks.is_empty(db)
 
 
 def index_weights(database: Database) -> Weights:
     """IDF of terms (stems, prefixes) over the whole index (the same weights the gate uses)."""
-    reader = database.reader
 
     def weights(terms: list[str]) -> dict[str, float]:
-        total = lexical._chunk_count(reader)
-        df = lexical._doc_freqs(reader, set(terms))
+        with database.read() as db:
+            total = lexical._chunk_count(db)
+            df = lexical._doc_freqs(db, set(terms))
         return {t: lexical.idf(df.get(t, 0), total) for t in terms}
 
     return weights

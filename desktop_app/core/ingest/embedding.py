@@ -27,16 +27,15 @@ def use_embedding_model(database: Database, model_id: str, dimension: int) -> bo
             return False
         embeddings.drop_all(db)
         meta.set_embedding_model(db, model_id, dimension)
-        meta.bump_data_version(db)
     return current is not None
 
 
 def pending_embeddings(database: Database) -> list[tuple[str, str]]:
     """(embed_hash, embedding input) for chunks without a vector, recently edited notes first."""
     out: dict[str, str] = {}
-    for hash_, title, heading_json, text, a, b, part, parts in embeddings.pending_parts(
-        database.reader
-    ):
+    with database.read() as db:
+        pending = embeddings.pending_parts(db)
+    for hash_, title, heading_json, text, a, b, part, parts in pending:
         if hash_ not in out:
             heading = tuple(json.loads(heading_json or "[]"))
             out[hash_] = embedding_input(title or "", heading, text[a:b], part, parts)
@@ -52,7 +51,8 @@ def plan_parts(
 ) -> int:
     """Give every chunk without embedding parts its parts; returns how many chunks got them."""
     cancel = cancel or CancelToken()
-    rows = embeddings.unplanned_chunks(database.reader)
+    with database.read() as db:
+        rows = embeddings.unplanned_chunks(db)
     for i in range(0, len(rows), batch):
         cancel.raise_if_cancelled()
         part_rows: list[embeddings.PartRow] = []
@@ -92,7 +92,6 @@ def embed_pending(
             embeddings.insert_vectors(
                 db, [(h, v.tobytes()) for (h, _), v in zip(part, vectors, strict=True)]
             )
-            meta.bump_data_version(db)
         done += len(part)
         progress(Progress("embed", done, len(todo)))
     drop_orphan_embeddings(database)

@@ -33,7 +33,7 @@ from desktop_app.core.ingest.writer import (
     status_writer,
     touch_writer,
 )
-from desktop_app.core.store import folders, meta, notes
+from desktop_app.core.store import folder_rows, meta, notes
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.notes import KnownNote
@@ -61,10 +61,10 @@ FileEntry = tuple[str, Path, str | None]
 def ensure_folder(database: Database, folder: Path) -> int:
     path = str(folder.resolve())
     with database.write() as db:
-        known = folders.folder_id(db, path)
+        known = folder_rows.folder_id(db, path)
         if known is not None:
             return known
-        folder_id = folders.add_folder(db, path)
+        folder_id = folder_rows.add_folder(db, path)
     save_folder_list(database)  # the folder list outlives a damaged index
     return folder_id
 
@@ -82,7 +82,7 @@ def index_folder(
         raise FileNotFoundError(f"not a folder: {folder}")
     folder_id = ensure_folder(database, folder)
     use_chunking(database, options.chunking)
-    known = notes.known_notes(database.reader, folder_id)
+    known = _known_notes(database, folder_id)
     # Small notes first: most of a big vault is searchable long before its largest files are done.
     unreadable: list[OSError] = []
     files = sorted(
@@ -177,13 +177,18 @@ def _to_extract(
     return out
 
 
+def _known_notes(database: Database, folder_id: int) -> dict[str, KnownNote]:
+    with database.read() as db:
+        return notes.known_notes(db, folder_id)
+
+
 def index_paths(
     database: Database, folder: Path, rel_paths: list[str], options: IndexOptions
 ) -> IndexReport:
     """Bring single notes up to date (the watcher's path): index what exists, drop what is gone."""
     folder = folder.resolve()
     folder_id = ensure_folder(database, folder)
-    known = notes.known_notes(database.reader, folder_id)
+    known = _known_notes(database, folder_id)
     report = IndexReport(scanned=len(rel_paths))
     present: list[FileEntry] = []
     gone: list[str] = []
@@ -348,17 +353,15 @@ def _problem(
 def remove_notes(database: Database, folder_id: int, rel_paths: list[str]) -> None:
     with database.write() as db:
         notes.delete_notes(db, folder_id, [names.storable(rel) for rel in rel_paths])
-        meta.bump_data_version(db)
 
 
 def remove_folder(database: Database, folder: Path) -> bool:
     path = str(folder.resolve())
     with database.write() as db:
-        folder_id = folders.folder_id(db, path)
+        folder_id = folder_rows.folder_id(db, path)
         if folder_id is None:
             return False
-        folders.delete_folder(db, folder_id)
-        meta.bump_data_version(db)
+        folder_rows.delete_folder(db, folder_id)
     save_folder_list(database)
     return True
 
@@ -366,8 +369,9 @@ def remove_folder(database: Database, folder: Path) -> bool:
 def use_chunking(database: Database, chunking: str) -> bool:
     """Record the chunking settings; different ones than before mark every note for re-chunking
     (vectors are kept by text hash, so unchanged passages are not embedded again)."""
-    if meta.read_meta(database.reader, meta.CHUNKING) == chunking:
-        return False
+    with database.read() as db:
+        if meta.read_meta(db, meta.CHUNKING) == chunking:
+            return False
     with database.write() as db:
         recorded = meta.read_meta(db, meta.CHUNKING)
         changed = recorded is not None and recorded != chunking

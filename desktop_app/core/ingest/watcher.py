@@ -31,7 +31,7 @@ from desktop_app.core.ingest.observer import (
     Watches,
     report_changes,
 )
-from desktop_app.core.ingest.recovery import FullDiskRetry, supervised
+from desktop_app.core.ingest.retry import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
 from desktop_app.crash import record_exception

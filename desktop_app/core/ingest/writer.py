@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import sqlite_utils
 
 from desktop_app.core.ingest.note_analysis import AnalyzedNote
-from desktop_app.core.store import chunks, meta, notes
+from desktop_app.core.store import chunks, notes
 from desktop_app.core.store.db import Database, DiskFull
 from desktop_app.core.store.note_status import NoteStatus
 
@@ -105,7 +105,6 @@ def _write_batch(database: Database, rows: list[RowWriter], items: list[NoteRows
         for write in rows:
             write(db)
         write_notes(db, items)
-        meta.bump_data_version(db)
 
 
 def _store_failed(database: Database, item: NoteRows, report: IndexReport, exc: Exception) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer
-from desktop_app.core.store import chunks
+from desktop_app.core.store import chunks, fts
+from desktop_app.core.store.fts import Within
 from desktop_app.core.text import clean_text
 
 # Column weights for bm25(): stems of the body, five-letter prefixes of the body, and the
@@ -60,22 +61,13 @@ def analyze_query(query: str, language: str) -> QueryTerms:
     )
 
 
-Within = tuple[str, list[Any]]  # a SELECT of chunk ids, its parameters
-
-
 def quote(term: str) -> str:
     """An FTS5 string literal: user text can never become syntax (NOT, *, -, quotes…)."""
     return '"' + term.replace('"', '""') + '"'
 
 
 def _doc_freqs(db: sqlite_utils.Database, terms: set[str]) -> dict[str, int]:
-    if not terms:
-        return {}
-    marks = ", ".join("?" for _ in terms)
-    rows = db.execute(
-        f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", list(terms)
-    ).fetchall()
-    return {t: int(n) for t, n in rows}
+    return fts.doc_freqs(db, terms)
 
 
 def _chunk_count(db: sqlite_utils.Database) -> int:
@@ -99,7 +91,7 @@ def idf(df: int, total: int) -> float:
 def search_lexical(
     db: sqlite_utils.Database, terms: QueryTerms, limit: int, within: Within | None = None
 ) -> list[LexicalHit]:
-    """BM25 candidates; `within` (a `SELECT` of chunk ids and its parameters) filters inside
+    """BM25 candidates; `within` (a query of chunk ids and its parameters) filters inside
     the FTS query, so a scope never costs an over-fetch."""
     if terms.empty:
         return []
@@ -145,14 +137,8 @@ def search_lexical(
 def _rows(
     db: sqlite_utils.Database, match: str, limit: int, within: Within | None = None
 ) -> list[Any]:
-    scope_sql, scope_params = within if within else ("", [])
-    # `+rowid`: filter the matches; a bare rowid IN would look each allowed id up in FTS5
-    inside = f" AND +rowid IN ({scope_sql})" if scope_sql else ""
-    return db.execute(
-        "SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score, body, prefixes, context"
-        f" FROM chunks_fts WHERE chunks_fts MATCH ?{inside} ORDER BY score DESC LIMIT ?",
-        (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT, match, *scope_params, limit),
-    ).fetchall()
+    weights = (BODY_WEIGHT, PREFIX_WEIGHT, CONTEXT_WEIGHT)
+    return fts.bm25_rows(db, match, weights, limit, within)
 
 
 def _matched(

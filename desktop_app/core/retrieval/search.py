@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.embedder import TextEmbedder
@@ -96,11 +97,11 @@ class Searcher:
 
     def index_languages(self) -> list[str]:
         """The notes' languages, read again only when the index changed."""
-        db = self.database.reader
-        version = meta.data_version(db)
-        cached = self._languages
-        if cached is None or cached[0] != version:
-            cached = self._languages = (version, notes.note_languages(db))
+        with self.database.read() as db:
+            version = meta.data_version(db)
+            cached = self._languages
+            if cached is None or cached[0] != version:
+                cached = self._languages = (version, notes.note_languages(db))
         return cached[1]
 
     def query_language(self, query: str) -> str:
@@ -111,13 +112,17 @@ class Searcher:
 
     def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
         options = options or SearchOptions()
-        query = clean_text(query)
-        db = self.database.reader
+        with self.database.read() as db:  # one connection (one snapshot) for the whole search
+            return self._search(db, clean_text(query), options)
+
+    def _search(
+        self, db: sqlite_utils.Database, query: str, options: SearchOptions
+    ) -> list[SearchResult]:
         terms = lexical.analyze_query(query, self.query_language(query))
         scope = options.scope if options.scope and not options.scope.empty else None
         stored = scope.stored() if scope else None
         if stored is not None and not query.strip():  # "last week", "tag:recipes": list them
-            return self._newest(stored, options)
+            return self._newest(db, stored, options)
         within = scopes.scope_select(db, stored) if stored else None
         lex_hits = lexical.search_lexical(db, terms, options.candidates, within)
         dense_hits = []
@@ -140,17 +145,20 @@ class Searcher:
             cosine={h.chunk_id: h.score for h in dense_hits},
             trusted_dense=weights.dense >= 0.5,
         )
-        return self._materialize(fused, signals, options)
+        return self._materialize(db, fused, signals, options)
 
-    def _newest(self, stored: scopes.ChunkFilter, options: SearchOptions) -> list[SearchResult]:
+    def _newest(
+        self, db: sqlite_utils.Database, stored: scopes.ChunkFilter, options: SearchOptions
+    ) -> list[SearchResult]:
         """A scope with nothing else asked: its passages, newest day first."""
-        ids = scopes.newest_chunk_ids(self.database.reader, stored, options.top_k * 3)
+        ids = scopes.newest_chunk_ids(db, stored, options.top_k * 3)
         fused = [fusion.Fused(i, 1.0, None, None) for i in ids]  # all equally inside
         no_signals = _Signals({}, {}, {}, {}, trusted_dense=False)
-        return self._materialize(fused, no_signals, replace(options, min_relevance=0.0))
+        return self._materialize(db, fused, no_signals, replace(options, min_relevance=0.0))
 
     def _materialize(
         self,
+        db: sqlite_utils.Database,
         fused: list[fusion.Fused],
         signals: _Signals,
         options: SearchOptions,
@@ -160,9 +168,7 @@ class Searcher:
         batch = max(options.top_k * 3, 30)
         for i in range(0, len(fused), batch):
             window = [f for f in fused[i : i + batch] if f.score >= options.min_relevance]
-            rows = chunks.chunk_details(
-                self.database.reader, [f.chunk_id for f in window], options.folder_ids
-            )
+            rows = chunks.chunk_details(db, [f.chunk_id for f in window], options.folder_ids)
             for item in window:
                 row = rows.get(item.chunk_id)
                 if row is None or row["text"] in seen_texts:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -15,6 +17,7 @@ from desktop_app.core.store.migrations import MIGRATIONS, Migration
 
 BUSY_TIMEOUT_MS = 10_000
 SQLITE_FULL = 13
+READERS = 4  # read connections open at most; a fifth reader waits for one to come back
 
 
 class DiskFull(Exception):
@@ -62,8 +65,85 @@ class NewerDatabaseError(RuntimeError):
     """The database was migrated by a newer Quire: this version must not write to it."""
 
 
+class ReaderPool:
+    """At most `size` read connections to one file, checked out for one read and given back
+    after (WAL readers never block the writer). A thread that already holds one gets the same
+    one again, so nested reads never wait for each other. `close` closes the idle ones at once
+    and the others as they come back (a read after it opens a new one, as the first did)."""
+
+    def __init__(self, path: Path, size: int = READERS) -> None:
+        self._path = path
+        self._size = size
+        self._idle: list[sqlite_utils.Database] = []
+        self._open = 0
+        self._generation = 0  # moved by close(): connections of an older one are not reused
+        self._born: dict[int, int] = {}  # id of each open connection -> its generation
+        self._changed = threading.Condition()
+        self._held = threading.local()
+
+    @property
+    def open_connections(self) -> int:
+        with self._changed:
+            return self._open
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite_utils.Database]:
+        held: sqlite_utils.Database | None = getattr(self._held, "db", None)
+        if held is not None:
+            yield held
+            return
+        db = self._check_out()
+        self._held.db = db
+        try:
+            yield db
+        finally:
+            self._held.db = None
+            self._give_back(db)
+
+    def _check_out(self) -> sqlite_utils.Database:
+        with self._changed:
+            while not self._idle and self._open >= self._size:
+                self._changed.wait()
+            if self._idle:
+                return self._idle.pop()
+            self._open += 1
+            generation = self._generation
+        try:
+            db = connect(self._path)
+        except BaseException:
+            with self._changed:
+                self._open -= 1
+                self._changed.notify()
+            raise
+        with self._changed:
+            self._born[id(db)] = generation
+        return db
+
+    def _give_back(self, db: sqlite_utils.Database) -> None:
+        with self._changed:
+            if self._born.get(id(db)) == self._generation:
+                self._idle.append(db)
+                self._changed.notify()
+                return
+        self._close(db)
+
+    def _close(self, db: sqlite_utils.Database) -> None:
+        db.conn.close()
+        with self._changed:
+            self._born.pop(id(db), None)
+            self._open -= 1
+            self._changed.notify()
+
+    def close(self) -> None:
+        with self._changed:
+            self._generation += 1
+            idle, self._idle = self._idle, []
+        for db in idle:
+            self._close(db)
+
+
 class Database:
-    """Owns the writer connection (one writer, serialized by a lock) and per-thread readers."""
+    """Owns the writer connection (one writer, serialized by a lock) and a pool of readers."""
 
     def __init__(self, path: Path, migrations: list[Migration] | None = None) -> None:
         self.path = path
@@ -71,8 +151,7 @@ class Database:
         self._writer = connect(path)
         self._writer.execute("PRAGMA journal_mode = WAL")
         self._write_lock = threading.RLock()
-        self._local = threading.local()
-        self._readers: list[sqlite_utils.Database] = []
+        self.readers = ReaderPool(path)
         self.apply_migrations(MIGRATIONS if migrations is None else migrations)
 
     @contextmanager
@@ -95,15 +174,14 @@ class Database:
                     raise DiskFull(self.path) from exc
                 raise
 
-    @property
-    def reader(self) -> sqlite_utils.Database:
-        """A read connection private to the calling thread (WAL readers never block the writer)."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = connect(self.path)
-            self._local.db = db
-            self._readers.append(db)
-        return db
+    def read(self) -> contextlib.AbstractContextManager[sqlite_utils.Database]:
+        """A read connection of the pool for the `with` block (the same one when nested)."""
+        return self.readers.connection()
+
+    def query(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """Every row of one read statement (tests and tools; the app's reads are in store/)."""
+        with self.read() as db:
+            return db.execute(sql, parameters).fetchall()
 
     def apply_migrations(self, migrations: list[Migration]) -> list[str]:
         applied: list[str] = []
@@ -132,12 +210,8 @@ class Database:
         return applied
 
     def applied_migrations(self) -> list[str]:
-        rows = self.reader.execute("SELECT name FROM migrations ORDER BY name").fetchall()
-        return [r[0] for r in rows]
+        return [r[0] for r in self.query("SELECT name FROM migrations ORDER BY name")]
 
     def close(self) -> None:
-        for db in self._readers:
-            db.conn.close()
-        self._readers.clear()
-        self._local = threading.local()
+        self.readers.close()
         self._writer.conn.close()

@@ -23,16 +23,9 @@ def set_meta(db: sqlite_utils.Database, key: str, value: str) -> None:
 
 
 def data_version(db: sqlite_utils.Database) -> str:
-    """Changes whenever chunks or vectors change ("0" for an index never written to)."""
+    """Moved by triggers (migration 0005) whenever vectors, embedding parts or notes change;
+    readers cache the vector matrix and reload when it differs ("0": never written to)."""
     return read_meta(db, DATA_VERSION) or "0"
-
-
-def bump_data_version(db: sqlite_utils.Database) -> None:
-    """Readers cache the vector matrix; they reload when this number changes."""
-    db.execute(
-        "INSERT INTO meta (key, value) VALUES ('data_version', '1') ON CONFLICT(key) DO UPDATE "
-        "SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
-    )
 
 
 def embedding_model(db: sqlite_utils.Database) -> tuple[str | None, str | None]:

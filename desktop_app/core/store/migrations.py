@@ -124,9 +124,37 @@ def _days_and_tags(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE notes SET content_hash = NULL, mtime_ns = -1 WHERE status = 'indexed'")
 
 
+# What the cached vector matrix and note languages are read from: a write to any of these moves
+# `data_version` in the same transaction (AFTER triggers), so no writer has to remember to.
+VERSIONED_WRITES = {
+    "embeddings": ("INSERT", "UPDATE", "DELETE"),
+    "chunk_parts": ("INSERT", "UPDATE", "DELETE"),
+    "notes": ("INSERT", "UPDATE OF language, status", "DELETE"),
+}
+
+
+def _data_version_triggers(db: sqlite_utils.Database) -> None:
+    """`meta.data_version` moves with the data: triggers bump it on every write the vector
+    cache (and the cached note languages) depend on."""
+    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('data_version', '0')")
+    for table, events in VERSIONED_WRITES.items():
+        for event in events:
+            _version_trigger(db, table, event)
+
+
+def _version_trigger(db: sqlite_utils.Database, table: str, event: str) -> None:
+    name = f"{table}_{event.split()[0].lower()}_data_version"
+    db.execute(
+        f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON {table} BEGIN"
+        " UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        " WHERE key = 'data_version'; END"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_chunking_by_size_only", _chunking_by_size_only),
     ("0003_chunk_pages", _chunk_pages),
     ("0004_days_and_tags", _days_and_tags),
+    ("0005_data_version_triggers", _data_version_triggers),
 ]

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.store import embeddings, folders, meta
+from desktop_app.core.store import embeddings, folder_rows, meta
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.health import (
     Health,
@@ -63,7 +63,8 @@ def folders_file(db_path: Path) -> Path:
 
 
 def save_folder_list(database: Database) -> None:
-    rows = folders.folder_rows(database.reader)
+    with database.read() as db:
+        rows = folder_rows.folder_rows(db)
     data = {"folders": [{"path": p, "added_at": a} for p, a in rows]}
     target = folders_file(database.path)
     tmp = target.with_suffix(".tmp")
@@ -115,7 +116,7 @@ def replace_damaged(
     kept_folders = _merge_folders(load_folder_list(path), old.folders)
     with database.write() as db:
         for folder, added_at in kept_folders:
-            folders.add_folder(db, folder, added_at)
+            folder_rows.add_folder(db, folder, added_at)
     save_folder_list(database)
     kept = _copy_vectors(moved, database, old.model, old.dimension) if old.model else 0
     recovery = Recovery(when, problems, str(moved), [f for f, _ in kept_folders], kept, requested)

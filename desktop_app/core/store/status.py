@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from desktop_app.core.store import chunks, folders, meta, notes
+import sqlite_utils
+
+from desktop_app.core.store import chunks, folder_rows, meta, notes
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.note_status import NoteStatus
 
@@ -91,51 +93,53 @@ def last_repair(record: dict[str, object] | None) -> LastRepair | None:
 
 
 def integrity(database: Database) -> Integrity:
-    db = database.reader
-    sqlite_ok = db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with database.read() as db:
+        sqlite_ok = db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     try:
         with database.write() as w:
             w.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
         fts_ok, fts_error = True, ""
     except sqlite3.DatabaseError as exc:
         fts_ok, fts_error = False, str(exc)
-    orphans = db.execute(
-        "SELECT (SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))"
-        " + (SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))"
-    ).fetchone()[0]
+    with database.read() as db:
+        orphans = db.execute(
+            "SELECT (SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks))"
+            " + (SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunks_fts))"
+        ).fetchone()[0]
     return Integrity(sqlite_ok, fts_ok, fts_error, orphans == 0)
 
 
 def collect_status(database: Database, check_integrity: bool = True) -> IndexStatus:
     """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
-    db = database.reader
-    by_status = notes.status_counts(db)
-    counts = Counts(
-        folders=folders.folder_count(db),
-        notes=by_status[NoteStatus.INDEXED],
-        skipped=by_status[NoteStatus.SKIPPED],
-        failed=by_status[NoteStatus.FAILED],
-        chunks=chunks.chunk_count(db),
-        pending_embedding=db.execute(
-            f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
-        ).fetchone()[0],
-    )
-    model, _ = meta.embedding_model(db)
+    with database.read() as db:
+        by_status = notes.status_counts(db)
+        counts = Counts(
+            folders=folder_rows.folder_count(db),
+            notes=by_status[NoteStatus.INDEXED],
+            skipped=by_status[NoteStatus.SKIPPED],
+            failed=by_status[NoteStatus.FAILED],
+            chunks=chunks.chunk_count(db),
+            pending_embedding=db.execute(
+                f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
+            ).fetchone()[0],
+        )
+        model, _ = meta.embedding_model(db)
+        files = file_statuses(db)
     return IndexStatus(
         database=str(database.path),
         embedding_model=model,
         counts=counts,
         migrations=database.applied_migrations(),
         integrity=integrity(database) if check_integrity else None,
-        files=file_statuses(database),
+        files=files,
     )
 
 
-def file_statuses(database: Database) -> list[FileStatus]:
+def file_statuses(db: sqlite_utils.Database) -> list[FileStatus]:
     """Every note file, by folder and path; an indexed one with passages waiting for vectors
     is `PENDING_EMBEDDING`."""
     files = []
-    for folder, path, stored, reason, language, chunk_count, pending in database.reader.execute(
+    for folder, path, stored, reason, language, chunk_count, pending in db.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
         f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {WAITS_FOR_VECTORS})"

@@ -1,0 +1,126 @@
+"""The facade's answering methods (a part of `Quire`, core/service.py): the one chat model,
+what answering reads of the index, and `ask`, where the last question asked wins."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from desktop_app.core.answer import ask as answering
+from desktop_app.core.answer.gguf import ModelFileError
+from desktop_app.core.answer.grounded import PastTurn
+from desktop_app.core.answer.llm import LocalModel, bundled_model_path
+from desktop_app.core.cancel import CancelToken
+from desktop_app.core.events import AnswerEvent, Error
+from desktop_app.core.handle import HandleSlot
+from desktop_app.core.retrieval.scope import Scope, ScopedQuery
+from desktop_app.core.retrieval.search import Searcher, SearchResult
+from desktop_app.core.store.db import Database
+from desktop_app.settings import Settings
+
+
+class AnswerMethods:
+    settings: Settings
+    _slot: HandleSlot
+    _given_model: answering.ChatModel | None
+    _model_lock: threading.Lock
+    _ask_lock: threading.Lock
+    _running: CancelToken | None
+
+    @property
+    def database(self) -> Database:
+        raise NotImplementedError
+
+    @property
+    def searcher(self) -> Searcher:
+        raise NotImplementedError
+
+    def scoped(self, query: str, scope: Scope | None = None) -> ScopedQuery:
+        raise NotImplementedError
+
+    def _search(
+        self, query: str, top_k: int | None, folders: list[Path] | None, scope: Scope
+    ) -> list[SearchResult]:
+        raise NotImplementedError
+
+    def chat_model(self, path: Path | None = None) -> answering.ChatModel:
+        """The one loaded chat model (loaded on first use; a different file replaces it)."""
+        if self._given_model is not None:
+            return self._given_model
+        chosen = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
+        wanted = (chosen or bundled_model_path()).resolve()
+        n_ctx = self.settings.context_tokens or None
+        with self._model_lock:  # two questions from two threads must not load it twice
+            current = self._slot.current.chat_model
+            if current is None or current.path != wanted or current.requested_ctx != n_ctx:
+                model = LocalModel(wanted, n_ctx=n_ctx)
+                model.llm  # load now, so errors surface here  # noqa: B018
+                self._slot.replace(lambda h: dataclasses.replace(h, chat_model=model))
+                current = model
+            return current
+
+    def index_is_empty(self) -> bool:
+        with self._slot.use() as handle:
+            return answering.index_is_empty(handle.database)
+
+    def retrieval(self, scope: Scope | None = None) -> answering.Retrieval:
+        """What answering needs of the index, as plain callables; every search of one answer
+        stays inside `scope` (read once, from the question)."""
+        fixed = scope or Scope()
+        return answering.Retrieval(
+            search=lambda query, top_k: self._search(query, top_k, None, fixed),
+            language=lambda question: self.searcher.query_language(question),
+            is_empty=self.index_is_empty,
+            idf=answering.index_weights(self.database),
+            similarity=lambda language: answering.embedder_similarity(self.searcher, language),
+        )
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[PastTurn] = (),
+        model_path: Path | None = None,
+        cancel: CancelToken | None = None,
+        max_tokens: int = 384,
+        override_gate: bool = False,
+        scope: Scope | None = None,
+    ) -> Iterator[AnswerEvent]:
+        """Answer events, streamed. Asking cancels the question still running at once (the
+        last one asked wins, whenever its events are read). Scope words and a time phrase in
+        the question (and `scope`) narrow what is read; a swap of the index cancels it too."""
+        cancel = cancel or CancelToken()
+        with self._ask_lock:
+            if self._running is not None:
+                self._running.cancel()
+            self._running = cancel
+        return self._answer(question, history, model_path, cancel, max_tokens, override_gate, scope)
+
+    def _answer(
+        self,
+        question: str,
+        history: Sequence[PastTurn],
+        model_path: Path | None,
+        cancel: CancelToken,
+        max_tokens: int,
+        override_gate: bool,
+        scope: Scope | None,
+    ) -> Iterator[AnswerEvent]:
+        with self._slot.use(cancel):
+            try:
+                model = self.chat_model(model_path)
+            except ModelFileError as exc:
+                yield Error(str(exc))
+                return
+            scoped = self.scoped(question, scope)
+            yield from answering.answer_events(
+                self.retrieval(scoped.scope),
+                scoped.text or question,
+                history,
+                model,
+                cancel,
+                max_tokens,
+                self.settings.temperature,
+                override_gate=override_gate,
+            )

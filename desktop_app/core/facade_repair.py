@@ -1,0 +1,117 @@
+"""The facade's side of a damaged index (a part of `Quire`, core/service.py): status and its
+checks, and the replacement of the index file, swapped in whole once nothing runs inside the
+old one (see core/handle.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop_app.core.cancel import CancelToken, ProgressCallback, no_progress
+from desktop_app.core.handle import HandleSlot, IndexHandle
+from desktop_app.core.ingest import indexer
+from desktop_app.core.live import LiveFolders
+from desktop_app.core.retrieval.search import Searcher
+from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
+from desktop_app.core.store.recovery import Recovery, last_recovery, replace_damaged
+from desktop_app.core.store.status import IndexStatus, collect_status, last_repair
+
+
+@dataclass
+class FolderReport:
+    folder: str
+    report: indexer.IndexReport
+
+
+@dataclass
+class Reindex:
+    """Index the folders into a replaced index before anyone uses it (`quire repair`); the
+    reports are filled in."""
+
+    progress: ProgressCallback = no_progress
+    embed: bool = True
+    reports: list[FolderReport] = field(default_factory=list)
+
+
+class RepairMethods:
+    _slot: HandleSlot
+    _path: Path
+    _recovery: Recovery | None
+    live_folders: LiveFolders
+
+    def _index_into(
+        self,
+        handle: IndexHandle,
+        folders: list[Path],
+        progress: ProgressCallback,
+        cancel: CancelToken,
+        embed: bool,
+    ) -> list[FolderReport]:
+        raise NotImplementedError
+
+    def status(self, check_integrity: bool = True) -> IndexStatus:
+        """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
+        try:
+            with self._slot.use() as handle:
+                status = collect_status(handle.database, check_integrity)
+        except sqlite3.DatabaseError as exc:
+            self._raise_damage(exc)
+            raise
+        if status.integrity is not None and not status.integrity.ok:
+            raise IndexDamaged(status.integrity.problems)
+        return dataclasses.replace(status, recovery=last_repair(last_recovery(self._path)))
+
+    def damage(self, exc: sqlite3.DatabaseError) -> IndexDamaged | None:
+        """Whether an SQLite error means a damaged file (else it was a lock, a bad query…)."""
+        if is_corruption(exc):
+            return IndexDamaged([str(exc)])
+        health = check_file(self._path)
+        return None if health.ok else IndexDamaged(health.problems)
+
+    def _raise_damage(self, exc: sqlite3.DatabaseError) -> None:
+        damage = self.damage(exc)
+        if damage is not None:
+            raise damage from exc
+
+    def check(self, level: str = "full") -> Health:
+        return check_file(self._path, level)
+
+    def recover(
+        self, problems: list[str], requested: bool = False, reindex: Reindex | None = None
+    ) -> Recovery:
+        """Replace the index file with a fresh one (the old one is kept aside) once running
+        answers are cancelled and reads are done; what starts meanwhile waits for the new one.
+        The folders are indexed again by `reindex` before the new index is used, else by the
+        CLI (cli_repair) or the live index (the window)."""
+        self.live_folders.join_stopped()
+        recovered: list[Recovery] = []
+
+        def fresh(old: IndexHandle) -> IndexHandle:
+            old.database.close()
+            database, recovery = replace_damaged(self._path, problems, requested)
+            recovered.append(recovery)
+            handle = dataclasses.replace(
+                old, database=database, searcher=Searcher(database, old.searcher.embedder)
+            )
+            if reindex is not None:
+                folders = [Path(f) for f in recovery.folders if Path(f).is_dir()]
+                reindex.reports = self._index_into(
+                    handle, folders, reindex.progress, CancelToken(), reindex.embed
+                )
+            return handle
+
+        self._slot.swap(fresh)
+        self._recovery = recovered[0]
+        return recovered[0]
+
+    def repair(
+        self, rebuild: bool = False, reindex: Reindex | None = None
+    ) -> tuple[Health, Recovery | None]:
+        """The full check; a damaged index (or any, when `rebuild`) is replaced."""
+        health = self.check("full")
+        if health.ok and not rebuild:
+            return health, None
+        problems = health.problems or ["rebuild requested"]
+        return health, self.recover(problems, health.ok, reindex)

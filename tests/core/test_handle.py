@@ -1,0 +1,116 @@
+"""The swappable parts in one handle: a swap waits for what runs inside the old handle and
+cancels running answers; what starts meanwhile waits for the new one; the last question asked
+wins when it is asked, not when its events are first read."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.cancel import CancelToken
+from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on
+from desktop_app.core.service import Quire
+from desktop_app.core.store.db import Database
+from desktop_app.paths import sample_notes
+from tests.fakes import FakeEmbedder, QueuedModel
+
+
+@pytest.fixture
+def slot(tmp_path: Path) -> HandleSlot:
+    return HandleSlot(handle_on(Database(tmp_path / "a.sqlite"), FakeEmbedder(), None))
+
+
+def _fresh(tmp_path: Path, name: str) -> IndexHandle:
+    return handle_on(Database(tmp_path / name), FakeEmbedder(), None)
+
+
+def test_a_swap_cancels_and_waits_for_what_runs_and_later_uses_get_the_new_handle(
+    slot: HandleSlot, tmp_path: Path
+) -> None:
+    old = slot.current
+    running, release = threading.Event(), threading.Event()
+    cancel = CancelToken()
+    seen: list[IndexHandle] = []
+
+    def answer() -> None:
+        with slot.use(cancel):
+            running.set()
+            release.wait(5)
+
+    def later() -> None:
+        with slot.use() as handle:
+            seen.append(handle)
+
+    first = threading.Thread(target=answer)
+    first.start()
+    running.wait(5)
+    swapped: list[IndexHandle] = []
+
+    def make(previous: IndexHandle) -> IndexHandle:
+        assert previous is old and slot.users == 0  # nothing inside the old one any more
+        previous.database.close()
+        time.sleep(0.1)  # a use asked for meanwhile waits
+        return _fresh(tmp_path, "b.sqlite")
+
+    swapper = threading.Thread(target=lambda: swapped.append(slot.swap(make)))
+    swapper.start()
+    deadline = time.monotonic() + 5
+    while not cancel.cancelled and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert cancel.cancelled  # the running answer was told to stop
+    waiting = threading.Thread(target=later)
+    waiting.start()
+    time.sleep(0.05)
+    assert swapper.is_alive() and not seen  # the swap waits for the answer, the use for both
+    release.set()
+    for thread in (first, swapper, waiting):
+        thread.join(5)
+    assert seen == swapped == [slot.current] and slot.current is not old
+    slot.current.database.close()
+
+
+def test_a_use_inside_a_use_never_waits_and_a_swap_from_inside_one_is_refused(
+    slot: HandleSlot,
+) -> None:
+    with slot.use() as outer:
+        with slot.use() as inner:
+            assert inner is outer and slot.users == 2
+        with pytest.raises(RuntimeError):
+            slot.swap(lambda handle: handle)
+    assert slot.users == 0
+    slot.current.database.close()
+
+
+def test_replace_keeps_the_database_and_a_swap_keeps_a_loaded_model(
+    slot: HandleSlot, tmp_path: Path
+) -> None:
+    model = object()
+    slot.replace(lambda h: dataclasses.replace(h, chat_model=model))  # type: ignore[arg-type]
+
+    def make(previous: IndexHandle) -> IndexHandle:
+        previous.database.close()
+        return _fresh(tmp_path, "b.sqlite")
+
+    assert slot.swap(make).chat_model is model
+    slot.current.database.close()
+
+
+def test_the_last_question_asked_wins_before_its_events_are_read(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    shutil.copytree(sample_notes(), notes)
+    model = QueuedModel("The starter is fed the evening before. " * 20, "About an hour.")
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder(), chat_model=model)
+    try:
+        quire.index([notes])
+        first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
+        second = quire.ask("How long does the autolyse rest last?")  # asked, not yet read
+        done = [e.to_json() for e in first][-1]
+        assert done["type"] == "done" and done["stopped"] == "cancelled"
+        assert [e.to_json() for e in second][-1]["stopped"] == "eos"
+    finally:
+        quire.close()
