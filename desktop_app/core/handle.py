@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +35,11 @@ class IndexHandle:
     embedder: TextEmbedder | None
     embedder_problem: str | None = None
     chat_model: LocalModel | None = None  # loaded on first use
+
+
+# How long a swap waits for cancelled answers to end: one whose events nobody reads any more
+# (its caller gave up) would otherwise hold the swap forever; it ends when next read.
+ANSWER_GRACE = 10.0
 
 
 class HandleSlot:
@@ -79,6 +85,17 @@ class HandleSlot:
                     self._cancels.remove(cancel)
                 self._changed.notify_all()
 
+    def _wait_for_users(self) -> None:
+        """Until nothing runs inside the handle: reads always end; cancelled answers are given
+        ANSWER_GRACE (called under the lock)."""
+        deadline = time.monotonic() + ANSWER_GRACE
+        while self._users:
+            only_answers = self._users == len(self._cancels)
+            left = deadline - time.monotonic()
+            if only_answers and left <= 0:
+                return
+            self._changed.wait(left if only_answers else None)
+
     def replace(self, change: Callable[[IndexHandle], IndexHandle]) -> IndexHandle:
         """Put `change(current)` in at once (runs under the lock: keep it quick)."""
         with self._changed:
@@ -96,8 +113,7 @@ class HandleSlot:
             self._swapping = True
             for cancel in self._cancels:
                 cancel.cancel()
-            while self._users:
-                self._changed.wait()
+            self._wait_for_users()
             old = self._handle
         new: IndexHandle | None = None
         try:

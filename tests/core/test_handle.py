@@ -8,10 +8,12 @@ import dataclasses
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on
 from desktop_app.core.service import Quire
@@ -109,8 +111,37 @@ def test_the_last_question_asked_wins_before_its_events_are_read(tmp_path: Path)
         quire.index([notes])
         first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
         second = quire.ask("How long does the autolyse rest last?")  # asked, not yet read
-        done = [e.to_json() for e in first][-1]
+        done = [as_json(e) for e in first][-1]
         assert done["type"] == "done" and done["stopped"] == "cancelled"
-        assert [e.to_json() for e in second][-1]["stopped"] == "eos"
+        assert [as_json(e) for e in second][-1]["stopped"] == "eos"
     finally:
         quire.close()
+
+
+def test_a_swap_goes_on_when_an_abandoned_answer_never_ends(
+    slot: HandleSlot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer whose events nobody reads any more (its caller gave up mid-way) holds its use
+    until read again: the swap cancels it, waits ANSWER_GRACE, then goes on."""
+    monkeypatch.setattr("desktop_app.core.handle.ANSWER_GRACE", 0.3)
+    cancel = CancelToken()
+
+    def answer() -> Iterator[str]:
+        with slot.use(cancel):
+            yield "first event"
+            yield "never read"
+
+    abandoned = answer()
+    first: list[object] = []
+    reader = threading.Thread(target=lambda: first.append(next(abandoned)))  # a window job
+    reader.start()
+    reader.join(5)
+    assert first == ["first event"]  # suspended inside its use; its reader gave up
+    started = time.monotonic()
+    new = slot.swap(lambda old: _fresh(tmp_path, "b.sqlite"))
+    assert cancel.cancelled and 0.3 <= time.monotonic() - started < 5
+    assert slot.current is new
+    closer = threading.Thread(target=abandoned.close)  # read again (or collected)…
+    closer.start()
+    closer.join(5)  # …it leaves its use
+    assert slot.users == 0

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli_repair import cmd_repair
+from desktop_app.core.as_json import as_json
 from desktop_app.core.service import Quire, SearchResult
 from desktop_app.core.store.db import READERS
 from tests.conftest import ROOT
@@ -80,7 +81,7 @@ def test_searches_and_answers_run_through_a_rebuild(
         finished.append(time.monotonic())
 
     def answer(n: int) -> str:
-        events = [e.to_json() for e in quire.ask(f"What did I write about {queries[n]}?")]
+        events = [as_json(e) for e in quire.ask(f"What did I write about {queries[n]}?")]
         finished.append(time.monotonic())
         return str(events[-1]["type"])
 
