@@ -8,7 +8,7 @@ import dataclasses
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -126,7 +126,7 @@ def test_a_swap_goes_on_when_an_abandoned_answer_never_ends(
     monkeypatch.setattr("desktop_app.core.handle.ANSWER_GRACE", 0.3)
     cancel = CancelToken()
 
-    def answer() -> Iterator[str]:
+    def answer() -> Generator[str]:
         with slot.use(cancel):
             yield "first event"
             yield "never read"
