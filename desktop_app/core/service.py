@@ -255,11 +255,11 @@ class Quire:
         """Where each page of an indexed PDF starts in its text ([] for other notes)."""
         return store_notes.page_starts(self.database.reader, str(folder), path)
 
-    def answerable(self, results: list[SearchResult]) -> bool:
-        """The gate's first look at search results: do the notes seem to cover the question?"""
-        from desktop_app.core.answer.gate import decide
+    def answerable(self, question: str, results: list[SearchResult]) -> bool:
+        """The gate's decision, as `ask` makes it: do the notes seem to cover the question?"""
+        from desktop_app.core.answer.decision import gate_decision
 
-        return decide(results).answerable
+        return gate_decision(self.retrieval(), question, results).answerable
 
     def status(self, check_integrity: bool = True) -> dict[str, Any]:
         """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
@@ -310,10 +310,10 @@ class Quire:
 
     def chat_model(self, path: Path | None = None) -> LocalModel:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""
-        from desktop_app.core.answer.llm import LocalModel, bundled_model_path
+        from desktop_app.core.answer.llm import LocalModel, bundled_chat_model_path
 
         chosen = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
-        wanted = (chosen or bundled_model_path()).resolve()
+        wanted = (chosen or bundled_chat_model_path()).resolve()
         n_ctx = self.settings.context_tokens or None
         with self._model_lock:  # two questions from two threads must not load it twice
             current = self._chat_model

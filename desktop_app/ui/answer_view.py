@@ -9,8 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
+from desktop_app.core.answer.citations import numbers_in, replace_citations
 from desktop_app.core.answer.cues import question_kind
+from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import CODE, FENCE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import FORGED, OFF_QUESTION, Quote
@@ -65,7 +66,7 @@ def answer_markdown(
         (f["start"], f["end"], _marked(f["text"], _in_fence(answer, f["start"])))
         for f in unsupported if answer[f["start"] : f["end"]] == f["text"]
     ]  # fmt: skip
-    for m in CITATION_GROUP.finditer(answer):
+    for m in CITATION.finditer(answer):
         plain = any(a <= m.start() < b for a, b in unverified)
         parts.append((m.start(), m.end(), _citation(numbers_in(m.group(0)), valid, turn, plain)))
     out, pos = [], 0

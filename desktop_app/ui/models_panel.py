@@ -43,11 +43,11 @@ def _fit_text(model: Any) -> str:
 def _bundled(ram: int | None) -> Any:
     """The bundled SmolLM2 as a row of its own, so one click also goes back to it."""
     from desktop_app.core.answer.gguf import ModelFileError
-    from desktop_app.core.answer.llm import bundled_model_path
+    from desktop_app.core.answer.llm import bundled_chat_model_path
     from desktop_app.core.models.finder import describe
 
     try:
-        return describe(bundled_model_path(), BUNDLED, ram, "SmolLM2-135M (bundled)")
+        return describe(bundled_chat_model_path(), BUNDLED, ram, "SmolLM2-135M (bundled)")
     except (ModelFileError, OSError):
         return None
 
