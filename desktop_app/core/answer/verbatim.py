@@ -23,32 +23,42 @@ from desktop_app.core.retrieval import analyzer
 # presenting its own words as the notes'.
 NOTES_SAY = "Your notes say:"
 
-CODE, COMMAND, FLAG, PATH, URL, IDENTIFIER, QUOTE = (
-    "code", "command", "flag", "path", "url", "identifier", "quote")  # fmt: skip
+CODE, COMMAND, FLAG, PATH, URL = "code", "command", "flag", "path", "url"
+IDENTIFIER, QUOTE = "identifier", "quote"
 _CLOSE = '"”“»«'
 _FENCE = FENCE + r"[^\n]*"
 _QUOTED = r"[\"“„«»](?P<v>[^\"“”„«»\n]{2,}?)[\"”“»«]"
 _LABEL = r"(?P<label>(?i:your notes say)\s*:?\s*)"
 _OPTION = r"--?[A-Za-z][\w-]*(?:=[^\s,;)]+)?"
+_BLOCK = _FENCE + r"\n(?P<v>.*?)(?:" + _FENCE + r"$|\Z)"
+_URL = r"(?P<v>(?:https?|ftp)://[^\s<>()\[\]`\"“”]+[^\s<>()\[\]`\"“”.,;:!?'])"
+# options, with the command word right before them: "ls-clone --head=1"
+_FLAGS = (
+    rf"(?P<v>(?:(?<=\s)|^)(?:[a-z][\w.-]*[ \t]+)?{_OPTION}(?:[ \t]+{_OPTION})*)(?=[\s,;.:)!?]|$)"
+)
+# @directives, snake_case, CONSTANT_CASE, camelCase, calls()
+_IDENTIFIER = (
+    r"(?<![\w.@-])(?P<v>@{1,2}[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+_?|[a-z]+[A-Z][A-Za-z0-9]*"
+    r"|\w+(?:\.\w+)*\(\))(?![\w-])"
+)
+# ~/x, /etc/hosts, ./tmp/a.txt, dir/file, config.yml, .envrc
+_PATH = (
+    r"(?<![\w/.~-])(?P<v>(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w-]"
+    r"|(?:[\w.-]+/)+[\w.-]*[\w-]"
+    r"|\.?[a-z0-9_-]{2,}(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{0,4})(?![\w/-])"
+)
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (CODE, re.compile(_FENCE + r"\n(?P<v>.*?)(?:" + _FENCE + r"$|\Z)", re.MULTILINE | re.DOTALL)),
+    (CODE, re.compile(_BLOCK, re.MULTILINE | re.DOTALL)),
     (CODE, re.compile(r"`(?P<v>[^`\n]+)`")),
-    (URL, re.compile(r"(?P<v>(?:https?|ftp)://[^\s<>()\[\]`\"“”]+[^\s<>()\[\]`\"“”.,;:!?'])")),
+    (URL, re.compile(_URL)),
     (QUOTE, re.compile(_LABEL + "?" + _QUOTED)),
     (QUOTE, re.compile(_LABEL + r"(?P<v>[^\"“„«»\s][^.!?\n]*)")),
     (COMMAND, re.compile(r"^[ \t]*(?P<v>\$ [^\n]+)", re.MULTILINE)),
-    # options, with the command word right before them: "ls-clone --head=1"
-    (FLAG, re.compile(rf"(?P<v>(?:(?<=\s)|^)(?:[a-z][\w.-]*[ \t]+)?{_OPTION}"
-                      rf"(?:[ \t]+{_OPTION})*)(?=[\s,;.:)!?]|$)", re.MULTILINE)),
-    # @directives, snake_case, CONSTANT_CASE, camelCase, calls()
-    (IDENTIFIER, re.compile(r"(?<![\w.@-])(?P<v>@{1,2}[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
-                            r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+_?|[a-z]+[A-Z][A-Za-z0-9]*"
-                            r"|\w+(?:\.\w+)*\(\))(?![\w-])")),
-    # ~/x, /etc/hosts, ./tmp/a.txt, dir/file, config.yml, .envrc
-    (PATH, re.compile(r"(?<![\w/.~-])(?P<v>(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w-]"
-                      r"|(?:[\w.-]+/)+[\w.-]*[\w-]"
-                      r"|\.?[a-z0-9_-]{2,}(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{0,4})(?![\w/-])")),
-)  # fmt: skip
+    (FLAG, re.compile(_FLAGS, re.MULTILINE)),
+    (IDENTIFIER, re.compile(_IDENTIFIER)),
+    (PATH, re.compile(_PATH)),
+)
 # A flag's leading word that is ordinary prose ("use -p", "the --force"), not a command.
 _PROSE_BEFORE_FLAG = frozenset(
     "use the a an with and or add pass run try type set call".split()  # noqa: SIM905
