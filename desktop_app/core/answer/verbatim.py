@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from desktop_app.core import languages
 from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import FENCE
 from desktop_app.core.retrieval import analyzer
@@ -60,9 +61,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (PATH, re.compile(_PATH)),
 )
 # A flag's leading word that is ordinary prose ("use -p", "the --force"), not a command.
-_PROSE_BEFORE_FLAG = frozenset(
-    "use the a an with and or add pass run try type set call".split()  # noqa: SIM905
-)
+_PROSE_BEFORE_FLAG = frozenset(w for lang in languages.REGISTERED for w in lang.prose_before_flag)
 _EMPHASIS = re.compile(r"[*_`]+")
 _SHORT = 12  # items up to this long must stand alone in the source ("-p" is not in "--pretend")
 

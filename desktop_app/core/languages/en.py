@@ -56,4 +56,5 @@ LANGUAGE = Language(
     weekdays=word_set("monday tuesday wednesday thursday friday saturday sunday"),
     follow_up_openers=word_set("and also then so but"),
     abbreviations=(r"e\.g", r"i\.e", "Mr", "Mrs", "Ms", "Dr", "St"),
+    prose_before_flag=word_set("use the a an with and or add pass run try type set call"),
 )

@@ -55,6 +55,8 @@ class Language:
     # A capitalized word after these, or with these endings, is a common noun, not a name.
     noun_determiners: frozenset[str] = field(default_factory=frozenset)
     noun_endings: tuple[str, ...] = ()
+    # Ordinary prose before a flag ("use -p", "the --force"): not the command the flag belongs to.
+    prose_before_flag: frozenset[str] = field(default_factory=frozenset)
 
     def stems(self, words: Sequence[str]) -> list[str]:
         """Its stemmer: Snowball's (`analyzer.SNOWBALL`), folded, as the index stores terms."""
