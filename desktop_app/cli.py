@@ -192,7 +192,7 @@ def _batch_search(
         found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
         yield {
             "id": item["id"],
-            "answerable": quire.answerable(found.results),
+            "answerable": quire.answerable(item["question"], found.results),
             "results": [as_json(r) for r in found.results],
             "scope": found.query.scope.to_json(),
         }

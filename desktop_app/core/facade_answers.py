@@ -11,7 +11,7 @@ from pathlib import Path
 from desktop_app.core.answer import ask as answering
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
-from desktop_app.core.answer.llm import LocalModel, bundled_model_path
+from desktop_app.core.answer.llm import LocalModel, bundled_chat_model_path
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.handle import HandleSlot
@@ -50,7 +50,7 @@ class AnswerMethods:
         if self._given_model is not None:
             return self._given_model
         chosen = path or (Path(self.settings.chat_model) if self.settings.chat_model else None)
-        wanted = (chosen or bundled_model_path()).resolve()
+        wanted = (chosen or bundled_chat_model_path()).resolve()
         n_ctx = self.settings.context_tokens or None
         with self._model_lock:  # two questions from two threads must not load it twice
             current = self._slot.current.chat_model

@@ -8,8 +8,9 @@ import re
 from collections.abc import Callable
 
 from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import CITATION_GROUP, numbers_in, replace_citations
+from desktop_app.core.answer.citations import numbers_in, replace_citations
 from desktop_app.core.answer.cues import question_kind
+from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import CODE, FENCE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Quote, Unfound
@@ -69,7 +70,7 @@ def answer_markdown(
         for f in unsupported
         if answer[f.start : f.end] == f.text
     ]
-    for m in CITATION_GROUP.finditer(answer):
+    for m in CITATION.finditer(answer):
         plain = any(a <= m.start() < b for a, b in unverified)
         parts.append((m.start(), m.end(), _citation(numbers_in(m.group(0)), valid, turn, plain)))
     out, pos = [], 0

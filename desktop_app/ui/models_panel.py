@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.answer.gguf import ModelFileError
-from desktop_app.core.answer.llm import bundled_model_path
+from desktop_app.core.answer.llm import bundled_chat_model_path
 from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir
 from desktop_app.core.models.download import download_entry
 from desktop_app.core.models.finder import describe, find_models
@@ -48,7 +48,7 @@ def _bundled(ram: int | None) -> Any:
     """The bundled SmolLM2 as a row of its own, so one click also goes back to it."""
 
     try:
-        return describe(bundled_model_path(), BUNDLED, ram, "SmolLM2-135M (bundled)")
+        return describe(bundled_chat_model_path(), BUNDLED, ram, "SmolLM2-135M (bundled)")
     except (ModelFileError, OSError):
         return None
 

@@ -9,8 +9,8 @@ from PySide6.QtCore import QUrl, Signal
 
 from desktop_app.core.events import Passage
 from desktop_app.core.passage import day_label, pages_label
-from desktop_app.core.retrieval.analyzer import is_function_word
 from desktop_app.core.retrieval.highlight import matching_spans
+from desktop_app.core.retrieval.languages import content_words
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.theme import dim_color, mark_color
 
@@ -80,7 +80,7 @@ class SourcesPanel(InertBrowser):
             if self.answerable:
                 scores = f"score {s.score:.3f} · {where_in}"
             else:  # a refusal's scores would read as confidence: say what matched instead
-                content = [w for w in s.matched if not is_function_word(w)]
+                content = content_words(s.matched)
                 shared = ", ".join(content) or "no content word of the question"
                 scores = f"shares: {shared} · {where_in}"
             parts.append(

@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer import ask, cues, gate  # noqa: E402
-from desktop_app.core.answer.ask import answer_events, relevant  # noqa: E402
+from desktop_app.core.answer.ask import answer_events  # noqa: E402
+from desktop_app.core.answer.decision import decide, relevant  # noqa: E402
 from desktop_app.core.answer.llm import Generation  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.as_json import as_json  # noqa: E402
@@ -89,8 +90,8 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
     started = time.perf_counter()
     results = quire.search(q["question"], top_k=8)
     sources = build_sources(relevant(results))
-    language = quire.searcher.query_language(q["question"])
-    decision, found = ask.decide(quire.retrieval(), q["question"], language, results, sources)
+    retrieval = quire.retrieval()
+    decision, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
     found = found if decision.answerable else []
     seconds = time.perf_counter() - started
     for e in found:  # the round trip every shown sentence must pass
@@ -114,9 +115,9 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
 
 def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
     results = quire.search(q["question"], top_k=8)
-    language = quire.searcher.query_language(q["question"])
-    decision, found = ask.decide(quire.retrieval(), q["question"], language, results,
-                                 build_sources(relevant(results)))  # fmt: skip
+    retrieval = quire.retrieval()
+    sources = build_sources(relevant(results))
+    decision, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
     best = max(found, key=lambda e: e.overlap) if found else None
     return {"outcome": decision.outcome,
             "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
@@ -181,8 +182,8 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
     """Span evidence for one question with a gold span (til-en): which shown units overlap it."""
     results = quire.search(q["question"], top_k=8)
     sources = build_sources(relevant(results))
-    language = quire.searcher.query_language(q["question"])
-    decision, found = ask.decide(quire.retrieval(), q["question"], language, results, sources)
+    retrieval = quire.retrieval()
+    decision, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
     found = found if decision.answerable else []
     for e in found:
         text = notes.setdefault(e.path, formats.load(folder / e.path, 50_000_000).text)

@@ -65,8 +65,9 @@ def signals(quire: Quire, question: str) -> tuple[float, float | None, bool, boo
     if not results:
         return 0.0, None, False, False
     cosines = [r.cosine for r in results if r.cosine is not None]
-    return (max(r.evidence for r in results), max(cosines) if cosines else None,
-            any(r.trusted_dense for r in results), gate.decide(results).answerable)  # fmt: skip
+    trusted = any(r.trusted_dense for r in results)
+    answerable = gate.by_retrieval(results).answerable
+    return max(r.evidence for r in results), max(cosines) if cosines else None, trusted, answerable
 
 
 def rates(rows: list[tuple], passes: Callable[[tuple], bool] | None = None) -> tuple[float, float]:

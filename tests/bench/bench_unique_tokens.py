@@ -25,7 +25,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from desktop_app.core.retrieval import analyzer  # noqa: E402
+from desktop_app.core.retrieval import analyzer, languages  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 
 DEFAULT_NOTES = ROOT.parent / "shared" / "eval" / "til-en" / "notes"
@@ -46,7 +46,7 @@ def unique_words(notes: Path) -> dict[str, str]:
             stem_notes.setdefault(stem, set()).add(rel)
     out = {}
     for word, where in word_notes.items():
-        if len(where) != 1 or len(word) < 4 or word.isdigit() or analyzer.is_function_word(word):
+        if len(where) != 1 or len(word) < 4 or word.isdigit() or languages.is_function_word(word):
             continue
         if stem_notes.get(analyzer.stems([word], "en")[0], set()) == where:
             out[word] = next(iter(where))

@@ -26,8 +26,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer import evidence  # noqa: E402
-from desktop_app.core.answer.ask import relevant  # noqa: E402
+from desktop_app.core.answer.decision import relevant  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.answer.question import KeyWords, Question  # noqa: E402
 from desktop_app.core.answer.units import split_units, words_of  # noqa: E402
 from tests.bench.bench_gate import indexed_without_gold, split_all  # noqa: E402
 
@@ -65,8 +66,8 @@ def cached(name: str, cache: Path) -> dict[str, Any]:
     weights = retrieval.idf
     data = {"rows": rows, "idf": idf_cache}
     for row in rows:  # the index's weights of every form a question can ask for
-        terms = evidence.question_terms(row["q"]["question"], row["language"])
-        forms = [f for _, stem, prefix, _ in terms.terms for f in (stem, prefix)]
+        keys = KeyWords.of(row["q"]["question"], row["language"])
+        forms = [f for k in keys.words for f in (k.stem, k.prefix)]
         idf_cache.update(weights(forms) if weights else {})
     quire.close()
     cache.mkdir(parents=True, exist_ok=True)
@@ -86,8 +87,9 @@ def measure(data: dict[str, Any], lo: int, hi: int) -> tuple[float, float, float
         q, results = row["q"], row["results"]
         cos = row["cosines"]
         similarity = (lambda _q, texts, c=cos: [c.get(t, 0.0) for t in texts]) if cos else None
-        found = evidence.select(q["question"], row["language"], results,
-                                build_sources(relevant(results)), weights, similarity)  # fmt: skip
+        asked = Question.read(q["question"], row["language"], weights)
+        sources = build_sources(relevant(results))
+        found = evidence.select(asked, results, sources, weights, similarity)
         gold = norm(q["answer"])
         ev1 += bool(found) and gold in norm(found[0].text)
         ev3 += any(gold in norm(e.text) for e in found[:3])
@@ -104,7 +106,7 @@ def candidate_features(row: dict[str, Any]) -> tuple[list[list[float]], list[boo
     holds the gold answer (for fitting the ranking's weights on development questions)."""
     q, results = row["q"], row["results"]
     idf = row["weights"]
-    terms = evidence.question_terms(q["question"], row["language"], idf)
+    asked = Question.read(q["question"], row["language"], idf)
     sources = build_sources(relevant(results))
     numbered = {cid for s in sources for cid in s.chunk_ids}
     feats, labels = [], []
@@ -114,8 +116,8 @@ def candidate_features(row: dict[str, Any]) -> tuple[list[list[float]], list[boo
         context = contexts.setdefault(
             r.chunk_id, evidence._Forms.of(r.title or "", row["language"])
         )
-        sig = evidence.unit_signals(unit, terms, context)
-        cue = evidence.cues.matches(terms.kind, unit.text, q["question"])
+        sig = evidence.unit_signals(unit, asked.keys, context)
+        cue = evidence.cues.matches(asked.kind, unit.text, asked)
         cosine = max(0.0, row["cosines"].get(words_of(unit.text), 0.0))
         feats.append([sig.ranking, float(cue), float(rank), sig.order, cosine])
         labels.append(gold in norm(unit.text))

@@ -22,8 +22,8 @@ EVAL = ROOT.parent / "shared" / "eval"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from desktop_app.core.answer import ask, gate  # noqa: E402
-from desktop_app.core.answer.ask import relevant  # noqa: E402
+from desktop_app.core.answer import gate  # noqa: E402
+from desktop_app.core.answer.decision import decide, relevant  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
@@ -37,9 +37,8 @@ def outcomes(quire: Quire, questions: list[dict]) -> Counter[str]:
     retrieval = quire.retrieval()
     for q in questions:
         results = quire.search(q["question"], top_k=8)
-        language = quire.searcher.query_language(q["question"])
-        decision, _ = ask.decide(retrieval, q["question"], language, results,
-                                 build_sources(relevant(results)))  # fmt: skip
+        sources = build_sources(relevant(results))
+        decision, _ = decide(retrieval, retrieval.read(q["question"]), results, sources)
         counts[decision.outcome] += 1
     return counts
 

@@ -11,10 +11,11 @@ import pytest
 
 from desktop_app import cli
 from desktop_app.core.answer import citations, gate
-from desktop_app.core.answer.ask import retrieval_query
+from desktop_app.core.answer.decision import retrieval_query
 from desktop_app.core.answer.gguf import ModelFileError, inspect_model
-from desktop_app.core.answer.llm import Generation, LocalModel, bundled_model_path
+from desktop_app.core.answer.llm import Generation, LocalModel, bundled_chat_model_path
 from desktop_app.core.answer.prompt import INSTRUCTIONS, assemble
+from desktop_app.core.answer.question import Question
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.conversations import Turn
@@ -54,7 +55,7 @@ def test_bad_model_files_get_clear_messages(tmp_path: Path, content: bytes, mess
 
 
 def test_truncated_gguf_is_detected(tmp_path: Path) -> None:
-    real = bundled_model_path()
+    real = bundled_chat_model_path()
     for size in (200, 2_000_000, real.stat().st_size // 2):
         cut = tmp_path / f"cut{size}.gguf"
         with real.open("rb") as src:
@@ -69,7 +70,7 @@ def test_missing_model_file(tmp_path: Path) -> None:
 
 
 def test_bundled_model_metadata_sets_the_context() -> None:
-    info = inspect_model(bundled_model_path())
+    info = inspect_model(bundled_chat_model_path())
     assert info.context_length == 8192 and "im_start" in info.chat_template
     assert LocalModel(n_ctx=4096).n_ctx == 4096
 
@@ -155,10 +156,6 @@ def test_injection_in_a_note_cannot_change_the_instructions(model: LocalModel) -
 # -- citations -----------------------------------------------------------------------------------
 def test_citation_forms_and_validation() -> None:
     assert citations.numbers_in("A [1]. B [1, 3]. C [2][4]. D [5; 6].") == [1, 1, 3, 2, 4, 5, 6]
-    stream = citations.CitationStream(3)
-    assert stream.feed("Bake at 250 °C [") == []
-    assert stream.feed("1] and rest [2, 9].") == [1, 2, 9]
-    assert not stream.is_valid(9) and stream.is_valid(2)
     report = citations.check(
         "Bake the bread at 250 degrees [1]. Mars has two moons [2]. Unknown [7].",
         {1: "Bake in a preheated oven at 250 degrees for 20 minutes.", 2: "Salt and flour."},
@@ -184,18 +181,22 @@ def quire(tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
 
 
 def test_gate_passes_answerable_and_flags_unrelated_questions(quire: Quire) -> None:
-    assert gate.decide(quire.search("how long to bake sourdough bread with the lid on")).answerable
-    assert not gate.decide(quire.search("what is the orbital period of Neptune")).answerable
-    assert not gate.decide([]).answerable
+    bake = quire.search("how long to bake sourdough bread with the lid on")
+    assert gate.by_retrieval(bake).answerable
+    assert not gate.by_retrieval(quire.search("what is the orbital period of Neptune")).answerable
+    assert not gate.by_retrieval([]).answerable
 
 
 def test_follow_ups_reuse_the_previous_question() -> None:
     history = [Turn("How do I bake sourdough bread?", "…")]
-    assert retrieval_query("and how long?", history).startswith("How do I bake sourdough")
-    assert retrieval_query("What should I pack for a hike above 2000 m?", history) == (
-        "What should I pack for a hike above 2000 m?"
-    )
-    assert retrieval_query("and how long?", []) == "and how long?"
+
+    def query(question: str, history: list[Turn]) -> str:
+        return retrieval_query(Question.read(question, "en", None, bool(history)), history)
+
+    assert query("and how long?", history).startswith("How do I bake sourdough")
+    pack = "What should I pack for a hike above 2000 m?"
+    assert query(pack, history) == pack
+    assert query("and how long?", []) == "and how long?"
 
 
 @pytest.mark.slow

@@ -12,7 +12,10 @@ import pytest
 
 from desktop_app import cli
 from desktop_app.core.answer import attribution, cues, evidence, gate, grounded
-from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.ask import answer_events, index_weights
+from desktop_app.core.answer.decision import relevant
+from desktop_app.core.answer.prompt import build_sources
+from desktop_app.core.answer.question import Question
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest import formats
@@ -40,13 +43,10 @@ def _questions() -> list[dict[str, str]]:
 
 
 def _evidence(quire: Quire, question: str) -> list[evidence.Evidence]:
-    from desktop_app.core.answer.ask import index_weights, relevant
-    from desktop_app.core.answer.prompt import build_sources
-
     results = quire.search(question, top_k=8)
-    language = quire.searcher.query_language(question)
-    return evidence.select(question, language, results, build_sources(relevant(results)),
-                           index_weights(quire.database))  # fmt: skip
+    weights = index_weights(quire.database)
+    asked = Question.read(question, quire.searcher.query_language(question), weights)
+    return evidence.select(asked, results, build_sources(relevant(results)), weights)
 
 
 # -- units and spans -------------------------------------------------------------------------
@@ -298,8 +298,8 @@ def test_without_evidence_the_best_sources_are_cut_to_their_start() -> None:
 
 
 def test_a_temperature_in_a_sentence_is_what_a_temperature_question_asks_for() -> None:
-    question = "At what temperature do I bake the bread with the lid on?"
-    assert cues.question_kind(question) == "temperature"
+    question = Question.read("At what temperature do I bake the bread with the lid on?", "en")
+    assert question.kind == "temperature"
     assert cues.matches("temperature", "Bake at 250 °C for 20 minutes with the lid on.", question)
     assert cues.matches("temperature", "Pečeme při 160 stupních asi dvě hodiny.", question)
     assert cues.matches("temperature", "Bei 200 Grad backen.", question)

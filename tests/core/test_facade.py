@@ -143,8 +143,9 @@ def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Pa
     """answer_events_before.jsonl was written by the dict-based code, same notes, same model
     (re-recorded since for the new evidence ranking weights, for light verbs and question words
     no longer counted as key words, for the `backed` and `draft` keys, and for invalid `[n]` taken
-    out of the answer with sentence spans, `unverified` and `quote` added, and a passage's note
-    `tags`; nothing else changed)."""
+    out of the answer with sentence spans, `unverified` and `quote` added, a passage's note
+    `tags`, and one support measure for citations and attribution, which counts numbers: "About
+    40 minutes [1]" no longer passes as backed by a note saying 20 + 25; nothing else changed)."""
     notes = tmp_path / "notes"
     # the text notes it was recorded on (the sample PDF came later)
     shutil.copytree(sample_notes(), notes, ignore=shutil.ignore_patterns("*.pdf"))

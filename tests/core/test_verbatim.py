@@ -96,7 +96,7 @@ def test_the_models_own_citation_on_a_forged_sentence_is_unverified() -> None:
     (sentence,) = report.sentences
     assert sentence["unverified"] and not sentence["weak"] and sentence["cites"] == [1]
     assert answer[sentence["start"] : sentence["end"]] == sentence["text"]
-    assert not report.backed  # so the answer is not passed off as backed
+    assert not report.backed_sentences  # so the answer is not passed off as backed
 
 
 # -- code is evidence --------------------------------------------------------------------------

@@ -7,25 +7,18 @@
 found in no source.
 
 It is given what it needs (`Retrieval`: a search callable, the query language, the index's term
-weights) and a chat model; it never reaches back into the facade that calls it.
+weights) and a chat model; it never reaches back into the facade that calls it. The question is
+read once (`Question`) and that reading is what every step after it uses.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from desktop_app.core.answer import (
-    attribution,
-    citations,
-    cues,
-    evidence,
-    gate,
-    grounded,
-    verbatim,
-)
+from desktop_app.core.answer import attribution, citations, evidence, gate, grounded, verbatim
+from desktop_app.core.answer.decision import Retrieval, decide, relevant, retrieval_query
 from desktop_app.core.answer.done_parts import (
     added_of,
     answer_sources,
@@ -36,10 +29,12 @@ from desktop_app.core.answer.done_parts import (
     unfound_of,
     verdict,
 )
+from desktop_app.core.answer.evidence import Cosines
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
+from desktop_app.core.answer.question import Question, Weights
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.events import (
     AnswerEvent,
@@ -51,32 +46,16 @@ from desktop_app.core.events import (
     Token,
 )
 from desktop_app.core.passage import Passage
-from desktop_app.core.retrieval import analyzer, lexical
-from desktop_app.core.retrieval.search import Searcher, SearchResult
+from desktop_app.core.retrieval import lexical
+from desktop_app.core.retrieval.search import Searcher
+from desktop_app.core.store import chunks
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
-RELATIVE_FLOOR = 0.6
+__all__ = ["Retrieval", "answer_events", "embedder_similarity", "index_is_empty", "index_weights"]
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
 USE_EMBEDDER_FOR_EVIDENCE = True  # evidence@1 0.77 → 0.81 on 300 English XQuAD dev questions
-# Opening words that make a question lean on the previous turn ("and how do I undo it?").
-_FOLLOW_UP_OPENERS = {
-    "and",
-    "also",
-    "then",
-    "so",
-    "but",
-    "what about",
-    "a",
-    "i",
-    "tak",
-    "und",
-    "dann",
-}
-_SHORT_QUESTION_WORDS = 6
-
-
 # A model that starts writing these has left its answer and is inventing the next prompt.
 STOP_MARKERS = ("\nQuestion:", "Question: ", "<source", "Sources from my notes")
 
@@ -91,8 +70,9 @@ def until_markers(pieces: Iterator[str], markers: tuple[str, ...] = STOP_MARKERS
             if held[:cut]:
                 yield held[:cut]
             return
-        keep = max((k for m in markers for k in range(1, len(m)) if held.endswith(m[:k])),
-                   default=0)  # fmt: skip
+        keep = max(
+            (k for m in markers for k in range(1, len(m)) if held.endswith(m[:k])), default=0
+        )
         if len(held) > keep:
             yield held[: len(held) - keep]
             held = held[len(held) - keep :]
@@ -111,42 +91,13 @@ class ChatModel(Protocol):
     def tokenize(self, text: str) -> list[int]: ...
 
     def stream(
-        self, prompt: str, max_tokens: int, cancel: CancelToken, temperature: float = 0.2,
+        self,
+        prompt: str,
+        max_tokens: int,
+        cancel: CancelToken,
+        temperature: float = 0.2,
         stats: Generation | None = None,
-    ) -> Generator[str, None, None]: ...  # fmt: skip
-
-
-Weights = Callable[[list[str]], dict[str, float]]
-Cosines = Callable[[str, list[str]], list[float]]
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """What answering needs of the index, as plain callables (the facade builds it)."""
-
-    search: Callable[[str, int], list[SearchResult]]  # query, top_k -> ranked passages
-    language: Callable[[str], str]  # the language a question is read in
-    is_empty: Callable[[], bool] = lambda: False  # nothing indexed at all
-    idf: Weights | None = None  # term weights over the whole index (the gate's)
-    similarity: Callable[[str], Cosines | None] = lambda _language: None
-
-
-def retrieval_query(question: str, history: Sequence[PastTurn]) -> str:
-    """Follow-ups retrieve with the previous question in mind, without another model call."""
-    if not history:
-        return question
-    words = analyzer.words(question)
-    if len(words) <= _SHORT_QUESTION_WORDS or (words and words[0] in _FOLLOW_UP_OPENERS):
-        return f"{history[-1].question} {question}"
-    return question
-
-
-def relevant(results: list[SearchResult], floor: float = RELATIVE_FLOOR) -> list[SearchResult]:
-    """The wide net's last filter: passages far below the best one only distract a small model."""
-    if not results:
-        return []
-    best = results[0].score
-    return [r for r in results if r.score >= floor * best]
+    ) -> Generator[str, None, None]: ...
 
 
 def answer_events(
@@ -169,23 +120,21 @@ def answer_events(
     if problem is not None:
         yield Error(problem)
         return
-    results = retrieval.search(retrieval_query(question, history), sources_wanted)
+    asked = retrieval.read(question, history)
+    results = retrieval.search(retrieval_query(asked, history), sources_wanted)
     if not results and retrieval.is_empty():
         yield Error(EMPTY_INDEX)
         return
     sources = build_sources(relevant(results))
-    language = retrieval.language(question)
-    decision, found = decide(retrieval, question, language, results, sources)
+    decision, found = decide(retrieval, asked, results, sources)
     if override_gate and results and not decision.answerable:
-        decision = gate.GateDecision(True, "answer requested anyway", decision.coverage,
-                                     decision.cosine, gate.WEAK, decision.missing)  # fmt: skip
+        decision = decision.overridden()
     retrieval_seconds = time.perf_counter() - started
     if not decision.answerable:
         yield from refusal(decision, sources, retrieval_seconds)
         return
     try:
-        prompt, sources, found = _fit(question, history, model, max_tokens, language, sources,
-                                      found)  # fmt: skip
+        prompt, sources, found = _fit(asked, history, model, max_tokens, sources, found)
     except ValueError as exc:
         yield Error(str(exc))
         return
@@ -194,8 +143,8 @@ def answer_events(
     yield EvidenceShown(verdict(decision).outcome, _caution(decision), found, evidence_seconds)
     answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
     yield from answer
-    yield _checked_done(answer, sources, found, question, language, retrieval.idf,
-                        (retrieval_seconds, evidence_seconds), decision)  # fmt: skip
+    timing = (retrieval_seconds, evidence_seconds)
+    yield _checked_done(answer, sources, found, asked, timing, decision)
 
 
 def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, str | None]:
@@ -212,17 +161,26 @@ def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, st
 
 
 def _fit(
-    question: str, history: Sequence[PastTurn], model: ChatModel, max_tokens: int, language: str,
-    sources: list[Passage], found: list[evidence.Evidence],
-) -> tuple[Prompt, list[Passage], list[evidence.Evidence]]:  # fmt: skip
+    question: Question,
+    history: Sequence[PastTurn],
+    model: ChatModel,
+    max_tokens: int,
+    sources: list[Passage],
+    found: list[evidence.Evidence],
+) -> tuple[Prompt, list[Passage], list[evidence.Evidence]]:
     """The compact prompt, and the sources and evidence that fit in it (numbered as in it);
     raises ValueError (QuestionTooLong) when not even the question fits."""
     sources, found = grounded.choose_sources(sources, found)
     prompt = assemble(
-        question, grounded.excerpts(sources, found), grounded.past_turns(history),
-        _counter(model), model.n_ctx, max_tokens, grounded.instructions(language),
+        question.text,
+        grounded.excerpts(sources, found),
+        grounded.past_turns(history),
+        _counter(model),
+        model.n_ctx,
+        max_tokens,
+        grounded.instructions(question.language),
         grounded.key_sentences(found),
-    )  # fmt: skip
+    )
     kept = {s.number for s in prompt.sources}
     return prompt, [s for s in sources if s.number in kept], [e for e in found if e.number in kept]
 
@@ -230,21 +188,26 @@ def _fit(
 class _AnswerStream:
     """Token events of one generation; afterwards `.text` and `.stats` hold what was streamed."""
 
-    def __init__(self, model: ChatModel, prompt: Prompt, max_tokens: int, cancel: CancelToken,
-                 temperature: float) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: ChatModel,
+        prompt: Prompt,
+        max_tokens: int,
+        cancel: CancelToken,
+        temperature: float,
+    ) -> None:
         self.model, self.prompt, self.max_tokens = model, prompt, max_tokens
         self.cancel, self.temperature = cancel, temperature
         self.stats = Generation()
         self.text = ""
 
     def __iter__(self) -> Iterator[Token]:
-        stats, stream = self.stats, citations.CitationStream(len(self.prompt.sources))
-        pieces = self.model.stream(self.model.render(self.prompt.messages), self.max_tokens,
-                                   self.cancel, self.temperature, stats)  # fmt: skip
+        stats = self.stats
+        rendered = self.model.render(self.prompt.messages)
+        pieces = self.model.stream(rendered, self.max_tokens, self.cancel, self.temperature, stats)
         try:
             for piece in until_markers(pieces):
-                stream.feed(piece)
-                self.text = stream.text
+                self.text += piece
                 yield Token(piece)
             if stats.stopped == "length" and stats.completion_tokens < self.max_tokens:
                 stats.stopped = "marker"
@@ -254,9 +217,11 @@ class _AnswerStream:
 
 
 def _replaced_because(
-    checked: attribution.Checked, report: citations.CitationReport,
-    found: list[evidence.Evidence], question: str, language: str, idf: Weights | None,
-) -> DraftReplaced | None:  # fmt: skip
+    checked: attribution.Checked,
+    report: citations.CitationReport,
+    found: list[evidence.Evidence],
+    question: Question,
+) -> DraftReplaced | None:
     """Why the best evidence sentence should replace the model's answer (None if it should not).
 
     An answer that quotes "your notes" with words no note holds speaks in a voice that is not
@@ -266,8 +231,7 @@ def _replaced_because(
     that evidence, it gives way too."""
     if not found:
         return None
-    if any(f["kind"] == verbatim.QUOTE and f["text"].startswith(verbatim.NOTES_SAY)
-           for f in checked.unsupported):  # fmt: skip
+    if any(_forged_quote(f) for f in checked.unsupported):
         return DraftReplaced.FORGED
     backed = report.backed_sentences
     if not backed:
@@ -275,28 +239,37 @@ def _replaced_because(
     best = found[0]
     if any(best.number in s["cites"] for s in backed):
         return None
-    q = evidence.question_terms(question, language, idf)
-    if all(evidence.question_overlap(s["text"], q) < best.overlap for s in backed):
+    if all(evidence.question_overlap(s["text"], question.keys) < best.overlap for s in backed):
         return DraftReplaced.OFF_QUESTION
     return None
 
 
+def _forged_quote(unsupported: dict[str, Any]) -> bool:
+    return unsupported["kind"] == verbatim.QUOTE and unsupported["text"].startswith(
+        verbatim.NOTES_SAY
+    )
+
+
 def _checked_done(
-    answer: _AnswerStream, sources: list[Passage], found: list[evidence.Evidence], question: str,
-    language: str, idf: Weights | None, timing: tuple[float, float], decision: gate.GateDecision,
-) -> Done:  # fmt: skip
+    answer: _AnswerStream,
+    sources: list[Passage],
+    found: list[evidence.Evidence],
+    question: Question,
+    timing: tuple[float, float],
+    decision: gate.GateDecision,
+) -> Done:
     """The `Done` event: the answer with citations added where the notes back a sentence, the
     citation report, and the figures found in no source. An answer the notes back nowhere (or
     that only repeats a passage off the question) is not passed off as one: the best evidence
     sentence, quoted, takes its place, and the model's checked draft goes along (`draft`, with
     why it was `replaced`) to be shown as such."""
     retrieval_seconds, evidence_seconds = timing
-    texts = {s.number: s.text for s in sources}
+    texts, language = {s.number: s.text for s in sources}, question.language
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
-    replaced = _replaced_because(checked, report, found, question, language, idf)
+    replaced = _replaced_because(checked, report, found, question)
     if replaced is not None and answer.stats.stopped != "cancelled":
         draft = draft_of(checked, replaced)
         quote = found[0]
@@ -319,21 +292,6 @@ def _checked_done(
     )
 
 
-def decide(
-    retrieval: Retrieval, question: str, language: str, results: list[SearchResult],
-    sources: list[Passage],
-) -> tuple[gate.GateDecision, list[evidence.Evidence]]:  # fmt: skip
-    """The outcome (answered / weak evidence / not in your notes) and the evidence sentences."""
-    decision = gate.classify(question, results)
-    found = evidence.select(question, language, results, sources, retrieval.idf,
-                            retrieval.similarity(language))  # fmt: skip
-    if found:
-        best = max(found, key=lambda e: e.overlap)
-        kind = cues.question_kind(question)
-        decision = gate.refine(decision, best.overlap, best.cue, kind)
-    return decision, found
-
-
 def _caution(decision: gate.GateDecision) -> str:
     if decision.outcome != gate.WEAK:
         return ""
@@ -341,8 +299,6 @@ def _caution(decision: gate.GateDecision) -> str:
 
 
 def index_is_empty(database: Database) -> bool:
-    from desktop_app.core.store import chunks
-
     with database.read() as db:
         return chunks.is_empty(db)
 
@@ -352,9 +308,7 @@ def index_weights(database: Database) -> Weights:
 
     def weights(terms: list[str]) -> dict[str, float]:
         with database.read() as db:
-            total = lexical._chunk_count(db)
-            df = lexical._doc_freqs(db, set(terms))
-        return {t: lexical.idf(df.get(t, 0), total) for t in terms}
+            return lexical.term_weights(db, terms)
 
     return weights
 

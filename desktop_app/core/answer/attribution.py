@@ -18,17 +18,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.answer import cues, verbatim
-from desktop_app.core.answer.citations import SENTENCE_BODY, numbers_in, without_citations_of
+from desktop_app.core.answer import figures, verbatim
+from desktop_app.core.answer.citations import numbers_in, without_citations_of
+from desktop_app.core.answer.support import (
+    CITATION,
+    SENTENCE_BODY,
+    STRONG_SUPPORT,
+    WEAK_SUPPORT,
+    support,
+)
 from desktop_app.core.passage import Evidence
-from desktop_app.core.retrieval import analyzer
 
-STRONG_SUPPORT = 0.6  # share of a sentence's content words found in one source
-WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
-MIN_SHARED = 2  # …and at least this many of them (or all of a short one: "Kawann Short.")
+MIN_SHARED = 2  # a source added must share this many words (or all of a short sentence's)
 NOT_FOUND = "not found in the notes"
 NOTES_SAY = verbatim.NOTES_SAY
-_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|\n|$)")
+# A sentence with the citations after its closing punctuation ("… 20 minutes. [1]").
+_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r")*|\n|$)")
 
 
 @dataclass
@@ -48,28 +53,12 @@ class Checked:
         return "".join(out) + self.answer[pos:]
 
     def to_json(self) -> dict[str, Any]:
-        return {"answer": self.answer, "added_citations": self.added,
-                "unsupported": self.unsupported, "marked_answer": self.marked()}  # fmt: skip
-
-
-def _terms(text: str, language: str) -> set[str]:
-    words = [w for w in analyzer.words(verbatim.CITATION.sub(" ", text))
-             if (len(w) > 3 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
-    return set(analyzer.stems(words, language)) | {f"~{p}" for p in analyzer.prefixes(words)}
-
-
-def support(sentence: str, source_text: str, language: str) -> tuple[float, int]:
-    """Share (and count) of the sentence's content words found in the source, by stem or prefix."""
-    words = [w for w in analyzer.words(verbatim.CITATION.sub(" ", sentence))
-             if (len(w) > 3 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
-    if not words:
-        return 0.0, 0
-    present = _terms(source_text, language)
-    stems = analyzer.stems(words, language)
-    prefixes = analyzer.prefixes(words)
-    shared = sum(1 for s, p in zip(stems, prefixes, strict=True)
-                 if s in present or f"~{p}" in present)  # fmt: skip
-    return shared / len(words), shared
+        return {
+            "answer": self.answer,
+            "added_citations": self.added,
+            "unsupported": self.unsupported,
+            "marked_answer": self.marked(),
+        }
 
 
 def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Checked:
@@ -86,8 +75,9 @@ def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Che
         number, share = (0, 0.0) if forged else _backing(sentence, sources, language)
         if number:
             sentence = _cite(sentence, number)
-            added.append({"sentence": match.group(0).strip(), "n": number,
-                          "support": round(share, 2)})  # fmt: skip
+            added.append(
+                {"sentence": match.group(0).strip(), "n": number, "support": round(share, 2)}
+            )
         out.append(sentence)
     out.append(answer[pos:])
     text = "".join(out)
@@ -99,8 +89,12 @@ def unsupported(answer: str, source_texts: list[str], language: str = "en") -> l
     figures (numbers, dates, names) outside those spans; in text order."""
     spans = verbatim.unfound(answer, source_texts)
     out = [{"text": s.text, "start": s.start, "end": s.end, "kind": s.kind} for s in spans]
-    out += [f for f in unsupported_figures(answer, source_texts, language)
-            if not any(s.start < f["end"] and f["start"] < s.end for s in spans)]  # fmt: skip
+    figures_alone = unsupported_figures(answer, source_texts, language)
+    out += [
+        f
+        for f in figures_alone
+        if not any(s.start < f["end"] and f["start"] < s.end for s in spans)
+    ]
     return sorted(out, key=lambda f: f["start"])
 
 
@@ -113,9 +107,9 @@ def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int
     cited = [n for n in numbers_in(sentence) if n in sources]
     if any(support_of[n][0] >= WEAK_SUPPORT for n in cited):
         return 0, 0.0
-    best = max((n for n in sources if n not in cited), key=lambda n: support_of[n][0],
-               default=0)  # fmt: skip
-    if not best:
+    others = [n for n in sources if n not in cited]
+    best = max(others, key=lambda n: support_of[n][0], default=0)
+    if not best or not support_of[best][1]:  # a source sharing no word backs nothing
         return 0, 0.0
     share, shared = support_of[best]
     if share >= STRONG_SUPPORT and (shared >= MIN_SHARED or share == 1.0):
@@ -132,9 +126,9 @@ def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int
 def _figures_all_in(sentence: str, source: str, language: str) -> bool:
     """The sentence states a number, date or name, and every one of them is in the source: a
     paraphrase ("The train takes four hours") of a note that holds them ("vier Stunden")."""
-    found = list(cues.figures(verbatim.CITATION.sub(" ", sentence), language))
-    numbers, words = cues.source_values([source])
-    return bool(found) and all(cues.found_in(f, numbers, words) for f in found)
+    found = list(figures.figures(CITATION.sub(" ", sentence), language))
+    values, words = figures.source_values([source])
+    return bool(found) and all(figures.found_in(f, values, words) for f in found)
 
 
 def _cite(sentence: str, number: int) -> str:
@@ -150,12 +144,13 @@ def unsupported_figures(
 ) -> list[dict[str, Any]]:
     """Numbers, dates and names of `answer` found in none of the sources (citations ignored)."""
     blanked = verbatim.blank_citations(answer)
-    numbers, words = cues.source_values(source_texts)
+    values, words = figures.source_values(source_texts)
     out = []
-    for figure in sorted(cues.figures(blanked, language), key=lambda f: f.start):
-        if not cues.found_in(figure, numbers, words):
-            out.append({"text": figure.text, "start": figure.start, "end": figure.end,
-                        "kind": figure.kind})  # fmt: skip
+    for figure in sorted(figures.figures(blanked, language), key=lambda f: f.start):
+        if not figures.found_in(figure, values, words):
+            out.append(
+                {"text": figure.text, "start": figure.start, "end": figure.end, "kind": figure.kind}
+            )
     return out
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
+from desktop_app.core.answer.question import KeyWords, Question, Weights
 from desktop_app.core.answer.units import SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
@@ -48,34 +49,6 @@ SOLUTION_WEIGHT = 0.4  # "However, …", "Instead, …", "The trick is…": the 
 
 
 # -- scoring -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class QuestionTerms:
-    language: str
-    terms: tuple[tuple[str, str, str, float], ...]  # (folded word, stem, prefix, weight)
-    kind: str  # the answer type the question asks for, see cues.question_kind
-
-    @property
-    def mass(self) -> float:
-        return sum(w for *_, w in self.terms) or 1.0
-
-
-def question_terms(
-    question: str, language: str, idf: Callable[[list[str]], dict[str, float]] | None = None
-) -> QuestionTerms:
-    """Content words of the question, each weighted by the IDF of its more common form (stem or
-    prefix) in the index, so a word matched only by its prefix is not weighed as unseen."""
-    tokens = [w for w in analyzer.words(question) if not analyzer.is_function_word(w)]
-    tokens = [w for w in tokens if analyzer.is_key_word(w)] or tokens
-    stems = analyzer.stems(tokens, language)
-    prefixes = analyzer.prefixes(tokens)
-    weights = idf(list({*stems, *prefixes})) if idf is not None else {}
-    seen: dict[str, tuple[str, str, str, float]] = {}
-    for word, stem, prefix in zip(tokens, stems, prefixes, strict=True):
-        weight = min(weights.get(stem, 1.0), weights.get(prefix, 1.0)) or 1.0
-        seen.setdefault(stem, (analyzer.fold(word), stem, prefix, weight))
-    return QuestionTerms(language, tuple(seen.values()), cues.question_kind(question))
-
-
 @dataclass(frozen=True)
 class _Forms:
     """The words of a text in the forms a question word can match, in text order."""
@@ -126,21 +99,21 @@ class Signals:
     order: float  # share of the question's neighbouring word pairs that stand close in the unit
 
     def score(self, cue: bool, rank: int) -> float:
-        return (self.ranking + (CUE_WEIGHT if cue else 0.0) - RANK_PRIOR * rank
-                + ORDER_WEIGHT * self.order)  # fmt: skip
+        cued = CUE_WEIGHT if cue else 0.0
+        return self.ranking + cued - RANK_PRIOR * rank + ORDER_WEIGHT * self.order
 
 
 NEAR = 3  # words apart: two question words this close read as the question's phrase
 
 
-def unit_signals(unit: Unit, q: QuestionTerms, context: _Forms | None = None) -> Signals:
-    if not q.terms:
+def unit_signals(unit: Unit, keys: KeyWords, context: _Forms | None = None) -> Signals:
+    if not keys.words:
         return Signals(0.0, 0.0, 0.0)
-    forms = _Forms.of(unit.text, q.language)
-    heading = _Forms.of(unit.heading, q.language) if unit.heading else None
+    forms = _Forms.of(unit.text, keys.language)
+    heading = _Forms.of(unit.heading, keys.language) if unit.heading else None
     ranking = plain = 0.0
     positions: list[int | None] = []
-    for word, stem, prefix, weight in q.terms:
+    for word, stem, prefix, weight in ((k.word, k.stem, k.prefix, k.weight) for k in keys.words):
         position = forms.position(word, stem, prefix)
         if position is not None or forms.ends(word):
             topical = context is not None and context.has(word, stem, prefix)
@@ -152,43 +125,39 @@ def unit_signals(unit: Unit, q: QuestionTerms, context: _Forms | None = None) ->
         positions.append(position)
     pairs = list(itertools.pairwise(positions))
     near = sum(1 for a, b in pairs if a is not None and b is not None and abs(a - b) <= NEAR)
-    return Signals(ranking / q.mass, plain / q.mass, near / max(1, len(pairs)))
+    return Signals(ranking / keys.mass, plain / keys.mass, near / max(1, len(pairs)))
 
 
-def question_overlap(text: str, q: QuestionTerms) -> float:
-    """Share of the question's content-word IDF mass a text holds (the gate's plain overlap)."""
-    return unit_signals(Unit(0, len(text), text, SENTENCE), q).plain
+def question_overlap(text: str, keys: KeyWords) -> float:
+    """Share of the question's key-word IDF mass a text holds (the gate's plain overlap)."""
+    return unit_signals(Unit(0, len(text), text, SENTENCE), keys).plain
+
+
+Cosines = Callable[[str, list[str]], list[float]]  # question, texts → the embedder's cosines
 
 
 def select(
-    question: str,
-    language: str,
+    question: Question,
     results: Sequence[SearchResult],
     sources: Sequence[Passage],
-    idf: Callable[[list[str]], dict[str, float]] | None = None,
-    similarity: Callable[[str, list[str]], list[float]] | None = None,
+    idf: Weights | None = None,
+    similarity: Cosines | None = None,
 ) -> list[Evidence]:
     """The 1–3 units that best answer `question`, from the first passages of `results`.
 
     `sources` (the numbered prompt sources) give each unit its `[n]`; `similarity`, when given,
-    returns the embedder's cosine of the question with each unit text.
+    returns the embedder's cosine of the question with each unit text; `idf` weighs the words of
+    note titles (for a "how do I").
     """
-    q = question_terms(question, language, idf)
     number_of = {cid: s.number for s in sources for cid in s.chunk_ids}
-    contexts: dict[int, _Forms] = {}
-    scored = []
-    for r, unit, rank in candidate_units(results, number_of):
-        if r.chunk_id not in contexts:
-            contexts[r.chunk_id] = _Forms.of(r.title or "", language)
-        signals = unit_signals(unit, q, contexts[r.chunk_id])
-        scored.append(_Candidate(r, unit, rank, signals, cues.matches(q.kind, unit.text, question)))
+    scored = _scored_units(question, results, number_of)
     if not scored:
         return []
     scored.sort(key=lambda c: -c.score)
     if similarity is not None:
-        _add_cosines(scored, question, similarity)
-    if q.kind == cues.PROCEDURE:
-        _read_as_steps(scored, language, idf)
+        _add_cosines(scored, question.text, similarity)
+    if question.kind == cues.PROCEDURE:
+        _read_as_steps(scored, question.language, idf)
     scored.sort(key=lambda c: -c.score)
     best = scored[0].score
     picked = [
@@ -197,8 +166,22 @@ def select(
     return [_evidence(number_of[c.result.chunk_id], c) for c in picked or scored[:1]]
 
 
+def _scored_units(
+    question: Question, results: Sequence[SearchResult], number_of: dict[int, int]
+) -> list[ScoredUnit]:
+    contexts: dict[int, _Forms] = {}
+    scored = []
+    for r, unit, rank in candidate_units(results, number_of):
+        if r.chunk_id not in contexts:
+            contexts[r.chunk_id] = _Forms.of(r.title or "", question.language)
+        signals = unit_signals(unit, question.keys, contexts[r.chunk_id])
+        cue = cues.matches(question.kind, unit.text, question)
+        scored.append(ScoredUnit(r, unit, rank, signals, cue))
+    return scored
+
+
 @dataclass
-class _Candidate:
+class ScoredUnit:
     """A unit of one of the passages read, and what ranks it."""
 
     result: SearchResult
@@ -216,39 +199,46 @@ class _Candidate:
 
     @property
     def score(self) -> float:
-        return (self.signals.score(self.cue, self.rank) + COSINE_WEIGHT * max(0.0, self.cosine)
-                + self.extra)  # fmt: skip
+        words_and_kind = self.signals.score(self.cue, self.rank)
+        return words_and_kind + COSINE_WEIGHT * max(0.0, self.cosine) + self.extra
 
 
-def _read_as_steps(
-    scored: list[_Candidate], language: str, idf: Callable[[list[str]], dict[str, float]] | None
-) -> None:
+def _read_as_steps(scored: list[ScoredUnit], language: str, idf: Weights | None) -> None:
     """A "how do I" is answered by the step that follows the problem it solves, in a note whose
     title names the solution: each unit gains a share of the best relevance before it in its
     passage, a share of its note title's words, more for holding new code and for the words that
     turn a story to its fix. On the til-en development questions: evidence@1 / @3 0.28 / 0.50
     without this, 0.47 / 0.67 with it."""
-    titles: dict[str, QuestionTerms] = {}
+    titles: dict[str, KeyWords] = {}
     for c in scored:
         title = c.result.title or ""
         if title not in titles:
-            titles[title] = question_terms(title, language, idf)
-        before = [o.signals.ranking for o in scored
-                  if o.result.chunk_id == c.result.chunk_id
-                  and o.unit.end <= c.unit.start]  # fmt: skip
-        c.extra = (CARRY * max(before, default=0.0) + TITLE_WEIGHT * unit_signals(
-            c.unit, titles[title]).plain + (STEP_CUE_WEIGHT if c.cue else 0.0)
-            + (SOLUTION_WEIGHT if cues.tells_the_fix(c.unit.text) else 0.0))  # fmt: skip
+            titles[title] = KeyWords.of(title, language, idf)
+        before = [
+            o.signals.ranking
+            for o in scored
+            if o.result.chunk_id == c.result.chunk_id and o.unit.end <= c.unit.start
+        ]
+        c.extra = (
+            CARRY * max(before, default=0.0)
+            + TITLE_WEIGHT * unit_signals(c.unit, titles[title]).plain
+            + (STEP_CUE_WEIGHT if c.cue else 0.0)
+            + (SOLUTION_WEIGHT if cues.tells_the_fix(c.unit.text) else 0.0)
+        )
 
 
-def _apart(scored: list[_Candidate]) -> list[_Candidate]:
+def _apart(scored: list[ScoredUnit]) -> list[ScoredUnit]:
     """Best first, leaving out a unit that shares characters with a better one of its note."""
-    kept: list[_Candidate] = []
+    kept: list[ScoredUnit] = []
     for c in scored:
-        if not any(k.result.note_id == c.result.note_id and k.unit.start < c.unit.end
-                   and c.unit.start < k.unit.end for k in kept):  # fmt: skip
+        if not any(_overlap(k, c) for k in kept):
             kept.append(c)
     return kept
+
+
+def _overlap(a: ScoredUnit, b: ScoredUnit) -> bool:
+    same_note = a.result.note_id == b.result.note_id
+    return same_note and a.unit.start < b.unit.end and b.unit.start < a.unit.end
 
 
 def candidate_units(
@@ -265,15 +255,13 @@ def candidate_units(
                 yield r, (u if u.heading else replace(u, heading=heading)), rank
 
 
-def _add_cosines(
-    scored: list[_Candidate], question: str, similarity: Callable[[str, list[str]], list[float]]
-) -> None:
+def _add_cosines(scored: list[ScoredUnit], question: str, similarity: Cosines) -> None:
     """Add the embedder's cosine to the COSINE_READ best units by words.
     Encoding every unit of four passages took xquad-en's time to evidence to 978 ms p50 on a
     busy 2-core machine, 667 ms with this cap; evidence@1/@3 on the bench were the same."""
     head = scored[:COSINE_READ]
-    for c, cosine in zip(head, similarity(question, [words_of(c.unit.text) for c in head]),
-                         strict=True):  # fmt: skip
+    cosines = similarity(question, [words_of(c.unit.text) for c in head])
+    for c, cosine in zip(head, cosines, strict=True):
         c.cosine = cosine
 
 
@@ -284,13 +272,24 @@ def _worth_showing(unit: Unit, r: SearchResult) -> bool:
     return unit.text.strip() != (r.title or "").strip()
 
 
-def _evidence(number: int, c: _Candidate) -> Evidence:
+def _evidence(number: int, c: ScoredUnit) -> Evidence:
     r, unit, score, lexical, cue = c.result, c.unit, c.score, c.signals.plain, c.cue
     before = r.text[: unit.start - r.start]
     line_start = r.line_start + before.count("\n")
     return Evidence(
-        number=number, path=r.path, folder=r.folder, title=r.title, start=unit.start,
-        end=unit.end, line_start=line_start, line_end=line_start + unit.text.count("\n"),
-        text=unit.text, kind=unit.kind, score=score, overlap=lexical, cue=cue,
-        page=r.page_at(unit.start), day=r.written,
-    )  # fmt: skip
+        number=number,
+        path=r.path,
+        folder=r.folder,
+        title=r.title,
+        start=unit.start,
+        end=unit.end,
+        line_start=line_start,
+        line_end=line_start + unit.text.count("\n"),
+        text=unit.text,
+        kind=unit.kind,
+        score=score,
+        overlap=lexical,
+        cue=cue,
+        page=r.page_at(unit.start),
+        day=r.written,
+    )

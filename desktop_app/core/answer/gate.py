@@ -15,14 +15,16 @@ Signals, each from its own retriever:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from desktop_app.core.retrieval.search import SearchResult
-
 from desktop_app.core.answer.cues import FACT_KINDS
-from desktop_app.core.retrieval import analyzer
+from desktop_app.core.answer.question import Question
+
+if TYPE_CHECKING:
+    from desktop_app.core.passage import Evidence
+    from desktop_app.core.retrieval.search import SearchResult
 
 MIN_COVERAGE = 0.54
 MIN_COSINE = 0.60
@@ -48,13 +50,34 @@ class GateDecision:
     missing: list[str] = field(default_factory=list)  # key words of the question found nowhere
 
     def to_json(self) -> dict[str, Any]:
-        return {"answerable": self.answerable, "outcome": self.outcome or (
-                    ANSWERED if self.answerable else ABSENT), "reason": self.reason,
-                "missing": self.missing, "coverage": round(self.coverage, 3),
-                "cosine": None if self.cosine is None else round(self.cosine, 3)}  # fmt: skip
+        return {
+            "answerable": self.answerable,
+            "outcome": self.outcome or (ANSWERED if self.answerable else ABSENT),
+            "reason": self.reason,
+            "missing": self.missing,
+            "coverage": round(self.coverage, 3),
+            "cosine": None if self.cosine is None else round(self.cosine, 3),
+        }
+
+    def overridden(self) -> GateDecision:
+        """The user asked for an answer although the notes seem not to cover the question."""
+        return replace(self, answerable=True, reason="answer requested anyway", outcome=WEAK)
 
 
-def decide(results: list[SearchResult]) -> GateDecision:
+def judge(
+    question: Question, results: list[SearchResult], found: Sequence[Evidence]
+) -> GateDecision:
+    """The gate's decision, the one `ask`, the window and `quire search --queries` report: the
+    outcome from retrieval (`classify`), moved a step by the best evidence unit (`refine`)."""
+    decision = classify(question, results)
+    if found:
+        best = max(found, key=lambda e: e.overlap)
+        decision = refine(decision, best.overlap, best.cue, question.kind)
+    return decision
+
+
+def by_retrieval(results: list[SearchResult]) -> GateDecision:
+    """The first step: answerable or not from the two retrieval signals alone."""
     if not results:
         return GateDecision(False, "nothing in your notes matches", 0.0, None)
     coverage = max(r.evidence for r in results)
@@ -72,26 +95,24 @@ def decide(results: list[SearchResult]) -> GateDecision:
 
 
 def _agreed(r: SearchResult) -> bool:
-    return (r.trusted_dense and r.cosine is not None and r.cosine >= AGREED_COSINE
-            and r.evidence >= CUED_COVERAGE)  # fmt: skip
+    close = r.trusted_dense and r.cosine is not None and r.cosine >= AGREED_COSINE
+    return close and r.evidence >= CUED_COVERAGE
 
 
-def missing_words(question: str, results: list[SearchResult]) -> list[str]:
+def missing_words(question: Question, results: list[SearchResult]) -> list[str]:
     """The question's key words that none of the first passages contains (by stem or prefix)."""
-    found = {w for r in results[:PASSAGES_CHECKED] for w in r.matched_terms}
-    key = [w for w in analyzer.words(question) if analyzer.is_key_word(w) and len(w) > 2]
-    return list(dict.fromkeys(w for w in key if w not in found))
+    return question.missing({w for r in results[:PASSAGES_CHECKED] for w in r.matched_terms})
 
 
-def classify(question: str, results: list[SearchResult]) -> GateDecision:
+def classify(question: Question, results: list[SearchResult]) -> GateDecision:
     """One of the three outcomes, with a reason a reader can check."""
-    base = decide(results)
+    base = by_retrieval(results)
     missing = missing_words(question, results)
     if base.answerable:
         return GateDecision(True, base.reason, base.coverage, base.cosine, ANSWERED, missing)
     if not results:
-        return GateDecision(False, "nothing in your notes matches any word of the question",
-                            0.0, None, ABSENT, missing)  # fmt: skip
+        why = "nothing in your notes matches any word of the question"
+        return GateDecision(False, why, 0.0, None, ABSENT, missing)
     trusted = any(r.trusted_dense for r in results)
     near = trusted and base.cosine is not None and base.cosine >= LOW_COSINE
     if base.coverage >= LOW_COVERAGE or near:
@@ -99,8 +120,9 @@ def classify(question: str, results: list[SearchResult]) -> GateDecision:
         if missing:
             why += ": nothing about " + ", ".join(f"“{w}”" for w in missing[:4])
         return GateDecision(True, why, base.coverage, base.cosine, WEAK, missing)
-    why = "no passage mentions " + ", ".join(f"“{w}”" for w in missing[:4]) if missing else (
-        "no passage is about what the question asks")  # fmt: skip
+    why = "no passage is about what the question asks"
+    if missing:
+        why = "no passage mentions " + ", ".join(f"“{w}”" for w in missing[:4])
     return GateDecision(False, why, base.coverage, base.cosine, ABSENT, missing)
 
 

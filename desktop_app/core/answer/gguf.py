@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q",
-            11: "<q", 12: "<d"}  # fmt: skip
+# GGUF value types → struct formats (8 is a string, 9 an array)
+_SCALARS = dict(enumerate(("<B", "<b", "<H", "<h", "<I", "<i", "<f", "<?")))
+_SCALARS.update({10: "<Q", 11: "<q", 12: "<d"})
 _STRING, _ARRAY = 8, 9
 _OLD_MAGICS = {b"lmgg": "GGML", b"fmgg": "GGMF", b"tjgg": "GGJT", b"algg": "GGLA"}
 

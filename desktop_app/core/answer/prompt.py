@@ -29,18 +29,37 @@ def build_sources(results: list[SearchResult]) -> list[Passage]:
         if neighbour is not None:
             _merge_into(neighbour, r)
             continue
-        source = Passage(
-            number=0, path=r.path, folder=r.folder, title=r.title, heading_path=r.heading_path,
-            start=r.start, end=r.end, line_start=r.line_start, line_end=r.line_end, text=r.text,
-            score=r.score, chunk_ids=[r.chunk_id], note_id=r.note_id, seqs={r.seq},
-            matched=list(r.matched_terms), page=r.page, page_end=r.page_end, day=r.written,
-            tags=list(r.tags),
-        )  # fmt: skip
+        source = _passage(r)
         siblings.append(source)
         merged.append(source)
     for n, source in enumerate(merged, start=1):
         source.number = n
     return merged
+
+
+def _passage(r: SearchResult) -> Passage:
+    """A search result as a prompt source (numbered later)."""
+    return Passage(
+        number=0,
+        path=r.path,
+        folder=r.folder,
+        title=r.title,
+        heading_path=r.heading_path,
+        start=r.start,
+        end=r.end,
+        line_start=r.line_start,
+        line_end=r.line_end,
+        text=r.text,
+        score=r.score,
+        chunk_ids=[r.chunk_id],
+        note_id=r.note_id,
+        seqs={r.seq},
+        matched=list(r.matched_terms),
+        page=r.page,
+        page_end=r.page_end,
+        day=r.written,
+        tags=list(r.tags),
+    )
 
 
 def _adjacent(source: Passage, result: SearchResult) -> bool:

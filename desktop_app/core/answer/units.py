@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from desktop_app.core.retrieval import analyzer
+from desktop_app.core.retrieval import analyzer, languages
 
 SENTENCE, ITEM, ROW, CODE = "sentence", "item", "row", "code"
 MAX_CODE_LINES = 15  # a longer block is cut into pieces…
@@ -29,8 +29,8 @@ _INDENTED = re.compile(r"^(?: {4}|\t)")
 _COMMAND = re.compile(r"^[ \t]*\$ \S")
 # A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|z\.\s?B|bzw|ca|vgl|Nr|Dr|Mr|Mrs|Ms|St|tzv|tj|např)"
-                           r"|\b[A-Za-z]|\b\d{1,2})\.$")  # fmt: skip
+_ABBREVIATIONS = "|".join(a for lang in languages.REGISTERED for a in lang.abbreviations)
+_ABBREVIATION = re.compile(rf"(?:\b(?:{_ABBREVIATIONS})|\b[A-Za-z]|\b\d{{1,2}})\.$")
 # Links, images and URLs: `[text](target)` keeps its text, the target is no word of the unit.
 _LINK_TARGET = re.compile(r"(\]\()[^)\s]*(?:\s+\"[^\"]*\")?(\))")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -98,8 +98,7 @@ class _Splitter:
         body = self.text[start:end]
         fence = _FENCE.match(body)
         if self.fence:
-            if fence and fence.group(1)[0] == self.fence[0] and len(fence.group(1)) >= len(
-                    self.fence):  # fmt: skip
+            if fence and self._closes(fence.group(1)):
                 yield from self._end_code()
             else:
                 self.code.append((start, end))
@@ -110,6 +109,10 @@ class _Splitter:
         yield from self._end_code()
         yield from self._structure(body, start, end, fence.group(1) if fence else "")
         self.blank_before = not body.strip()
+
+    def _closes(self, marker: str) -> bool:
+        """A fence line closes the open block: the same character, at least as many of it."""
+        return marker[0] == self.fence[0] and len(marker) >= len(self.fence)
 
     def _structure(self, body: str, start: int, end: int, fence: str) -> Iterator[Unit]:
         indented = _INDENTED.match(body) and self.blank_before and not self.after_item

@@ -15,50 +15,58 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import FENCE
-from desktop_app.core.retrieval import analyzer
+from desktop_app.core.retrieval import analyzer, languages
 
 # The label Quire puts before a sentence of the notes it quotes; a model imitating it is
 # presenting its own words as the notes'.
 NOTES_SAY = "Your notes say:"
 
-CODE, COMMAND, FLAG, PATH, URL, IDENTIFIER, QUOTE = (
-    "code", "command", "flag", "path", "url", "identifier", "quote")  # fmt: skip
+CODE, COMMAND, FLAG, PATH, URL = "code", "command", "flag", "path", "url"
+IDENTIFIER, QUOTE = "identifier", "quote"
 _CLOSE = '"”“»«'
 _FENCE = FENCE + r"[^\n]*"
 _QUOTED = r"[\"“„«»](?P<v>[^\"“”„«»\n]{2,}?)[\"”“»«]"
 _LABEL = r"(?P<label>(?i:your notes say)\s*:?\s*)"
 _OPTION = r"--?[A-Za-z][\w-]*(?:=[^\s,;)]+)?"
+_BLOCK = _FENCE + r"\n(?P<v>.*?)(?:" + _FENCE + r"$|\Z)"
+_URL = r"(?P<v>(?:https?|ftp)://[^\s<>()\[\]`\"“”]+[^\s<>()\[\]`\"“”.,;:!?'])"
+# options, with the command word right before them: "ls-clone --head=1"
+_FLAGS = (
+    rf"(?P<v>(?:(?<=\s)|^)(?:[a-z][\w.-]*[ \t]+)?{_OPTION}(?:[ \t]+{_OPTION})*)(?=[\s,;.:)!?]|$)"
+)
+# @directives, snake_case, CONSTANT_CASE, camelCase, calls()
+_IDENTIFIER = (
+    r"(?<![\w.@-])(?P<v>@{1,2}[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+_?|[a-z]+[A-Z][A-Za-z0-9]*"
+    r"|\w+(?:\.\w+)*\(\))(?![\w-])"
+)
+# ~/x, /etc/hosts, ./tmp/a.txt, dir/file, config.yml, .envrc
+_PATH = (
+    r"(?<![\w/.~-])(?P<v>(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w-]"
+    r"|(?:[\w.-]+/)+[\w.-]*[\w-]"
+    r"|\.?[a-z0-9_-]{2,}(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{0,4})(?![\w/-])"
+)
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (CODE, re.compile(_FENCE + r"\n(?P<v>.*?)(?:" + _FENCE + r"$|\Z)", re.MULTILINE | re.DOTALL)),
+    (CODE, re.compile(_BLOCK, re.MULTILINE | re.DOTALL)),
     (CODE, re.compile(r"`(?P<v>[^`\n]+)`")),
-    (URL, re.compile(r"(?P<v>(?:https?|ftp)://[^\s<>()\[\]`\"“”]+[^\s<>()\[\]`\"“”.,;:!?'])")),
+    (URL, re.compile(_URL)),
     (QUOTE, re.compile(_LABEL + "?" + _QUOTED)),
     (QUOTE, re.compile(_LABEL + r"(?P<v>[^\"“„«»\s][^.!?\n]*)")),
     (COMMAND, re.compile(r"^[ \t]*(?P<v>\$ [^\n]+)", re.MULTILINE)),
-    # options, with the command word right before them: "ls-clone --head=1"
-    (FLAG, re.compile(rf"(?P<v>(?:(?<=\s)|^)(?:[a-z][\w.-]*[ \t]+)?{_OPTION}"
-                      rf"(?:[ \t]+{_OPTION})*)(?=[\s,;.:)!?]|$)", re.MULTILINE)),
-    # @directives, snake_case, CONSTANT_CASE, camelCase, calls()
-    (IDENTIFIER, re.compile(r"(?<![\w.@-])(?P<v>@{1,2}[a-z][\w-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
-                            r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+_?|[a-z]+[A-Z][A-Za-z0-9]*"
-                            r"|\w+(?:\.\w+)*\(\))(?![\w-])")),
-    # ~/x, /etc/hosts, ./tmp/a.txt, dir/file, config.yml, .envrc
-    (PATH, re.compile(r"(?<![\w/.~-])(?P<v>(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w-]"
-                      r"|(?:[\w.-]+/)+[\w.-]*[\w-]"
-                      r"|\.?[a-z0-9_-]{2,}(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{0,4})(?![\w/-])")),
-)  # fmt: skip
-# A flag's leading word that is ordinary prose ("use -p", "the --force"), not a command.
-_PROSE_BEFORE_FLAG = frozenset(
-    "use the a an with and or add pass run try type set call".split()  # noqa: SIM905
+    (FLAG, re.compile(_FLAGS, re.MULTILINE)),
+    (IDENTIFIER, re.compile(_IDENTIFIER)),
+    (PATH, re.compile(_PATH)),
 )
-CITATION = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")  # `[n]`, `[1, 3]`, `[1; 2]`
+# A flag's leading word that is ordinary prose ("use -p", "the --force"), not a command.
+_PROSE_BEFORE_FLAG = frozenset(w for lang in languages.REGISTERED for w in lang.prose_before_flag)
 _EMPHASIS = re.compile(r"[*_`]+")
 _SHORT = 12  # items up to this long must stand alone in the source ("-p" is not in "--pretend")
 
 
 @dataclass(frozen=True)
-class Span:
+class VerbatimSpan:
     """A part of an answer that must be found as such in the notes."""
 
     start: int
@@ -68,11 +76,11 @@ class Span:
     value: str  # what is looked up (the code inside its backticks, the quotation's words)
 
 
-def spans(answer: str) -> list[Span]:
+def spans(answer: str) -> list[VerbatimSpan]:
     """Every part of `answer` that must be verbatim, in text order, none overlapping (a code
     block before inline code, before a URL, a quotation, a command, a flag, a path, a name)."""
     blanked = blank_citations(answer)
-    taken: list[Span] = []
+    taken: list[VerbatimSpan] = []
     for kind, pattern in _PATTERNS:
         for span in _found_spans(kind, pattern, blanked):
             if not any(s.start < span.end and span.start < s.end for s in taken):
@@ -85,7 +93,7 @@ def blank_citations(text: str) -> str:
     return CITATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
-def _found_spans(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[Span]:
+def _found_spans(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[VerbatimSpan]:
     for match in pattern.finditer(text):
         if kind == CODE and "\n" in match.group("v"):
             yield from _block_lines(match.start("v"), match.group("v"))
@@ -102,10 +110,10 @@ def _found_spans(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[Spa
             if end < len(text) and text[end] in _CLOSE:
                 end += 1
         if value.strip() and _worth_checking(kind, value):
-            yield Span(start, end, text[start:end], kind, value.strip())
+            yield VerbatimSpan(start, end, text[start:end], kind, value.strip())
 
 
-def _block_lines(offset: int, block: str) -> Iterator[Span]:
+def _block_lines(offset: int, block: str) -> Iterator[VerbatimSpan]:
     """A code block is checked line by line, so only the invented lines are marked."""
     pos = 0
     for line in block.splitlines(keepends=True):
@@ -113,7 +121,9 @@ def _block_lines(offset: int, block: str) -> Iterator[Span]:
         if body.strip():
             lead = len(body) - len(body.lstrip())
             start = offset + pos + lead
-            yield Span(start, offset + pos + len(body.rstrip()), body.strip(), CODE, body.strip())
+            yield VerbatimSpan(
+                start, offset + pos + len(body.rstrip()), body.strip(), CODE, body.strip()
+            )
         pos += len(line)
 
 
@@ -127,14 +137,14 @@ def _worth_checking(kind: str, value: str) -> bool:
     return True
 
 
-class Sources:
+class SourceTexts:
     """The sources' texts in the forms a span is looked up in."""
 
     def __init__(self, texts: list[str]) -> None:
         self.plain = [_spaced(t.replace("`", "")) for t in texts]
         self.loose = [_loose(t) for t in texts]
 
-    def holds(self, span: Span) -> bool:
+    def holds(self, span: VerbatimSpan) -> bool:
         if span.kind == QUOTE:
             wanted = _loose(span.value).strip(" .,;:!?…")
             parts = [p.strip(" .,;:!?") for p in re.split(r"…|\.\.\.", wanted)]
@@ -156,7 +166,7 @@ def _loose(text: str) -> str:
     return _spaced(_EMPHASIS.sub("", text.replace("’", "'")).casefold())
 
 
-def unfound(answer: str, source_texts: list[str]) -> list[Span]:
+def unfound(answer: str, source_texts: list[str]) -> list[VerbatimSpan]:
     """The spans of `answer` that must be verbatim and that no source holds."""
-    sources = Sources(source_texts)
+    sources = SourceTexts(source_texts)
     return [s for s in spans(answer) if not sources.holds(s)]

@@ -22,15 +22,46 @@ PREFIX_LEN = 5
 FALLBACK_LANGUAGE = "und"
 
 # ISO 639-1 codes (as py3langid reports them) → PyStemmer algorithm names.
-SNOWBALL = {
-    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
-    "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian",
-    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
-    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian", "lt": "lithuanian",
-    "ne": "nepali", "no": "norwegian", "nb": "norwegian", "fa": "persian", "pl": "polish",
-    "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian", "st": "sesotho",
-    "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
-}  # fmt: skip
+SNOWBALL = dict(
+    pair.split(":")
+    for pair in [
+        "ar:arabic",
+        "hy:armenian",
+        "eu:basque",
+        "ca:catalan",
+        "cs:czech",
+        "da:danish",
+        "nl:dutch",
+        "en:english",
+        "eo:esperanto",
+        "et:estonian",
+        "fi:finnish",
+        "fr:french",
+        "de:german",
+        "el:greek",
+        "hi:hindi",
+        "hu:hungarian",
+        "id:indonesian",
+        "ga:irish",
+        "it:italian",
+        "lt:lithuanian",
+        "ne:nepali",
+        "no:norwegian",
+        "nb:norwegian",
+        "fa:persian",
+        "pl:polish",
+        "pt:portuguese",
+        "ro:romanian",
+        "ru:russian",
+        "sr:serbian",
+        "st:sesotho",
+        "es:spanish",
+        "sv:swedish",
+        "ta:tamil",
+        "tr:turkish",
+        "yi:yiddish",
+    ]
+)
 
 
 def words(text: str) -> list[str]:
@@ -130,57 +161,3 @@ def _identifier(candidates: tuple[str, ...]) -> Any:
     identifier = copy.copy(model)  # set_languages replaces arrays; the shared model stays whole
     identifier.set_languages(known)
     return identifier
-
-
-# Function words of the languages Quire's users write most (folded, lower case). They say
-# nothing about whether a passage answers a question, and in a small or other-language folder
-# their absence would weigh like a rare word's. Used for the evidence gate, not for ranking.
-_FUNCTION_WORDS_BY_LANGUAGE = {
-    "en": "a an and are as at be but by can could did do does for from had has have how i if in "
-    "into is it its me my no not of on or our should so than that the their them then there "
-    "these they this to was we were what when where which who why will with would you your",
-    "de": "aber als am an auch auf aus bei bin bis das dass dem den der des die dies doch du ein "
-    "eine einem einen einer er es fur hat ich ihr im in ist ja kann man mit muss nach nicht "
-    "noch nur oder sich sie sind so um und uns von vor war was wer wie wir wo zu zum zur",
-    "cs": "a aby ale ani asi by byl co do i jak jaka jake jaky je jeho jejich ji jsem jsou k kde "
-    "kdo kdy kolik ktera ktere ktery mi na nebo od po pri pro proc s se si ta tak te to u v "
-    "ve z za ze",
-}
-# Light and modal verbs and indefinite pronouns: in a question ("Where should I get…", "What
-# goes into…", "Wie lange dauert…") they say how it is asked, rarely what it is about.
-_LIGHT_WORDS_BY_LANGUAGE = {
-    "en": "get gets got go goes going went take takes took make makes made put puts need needs "
-    "anything something anyone someone over",
-    "de": "soll sollte sollen werden wird wurde wurden haben hatte hatten gibt geben "
-    "konnen musste mussen machen macht etwas jemand",
-    "cs": "mam ma mame maji musim musi mohu muze lze byt bude budou potrebuji potrebuju neco nekdo",
-}
-FUNCTION_WORDS = frozenset(
-    w
-    for table in (_FUNCTION_WORDS_BY_LANGUAGE, _LIGHT_WORDS_BY_LANGUAGE)
-    for ws in table.values()
-    for w in ws.split()
-)
-
-
-def is_function_word(word: str) -> bool:
-    return fold(word.casefold()) in FUNCTION_WORDS
-
-
-# What a question asks with ("how long", "wie viele", "kolik"): no passage needs to hold them.
-_QUESTION_WORDS = (
-    "what which whom whose much many long wie welche welcher welches welchen wann viele viel "
-    "lange wieso warum weshalb jaky jaka jake jakou ktery ktera ktere kolik dlouho kdy proc "
-    "kdo kde kam wo wer where who when why cim co ceho cemu"
-)
-QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
-
-
-def is_question_word(word: str) -> bool:
-    return fold(word.casefold()) in QUESTION_WORDS
-
-
-def is_key_word(word: str) -> bool:
-    """A word a passage must hold to answer the question: neither a function word nor one the
-    question asks with."""
-    return not is_function_word(word) and not is_question_word(word)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,8 +148,6 @@ class NumpyBertEncoder:
         """Batches of similar length run on one thread per core, each with a one-thread BLAS:
         NumPy's element-wise steps use a single core, and a multi-threaded BLAS under several
         callers oversubscribes the cores (measured under load: small products 59× slower)."""
-        from concurrent.futures import ThreadPoolExecutor
-
         from threadpoolctl import threadpool_limits
 
         encodings = self.tokenizer.encode_batch(list(texts))

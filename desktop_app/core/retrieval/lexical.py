@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlite_utils
 
-from desktop_app.core.retrieval import analyzer
+from desktop_app.core.retrieval import analyzer, languages
 from desktop_app.core.store import chunks, fts
 from desktop_app.core.store.fts import Within
 from desktop_app.core.text import clean_text
@@ -66,12 +66,16 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _doc_freqs(db: sqlite_utils.Database, terms: set[str]) -> dict[str, int]:
+def doc_freqs(db: sqlite_utils.Database, terms: set[str]) -> dict[str, int]:
+    """In how many chunks each term (a stem or a prefix) stands; terms in none are left out."""
     return fts.doc_freqs(db, terms)
 
 
-def _chunk_count(db: sqlite_utils.Database) -> int:
-    return chunks.chunk_count(db)
+def term_weights(db: sqlite_utils.Database, terms: list[str]) -> dict[str, float]:
+    """The IDF of each term over the whole index (the weights BM25 and the gate use)."""
+    total = chunks.chunk_count(db)
+    df = doc_freqs(db, set(terms))
+    return {t: idf(df.get(t, 0), total) for t in terms}
 
 
 def _prune_common(terms: tuple[str, ...], df: dict[str, int], total: int) -> tuple[str, ...]:
@@ -95,8 +99,8 @@ def search_lexical(
     the FTS query, so a scope never costs an over-fetch."""
     if terms.empty:
         return []
-    total = _chunk_count(db)
-    df = _doc_freqs(db, set(terms.stems) | set(terms.prefixes))
+    total = chunks.chunk_count(db)
+    df = doc_freqs(db, set(terms.stems) | set(terms.prefixes))
     stems = _prune_common(terms.stems, df, total)
     prefixes = _prune_common(terms.prefixes, df, total)
     clauses = []
@@ -107,7 +111,7 @@ def search_lexical(
     if not clauses:
         return []
     rows = _rows(db, " OR ".join(clauses), limit, within)
-    required = {s for w, s, _ in terms.words if not analyzer.is_function_word(w)}
+    required = {s for w, s, _ in terms.words if languages.is_content_word(w)}
     if required and all(df.get(t, 0) for t in required):
         # Passages holding every content word by stem are candidates even when many short
         # prefix-only matches outscore them in BM25 (they are ranked first by the fusion).
@@ -125,12 +129,16 @@ def search_lexical(
         present = set(body.split()) | set(context.split())
         present_prefixes = set(body_prefixes.split())
         coverage = sum(weights[t] for t in terms.stems if t in present) / mass
-        found = sum(weights[stem] for _, stem, prefix in content
-                    if stem in present or prefix in present_prefixes)  # fmt: skip
-        hits.append(LexicalHit(
-            int(rowid), float(score), _matched(db, int(rowid), terms, present, present_prefixes),
-            coverage, found / content_mass, bool(required) and required <= present,
-        ))  # fmt: skip
+        found = sum(
+            weights[stem]
+            for _, stem, prefix in content
+            if stem in present or prefix in present_prefixes
+        )
+        matched = _matched(db, int(rowid), terms, present, present_prefixes)
+        holds_all = bool(required) and required <= present
+        hits.append(
+            LexicalHit(int(rowid), float(score), matched, coverage, found / content_mass, holds_all)
+        )
     return hits
 
 
@@ -151,8 +159,9 @@ def _matched(
     """The query words a chunk holds by stem, or word for word where only the prefix matched
     (another language's stemmer): never a word that merely shares five letters with one."""
     by_stem = [word for word, stem, _ in terms.words if stem in present]
-    by_prefix = [w for w, stem, prefix in terms.words
-                 if stem not in present and prefix in present_prefixes]  # fmt: skip
+    by_prefix = [
+        w for w, stem, prefix in terms.words if stem not in present and prefix in present_prefixes
+    ]
     if by_prefix:
         text = chunks.chunk_text(db, chunk_id)
         folded = {analyzer.fold(w) for w in analyzer.words(text)}
@@ -161,7 +170,8 @@ def _matched(
 
 
 def _content_words(terms: QueryTerms) -> list[tuple[str, str, str]]:
-    """The query's words without function and question words, one per stem (all of them if
-    none is left)."""
-    by_stem = {stem: (w, stem, p) for w, stem, p in terms.words if analyzer.is_key_word(w)}
+    """The query's key words (`languages.key_words`), one per stem; all its words, one per
+    stem, if it has none."""
+    key = set(languages.key_words(w for w, _, _ in terms.words))
+    by_stem = {stem: (w, stem, p) for w, stem, p in terms.words if w in key}
     return list(by_stem.values()) or list({s: (w, s, p) for w, s, p in terms.words}.values())

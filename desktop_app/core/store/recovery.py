@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from desktop_app.core.store import embeddings, folder_rows, meta
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.health import (
@@ -207,7 +209,6 @@ def _copy_vectors(moved: Path, database: Database, model: str, dimension: int) -
     only used by a passage with exactly that text."""
     if dimension <= 0:
         return 0
-    import numpy as np
 
     try:
         conn = _readonly(moved)

@@ -1,0 +1,40 @@
+"""How much a source backs a sentence: the one support measure (the share of the sentence's
+content words the source holds, by stem or by prefix), and the one pattern of a citation."""
+
+from __future__ import annotations
+
+import re
+
+from desktop_app.core.retrieval import analyzer, languages
+
+CITATION = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")  # `[n]`, `[1, 3]`, `[1; 2]`
+# A sentence's body: a point with no space after it ("1.160.000", "3.5", "`.mise.local.toml`",
+# "os.path") ends no sentence, so no `[n]` is ever put inside a number, a name or code.
+SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?]))+"
+STRONG_SUPPORT = 0.6  # a source backing this share of a sentence backs it on its own
+WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
+SHORTEST = 4  # letters of a word that can show support ("pan", "use" are in every note)
+
+
+def _words(text: str) -> list[str]:
+    return languages.content_words(analyzer.words(CITATION.sub(" ", text)), SHORTEST)
+
+
+def _terms(text: str, language: str) -> set[str]:
+    words = _words(text)
+    return set(analyzer.stems(words, language)) | {f"~{p}" for p in analyzer.prefixes(words)}
+
+
+def support(sentence: str, source_text: str, language: str) -> tuple[float, int]:
+    """Share (and count) of the sentence's content words found in the source, by stem or prefix
+    (1.0, none shared, for a sentence without content words: it claims nothing)."""
+    words = _words(sentence)
+    if not words:
+        return 1.0, 0
+    present = _terms(source_text, language)
+    stems = analyzer.stems(words, language)
+    prefixes = analyzer.prefixes(words)
+    shared = sum(
+        1 for s, p in zip(stems, prefixes, strict=True) if s in present or f"~{p}" in present
+    )
+    return shared / len(words), shared

@@ -1,0 +1,72 @@
+"""The languages registry, the one content-word rule, the question read once, and the gate's one
+decision shared by `ask` and `quire search --queries`."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_app.core.answer import cues
+from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.decision import gate_decision
+from desktop_app.core.answer.question import Question
+from desktop_app.core.cancel import CancelToken
+from desktop_app.core.retrieval import languages
+from desktop_app.core.service import Quire
+from desktop_app.paths import sample_notes
+from tests.fakes import QueuedModel
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Quire:
+    quire = Quire(tmp_path_factory.mktemp("home"))
+    quire.index([sample_notes()], embed=False)
+    yield quire
+    quire.close()
+
+
+def test_every_registered_language_names_each_kind_of_answer() -> None:
+    assert [lang.code for lang in languages.REGISTERED] == ["en", "de", "cs"]
+    for lang in languages.REGISTERED:
+        assert set(lang.answer_kinds) == set(cues.KINDS), lang.code
+        assert languages.registered(lang.code) is lang
+    assert languages.registered("fr") is None
+
+
+def test_one_content_word_rule_for_every_language() -> None:
+    assert languages.content_words(["the", "bread", "die", "Brot", "jak", "chleba"]) == [
+        "bread",
+        "Brot",
+        "chleba",
+    ]
+    # short words count only where asked for (support, highlighting), numbers always
+    assert languages.content_words(["lid", "oven", "2"], shortest=4) == ["oven", "2"]
+    assert languages.key_words(["how", "long", "bake"]) == ["bake"]
+    assert languages.key_words(["how", "long"]) == ["long"]  # nothing else left: the asking word
+
+
+def test_a_question_is_read_once_with_all_it_says() -> None:
+    question = Question.read("How long did the seven sieges of Vienna last in 1683?", "en")
+    assert question.kind == "duration"
+    assert 7 in question.numbers and "1683" in question.years
+    assert [k.word for k in question.keys.words] == ["seven", "sieges", "vienna", "last", "1683"]
+    assert not question.follow_up
+    assert Question.read("and then?", "en", has_history=True).follow_up
+    assert not Question.read("and then?", "en").follow_up
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long do I bake sourdough bread with the lid on?",
+        "What is the orbital period of Neptune?",
+        "Where should I get a Döner in Berlin?",
+    ],
+)
+def test_search_queries_reports_the_decision_ask_makes(sample: Quire, question: str) -> None:
+    retrieval = sample.retrieval()
+    results = retrieval.search(question, 8)
+    model = QueuedModel("The notes say so [1].")
+    events = list(answer_events(retrieval, question, [], model, CancelToken()))
+    done = events[-1].to_json()
+    assert gate_decision(retrieval, question, results).answerable == done["answerable"]
+    assert sample.answerable(question, results) == done["answerable"]
