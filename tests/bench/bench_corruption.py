@@ -203,7 +203,7 @@ def bench_til(til: Path, work: Path, with_vectors: bool, big_chunks: int) -> Non
         print(f"til: then `quire index` (vectors; salvaged ones reused): {again:.1f} s")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=13)
@@ -212,7 +212,7 @@ def main() -> int:
     parser.add_argument("--til", type=Path)
     parser.add_argument("--til-vectors", action="store_true")
     parser.add_argument("--big-chunks", type=int, default=100_000, help="0 skips the big index")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         notes = work / "notes"

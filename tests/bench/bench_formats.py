@@ -1049,7 +1049,7 @@ def print_boxes(report: BoxReport, show: int) -> dict[str, Any]:
             "characters": report.characters, "failures": dict(report.failures)}  # fmt: skip
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--questions", type=int, default=None,
                         help="questions per set, a fixed-seed sample (default: all)")  # fmt: skip
@@ -1062,7 +1062,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=6, help="examples shown per kind")
     parser.add_argument("--only", choices=["fidelity", "speed"])
     parser.add_argument("--details", type=Path, help="write every question's ranks here (JSON)")
-    args = parser.parse_args()  # fmt: skip
+    args = parser.parse_args(argv)  # fmt: skip
     sets = [s for s in args.sets.split(",") if s]
     font = find_font()
     numbers: dict[str, Any] = {"font": font.regular}

@@ -80,12 +80,12 @@ def cancel_latency(model: LocalModel, prompt: str) -> float:
     return time.perf_counter() - fired[0] if fired else float("nan")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", type=Path)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--max-tokens", type=int, default=64)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from llama_cpp import Llama
 
     with tempfile.TemporaryDirectory() as tmp:

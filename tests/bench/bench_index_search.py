@@ -292,14 +292,14 @@ def raw_search_once(conn: sqlite3.Connection, matrix: np.ndarray, model, q: str)
     return time.perf_counter() - started
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=180)
     parser.add_argument("--embed-texts", type=int, default=1500)
     parser.add_argument("--only", choices=["lexical", "embedding", "search"])
     parser.add_argument("--runs", type=int, default=5, help="lexical indexing runs (median)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.only in (None, "lexical"):

@@ -94,11 +94,11 @@ def part_hashes(db: Path, rel: str) -> set[str]:
         conn.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--edits", type=int, default=40)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         folder, home = Path(tmp) / "vault", Path(tmp) / "home"

@@ -174,14 +174,14 @@ def embedding_speed() -> None:
         print(f"  {backend:22} {256 / seconds:6.1f} passages/s  {seconds / base:.2f}× the time")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deb", type=Path, default=None)
     parser.add_argument("--native", type=Path, default=None, help="folder holding llama_cpp")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=8, help="interleaved prompt-speed rounds")
     parser.add_argument("--skip-qemu", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     deb = args.deb or max((ROOT / "dist").glob("quire_*.deb"), key=lambda p: p.stat().st_mtime)
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run(["dpkg-deb", "-x", str(deb), scratch], check=True)

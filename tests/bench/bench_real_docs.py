@@ -123,11 +123,11 @@ def load_questions() -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=real_docs.CACHE)
     parser.add_argument("--no-embed", action="store_true", help="Quire keyword-only")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     notes = real_docs.fetch(cache=args.cache)
     questions = load_questions()
 

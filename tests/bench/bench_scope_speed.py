@@ -70,11 +70,11 @@ def prefixes(question: str) -> list[str]:
     return [question[: m.end()] for m in re.finditer(r"\S+", question)]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passages", type=int, default=100_000)
     parser.add_argument("--cli-runs", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     lines = (SET / "questions.jsonl").read_text("utf-8").splitlines()
     questions = [json.loads(x)["question"] for x in lines]
     with tempfile.TemporaryDirectory() as tmp:

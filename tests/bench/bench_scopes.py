@@ -66,11 +66,11 @@ def score(found: list[int | None]) -> dict[str, float]:
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-embed", action="store_true", help="keyword search only")
     parser.add_argument("--details", type=Path, help="write every question's ranks here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     questions = [json.loads(line) for line in (SET / "questions.jsonl").open(encoding="utf-8")]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

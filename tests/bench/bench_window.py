@@ -160,14 +160,14 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
     app.exec()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "notes", nargs="?", type=Path, default=ROOT.parent / "shared/eval/til-en/notes"
     )
     parser.add_argument("--generate", type=int, default=0, help="a generated vault of N notes")
     parser.add_argument("--hostile", action="store_true", help="the robustness corpus")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     notes_src = f"generated vault of {args.generate} notes" if args.generate else args.notes
     notes_src = "the robustness corpus (tests/documents.py)" if args.hostile else notes_src
     with tempfile.TemporaryDirectory() as tmp:

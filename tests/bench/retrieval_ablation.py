@@ -64,7 +64,7 @@ def run_set(set_dir: Path) -> dict[str, dict[str, float]]:
     return {name: evaluate.score(r) for name, r in ranks.items()}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     sets = [Path(a) for a in sys.argv[1:]] or sorted(
         p for p in DEFAULT_SETS.iterdir() if p.is_dir()
     )

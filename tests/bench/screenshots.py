@@ -75,7 +75,7 @@ def scope_shots(out: Path) -> int:
     return 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     if sys.argv[2:] == ["--only", "scopes"]:

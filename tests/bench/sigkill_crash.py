@@ -129,12 +129,12 @@ def pending_parts(db_path: Path) -> int:
         conn.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--notes", type=int, default=80)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
