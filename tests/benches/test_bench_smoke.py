@@ -10,8 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench import bench_answers, bench_gate, evidence_dev, gate_ceiling, gate_dev
 from desktop_app.core.answer import llm
+from tests.bench import (
+    bench_answers,
+    bench_gate,
+    bench_index_search,
+    bench_live,
+    evidence_dev,
+    gate_ceiling,
+    gate_dev,
+    sigkill_crash,
+)
 from tests.conftest import MINI_EVAL_DIR
 from tests.fakes import QueuedModel
 
@@ -74,3 +83,53 @@ def test_bench_answers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     assert re.search(r"^\| 1 \| [01] \| [01] \| \d+ \| \d+ \| \d+ \|$", out, re.MULTILINE), out
     assert re.search(rf"\| til-en \| \d+ \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \| "
                      r"\d+ of \d+ \|", out), out  # fmt: skip
+
+
+@pytest.fixture
+def numpy_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default embedding model on the NumPy encoder (loads in about a second, also in the
+    processes a bench starts); for tests marked `real_embedder`."""
+    monkeypatch.setenv("QUIRE_EMBEDDING_BACKEND", "numpy")
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_bench_index_search(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--til", str(MINI_EVAL_DIR / "til-en"), "--runs", "1", "--embed-texts", "8",
+            "--chunks", "40", "--queries", "3"]  # fmt: skip
+    assert bench_index_search.main(argv) == 0
+    out = capsys.readouterr().out
+    rate = rf"{NUMBER} chunks/s +{NUMBER}×"
+    assert re.search(rf"raw FTS5 inserts of the chunk texts +{rate}", out), out
+    assert re.search(rf"floor: cutting the notes into chunks +{rate}", out), out
+    assert re.search(r"embedding: 8 texts \(8 embedded by Quire\)", out), out
+    assert re.search(rf"ratio +{NUMBER}× +\(goal ≥ 0\.9×\)", out), out
+    assert re.search(rf"quire +p50 +{NUMBER} ms +p95 +{NUMBER} ms +\(3 queries\)", out), out
+    assert re.search(rf"ratio +p50 {NUMBER}× +p95 {NUMBER}×", out), out
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_bench_live(capsys: pytest.CaptureFixture[str]) -> None:
+    """`quire watch` on 12 notes, two edits: each found by search, only its passages embedded
+    again (the bench's exit code says so)."""
+    assert bench_live.main(["--til", str(TIL_NOTES), "--notes", "12", "--edits", "2"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"vault: 12 notes, \d+ passages", out), out
+    assert re.search(rf"keyword-searchable after +{NUMBER} s", out), out
+    assert re.search(rf"all vectors after +{NUMBER} s", out), out
+    assert re.search(r"over 2 edits: p50 \d+ ms, p95 \d+ ms, max \d+ ms", out), out
+    assert re.search(r"re-embedded passages: (\d+); passages the edits changed: \1$", out, re.M)
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_sigkill_crash(capsys: pytest.CaptureFixture[str]) -> None:
+    """Two kills (`quire index`, then `quire watch`) of a 6-note vault, checked, then the
+    catch-up runs; the bench's exit code says every check passed."""
+    argv = ["--til", str(TIL_NOTES), "--kills", "2", "--notes", "6", "--max-delay", "1.5"]
+    assert sigkill_crash.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(rf"kill +1 \(index, +{NUMBER} s\): ok", out), out
+    assert re.search(rf"kill +2 \(watch, +{NUMBER} s\): ok", out), out
+    assert re.search(r"2/2 restarts consistent; final run embedded (\d+) of \1 missing", out), out
