@@ -6,6 +6,8 @@ prints, not their values (those are what the benches measure)."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +16,10 @@ from desktop_app.core.answer import llm
 from tests.bench import (
     bench_answers,
     bench_gate,
+    bench_generation,
     bench_index_search,
     bench_live,
+    bench_window,
     evidence_dev,
     gate_ceiling,
     gate_dev,
@@ -25,6 +29,7 @@ from tests.conftest import MINI_EVAL_DIR
 from tests.fakes import QueuedModel
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "tests" / "bench"
 TIL_NOTES = MINI_EVAL_DIR / "til-en" / "notes"
 NUMBER = r"\d+(?:\.\d+)?"
 
@@ -133,3 +138,49 @@ def test_sigkill_crash(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(rf"kill +1 \(index, +{NUMBER} s\): ok", out), out
     assert re.search(rf"kill +2 \(watch, +{NUMBER} s\): ok", out), out
     assert re.search(r"2/2 restarts consistent; final run embedded (\d+) of \1 missing", out), out
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("numpy_embedder")
+def test_bench_generation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bundled model and raw llama.cpp on the same prompt, one run of a few tokens each, the
+    prompt built from one short note (reading a long one takes minutes on a busy machine)."""
+    note = tmp_path / "til" / "git" / "default-branch.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("# Default branch\n\nSet it with `git config init.defaultBranch main`.\n")
+    argv = ["--til", str(note.parents[1]), "--runs", "1", "--max-tokens", "4", "--n-ctx", "1024"]
+    assert bench_generation.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"prompt \d+ tokens, 1 runs of 4 tokens", out), out
+    assert re.search(rf"time to first token: quire +\d+ ms +raw +\d+ ms +ratio {NUMBER}×", out)
+    assert re.search(rf"tokens/s: +quire +{NUMBER} +raw +{NUMBER} +ratio {NUMBER}×", out), out
+    assert re.search(r"cancel while reading the prompt honoured after \d+ ms", out), out
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_bench_window(capsys: pytest.CaptureFixture[str]) -> None:
+    """The window in a process of its own on a generated 5-note vault: indexed, embedded, asked
+    one question, every phase's stalls reported."""
+    assert bench_window.main(["--generate", "5"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(rf"time to interactive: {NUMBER} s", out), out
+    assert re.search(rf"every note keyword-searchable after: {NUMBER} s", out), out
+    assert re.search(rf"indexed and embedded after: {NUMBER} s", out), out
+    for phase in ("indexing", "answering"):
+        stall = rf"{phase}: longest stall {NUMBER} ms \(goal ≤ 100 ms\), p99 {NUMBER} ms"
+        assert re.search(stall, out), out
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_eval_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`quire eval` and score.py on `quire search --queries` output, on the small til-en set."""
+    monkeypatch.setenv("EVAL", str(MINI_EVAL_DIR))
+    monkeypatch.setenv("SETS", "til-en")
+    monkeypatch.setenv("QUIRE", f"{sys.executable} -m desktop_app")
+    done = subprocess.run(["bash", str(BENCH / "eval_all.sh")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert re.search(rf"== til-en\nHit@5\t{NUMBER}\nMRR@10\t{NUMBER}\n", out), out
+    assert re.search(rf"score.py Hit@5\t\d+/10\t{NUMBER}\nscore.py MRR@10\t{NUMBER}", out), out
