@@ -5,7 +5,9 @@ prints, not their values (those are what the benches measure)."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +17,14 @@ import pytest
 from desktop_app.core.answer import llm
 from tests.bench import (
     bench_answers,
+    bench_corruption,
     bench_gate,
     bench_generation,
     bench_index_search,
     bench_live,
+    bench_scope_speed,
+    bench_scopes,
+    bench_unique_tokens,
     bench_window,
     evidence_dev,
     gate_ceiling,
@@ -184,3 +190,81 @@ def test_eval_all(monkeypatch: pytest.MonkeyPatch) -> None:
     out = done.stdout
     assert re.search(rf"== til-en\nHit@5\t{NUMBER}\nMRR@10\t{NUMBER}\n", out), out
     assert re.search(rf"score.py Hit@5\t\d+/10\t{NUMBER}\nscore.py MRR@10\t{NUMBER}", out), out
+
+
+def test_bench_corruption(capsys: pytest.CaptureFixture[str]) -> None:
+    """Three damaged keyword indexes and one with vectors, each opened by the CLI and checked;
+    then the til notes' check costs, a 300-passage copy of them and a truncated index rebuilt."""
+    argv = ["--runs", "3", "--notes", "4", "--vector-runs", "1", "--til", str(TIL_NOTES),
+            "--big-chunks", "300"]  # fmt: skip
+    assert bench_corruption.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"keyword only: 3 runs in \d+ s", out), out
+    assert re.search(r"with vectors: 1 runs in \d+ s", out), out
+    healthy = re.findall(r"^  ends healthy, every note found: (\d+)$", out, re.MULTILINE)
+    assert healthy == ["3", "1"], out
+    assert "FAILED" not in out, out
+    assert re.search(rf"til: first `quire index --no-embed` \(raw baseline\): {NUMBER} s", out)
+    assert re.search(r"big: \d+ chunks", out), out
+    assert re.search(r"big: opened with the \w+ check", out), out
+    assert re.search(rf"rebuild \(keyword\) via `quire status`: {NUMBER} s \(rc 0\)", out), out
+
+
+@pytest.fixture
+def small_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The journal set's first three time and three tag questions, their gold notes and twenty
+    other notes, in the set's layout; QUIRE_TODAY restored after the test (the benches set it)."""
+    monkeypatch.setenv("QUIRE_TODAY", bench_scopes.TODAY)
+    source = bench_scopes.SET
+    lines = (source / "questions.jsonl").read_text("utf-8").splitlines()
+    questions = [json.loads(x) for x in lines if x]
+    chosen = [q for q in questions if q["kind"] == "time"][:3]
+    chosen += [q for q in questions if q["kind"] == "tag"][:3]
+    others = sorted((source / "notes").rglob("*.md"))[:20]
+    notes = {q["gold"] for q in chosen} | {
+        p.relative_to(source / "notes").as_posix() for p in others
+    }
+    target = tmp_path / "journal"
+    for rel in notes:
+        (target / "notes" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / "notes" / rel, target / "notes" / rel)
+    (target / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in chosen))
+    return target
+
+
+def test_bench_scopes(small_journal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    details = small_journal / "details.json"
+    assert bench_scopes.main(["--set", str(small_journal), "--details", str(details)]) == 0
+    out = capsys.readouterr().out
+    triple = rf"{NUMBER} / {NUMBER} / {NUMBER}"
+    for group, n in (("all", 6), ("time", 3), ("tag", 3)):
+        assert re.search(rf"\| {group} \| {n} \| {triple} \| {triple} \| [+-]\d+ pts \|", out), out
+    assert re.search(r"goal: scoped Hit@1 ≥ 0\.85 and ≥ 30 points above unscoped: (not )?met", out)
+    assert len(json.loads(details.read_text("utf-8"))) == 6
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_bench_scope_speed(small_journal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two copies of the small journal, its six questions searched with and without their
+    scope and typed word by word, and one `quire search` in a new process."""
+    argv = ["--set", str(small_journal), "--passages", "60", "--cli-runs", "1"]
+    assert bench_scope_speed.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\d+ passages \(\d+ s to index\), 6 questions", out, re.MULTILINE), out
+    assert re.search(
+        r"\| hybrid search, scope applied \(time phrase / tag\) \| \d+ ms \| \d+ ms", out
+    )
+    assert re.search(r"\| the same words, no scope \| \d+ ms \| \d+ ms \|", out), out
+    assert re.search(r"\| Search tab, one search per typed word \(\d+\) \| \d+ ms \| \d+ ms", out)
+    assert re.search(rf"new process\), wall \| median {NUMBER} s \| max {NUMBER} s", out), out
+
+
+def test_bench_unique_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--home", str(tmp_path / "home"), "--notes", str(TIL_NOTES), "--n", "5"]
+    assert bench_unique_tokens.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(rf"index ready in {NUMBER} s", out), out
+    assert re.search(r"\d+ unique words; 5 sampled \(seed 13\)", out), out
+    assert re.search(rf"own note first: \d/5 = {NUMBER}% \(goal >= 99%\)", out), out
+    assert re.search(r"although from another note: \d+", out), out
