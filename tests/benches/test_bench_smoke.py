@@ -5,7 +5,9 @@ prints, not their values (those are what the benches measure)."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from tests.bench import (
     bench_generation,
     bench_index_search,
     bench_live,
+    bench_real_docs,
     bench_scope_speed,
     bench_scopes,
     bench_unique_tokens,
@@ -29,6 +32,8 @@ from tests.bench import (
     evidence_dev,
     gate_ceiling,
     gate_dev,
+    real_docs,
+    retrieval_ablation,
     sigkill_crash,
 )
 from tests.conftest import MINI_EVAL_DIR
@@ -80,20 +85,38 @@ def test_bench_answers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     bundled one runs in test_bench_generation)."""
     answer = "It takes 42 minutes [1]. Run `git undo --all` first [2]."
     monkeypatch.setattr(llm, "LocalModel", lambda n_ctx: QueuedModel(*[answer] * 10, n_ctx=n_ctx))
-    argv = ["--questions", "3", "--generate", "1", "--max-tokens", "8", "--eval",
-            str(MINI_EVAL_DIR), "sample", "xquad-en", "til-en"]  # fmt: skip
+    argv = [
+        "--questions",
+        "3",
+        "--generate",
+        "1",
+        "--max-tokens",
+        "8",
+        "--eval",
+        str(MINI_EVAL_DIR),
+        "sample",
+        "xquad-en",
+        "til-en",
+    ]
     assert bench_answers.main(argv) == 0
     out = capsys.readouterr().out
     ms = rf"{NUMBER} / {NUMBER} ms"
-    assert re.search(rf"\| xquad-en \| 3 \| {NUMBER} \| {NUMBER} \| {NUMBER} / {NUMBER} \| "
-                     rf"{NUMBER} \| {ms} \|", out), out  # fmt: skip
-    assert re.search(rf"\| til-en \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \| \d+ \+ \d+ \|",
-                     out), out  # fmt: skip
+    assert re.search(
+        rf"\| xquad-en \| 3 \| {NUMBER} \| {NUMBER} \| {NUMBER} / {NUMBER} \| "
+        rf"{NUMBER} \| {ms} \|",
+        out,
+    ), out
+    assert re.search(
+        rf"\| til-en \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \| \d+ \+ \d+ \|", out
+    ), out
     assert re.search(rf"\| sample \| 1 \| {NUMBER} / {NUMBER} \|", out), out
     assert re.search(rf"\| xquad-en \| 1 \| {NUMBER} / {NUMBER} \|", out), out
     assert re.search(r"^\| 1 \| [01] \| [01] \| \d+ \| \d+ \| \d+ \|$", out, re.MULTILINE), out
-    assert re.search(rf"\| til-en \| \d+ \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \| "
-                     r"\d+ of \d+ \|", out), out  # fmt: skip
+    assert re.search(
+        rf"\| til-en \| \d+ \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \| "
+        r"\d+ of \d+ \|",
+        out,
+    ), out
 
 
 @pytest.fixture
@@ -106,8 +129,18 @@ def numpy_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.real_embedder
 @pytest.mark.usefixtures("numpy_embedder")
 def test_bench_index_search(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["--til", str(MINI_EVAL_DIR / "til-en"), "--runs", "1", "--embed-texts", "8",
-            "--chunks", "40", "--queries", "3"]  # fmt: skip
+    argv = [
+        "--til",
+        str(MINI_EVAL_DIR / "til-en"),
+        "--runs",
+        "1",
+        "--embed-texts",
+        "8",
+        "--chunks",
+        "40",
+        "--queries",
+        "3",
+    ]
     assert bench_index_search.main(argv) == 0
     out = capsys.readouterr().out
     rate = rf"{NUMBER} chunks/s +{NUMBER}×"
@@ -195,8 +228,18 @@ def test_eval_all(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bench_corruption(capsys: pytest.CaptureFixture[str]) -> None:
     """Three damaged keyword indexes and one with vectors, each opened by the CLI and checked;
     then the til notes' check costs, a 300-passage copy of them and a truncated index rebuilt."""
-    argv = ["--runs", "3", "--notes", "4", "--vector-runs", "1", "--til", str(TIL_NOTES),
-            "--big-chunks", "300"]  # fmt: skip
+    argv = [
+        "--runs",
+        "3",
+        "--notes",
+        "4",
+        "--vector-runs",
+        "1",
+        "--til",
+        str(TIL_NOTES),
+        "--big-chunks",
+        "300",
+    ]
     assert bench_corruption.main(argv) == 0
     out = capsys.readouterr().out
     assert re.search(r"keyword only: 3 runs in \d+ s", out), out
@@ -268,3 +311,114 @@ def test_bench_unique_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert re.search(r"\d+ unique words; 5 sampled \(seed 13\)", out), out
     assert re.search(rf"own note first: \d/5 = {NUMBER}% \(goal >= 99%\)", out), out
     assert re.search(r"although from another note: \d+", out), out
+
+
+def test_retrieval_ablation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--work", str(tmp_path), str(MINI_EVAL_DIR / "ctkfacts-cs")]
+    assert retrieval_ablation.main(argv) == 0
+    out = capsys.readouterr().out
+    cell = rf"{NUMBER} / {NUMBER}"
+    assert re.search(r"# ctkfacts-cs: 16 questions, \d+ s", out), out
+    assert re.search(rf"\| ctkfacts-cs \| {cell} \| {cell} \| {cell} \| {cell} \|", out), out
+
+
+@pytest.fixture
+def fake_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """real_docs' documents replaced by two of a package built here (a gzipped PDF and a web
+    page), `apt-get download` by a script that hands out that package; the questions file for
+    bench_real_docs, gold spans taken from the extracted text."""
+    from desktop_app.core.ingest import formats
+    from tests.documents import write_html, write_pdf
+
+    tree = tmp_path / "tree"
+    docs = tree / "usr" / "share" / "doc" / "quire-fake"
+    docs.mkdir(parents=True)
+    pdf = write_pdf(
+        tmp_path / "manual.pdf",
+        [
+            "Sourdough needs a lively starter. Feed it flour and water every day.",
+            "Bake the loaf covered at 250 degrees for twenty minutes, then uncover it.",
+        ],
+    )
+    (docs / "manual.pdf.gz").write_bytes(gzip.compress(pdf.read_bytes()))
+    write_html(
+        docs / "trains.html",
+        "Trains",
+        [
+            "The train from Prague to Berlin takes four hours.",
+            "Book a seat a week ahead to pay less.",
+        ],
+    )
+    debs = tmp_path / "archive"
+    debs.mkdir()
+    deb = debs / "quire-fake_1.0_all.deb"
+    (tree / "DEBIAN").mkdir()
+    (tree / "DEBIAN" / "control").write_text(
+        "Package: quire-fake\nVersion: 1.0\nArchitecture: all\nMaintainer: Quire <q@example.org>"
+        "\nDescription: test documents\n"
+    )
+    subprocess.run(
+        ["dpkg-deb", "--root-owner-group", "--build", str(tree), str(deb)],
+        check=True,
+        capture_output=True,
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    apt_get = bin_dir / "apt-get"
+    apt_get.write_text(f'#!/bin/sh\n[ "$1" = download ] && cp {debs}/"${{2%%=*}}"_*.deb .\n')
+    apt_get.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    package = real_docs.Package("quire-fake", "1.0", "all", real_docs.sha256(deb))
+    placed = [
+        ("usr/share/doc/quire-fake/manual.pdf.gz", "pdf/manual.pdf", pdf),
+        ("usr/share/doc/quire-fake/trains.html", "html/trains.html", docs / "trains.html"),
+    ]
+    documents = [
+        real_docs.Doc("quire-fake", member, dest, real_docs.sha256(src))
+        for member, dest, src in placed
+    ]
+    monkeypatch.setattr(real_docs, "PACKAGES", {"quire-fake": package})
+    monkeypatch.setattr(real_docs, "DOCS", documents)
+    questions = []
+    for n, (question, src, fmt, answer) in enumerate(
+        [
+            ("How long do I bake the loaf?", pdf, "pdf", "twenty minutes"),
+            ("How long is the train to Berlin?", docs / "trains.html", "html", "four"),
+        ]
+    ):
+        text = formats.load(src, 10**9).text
+        start = text.index(answer)
+        questions.append(
+            {
+                "id": f"q{n}",
+                "question": question,
+                "path": f"{fmt}/{src.name}",
+                "answer": answer,
+                "start": start,
+                "end": start + len(answer),
+                "format": fmt,
+            }
+        )
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in questions), "utf-8")
+    return path
+
+
+def test_real_docs_and_bench(
+    fake_archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """real_docs downloads, checks and unpacks the package into a notes folder (and the second
+    time finds it there); bench_real_docs runs its questions on it."""
+    cache = tmp_path / "cache"
+    assert real_docs.main(["--cache", str(cache)]) == 0
+    assert capsys.readouterr().out.strip() == str(cache / "notes")
+    assert (cache / "notes" / "pdf" / "manual.pdf").read_bytes()[:5] == b"%PDF-"
+    argv = ["--cache", str(cache), "--questions", str(fake_archive)]
+    assert bench_real_docs.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"real documents: 1 PDF \(2 pages\), 1 HTML; 2 questions", out), out
+    row = rf"{NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \|"
+    for fmt, n in (("pdf", 1), ("html", 1), ("all", 2)):
+        assert re.search(rf"\| {fmt} \| {n} \| Quire \| {row}", out), out
+        assert re.search(rf"\| {fmt} \| {n} \| naive \(pages / passages, BM25\) \| {row}", out)
+    assert json.loads(out.splitlines()[-1])["bench"] == "real_docs"
