@@ -4,7 +4,8 @@ usage: python tests/bench/retrieval_ablation.py [--work DIR] [SET_DIR ...]
        (default: all of ../shared/eval)
 
 Each set is indexed into its own QUIRE_HOME (kept under `--work`/<set>, default
-/tmp/quire-ablation, reused on later runs), then every question is answered by each method and scored like score.py.
+/tmp/quire-ablation, reused on later runs), then every question is answered by each method and
+scored like score.py.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from desktop_app.core.answer import llm
 from tests.bench import (
     bench_answers,
     bench_corruption,
+    bench_formats,
     bench_gate,
     bench_generation,
     bench_index_search,
@@ -37,7 +38,7 @@ from tests.bench import (
     sigkill_crash,
 )
 from tests.conftest import MINI_EVAL_DIR
-from tests.fakes import QueuedModel
+from tests.fakes import FakeEmbedder, QueuedModel
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tests" / "bench"
@@ -422,3 +423,39 @@ def test_real_docs_and_bench(
         assert re.search(rf"\| {fmt} \| {n} \| Quire \| {row}", out), out
         assert re.search(rf"\| {fmt} \| {n} \| naive \(pages / passages, BM25\) \| {row}", out)
     assert json.loads(out.splitlines()[-1])["bench"] == "real_docs"
+
+
+def test_bench_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """xquad-en's six small articles as PDF, Word and web pages: two questions, their spans'
+    boxes, and the speed runs once (a 3-page long PDF); the fake embedder for the vectors."""
+    monkeypatch.setattr(bench_formats, "Embedder", FakeEmbedder)
+    argv = [
+        "--eval",
+        str(MINI_EVAL_DIR),
+        "--sets",
+        "xquad-en",
+        "--questions",
+        "2",
+        "--pages",
+        "3",
+        "--runs",
+        "1",
+        "--evidence",
+        "2",
+        "--show",
+        "1",
+    ]
+    assert bench_formats.main(argv) == 0
+    out = capsys.readouterr().out
+    for fmt in ("md", "pdf", "docx", "html"):
+        assert re.search(
+            rf"\| xquad-en \| {fmt} \| 6 \| [\d–]+ \| 2 \| .* \| {NUMBER} \| {NUMBER} \|"
+            rf" [+-]{NUMBER} \| [+-]{NUMBER} \| {NUMBER} \|",
+            out,
+        ), out
+    assert re.search(r"^\| \d+ \| \d+ \| \d+ \| \d+ \| 0 \| 0 \| 0 \| 0 \| 0 \|$", out, re.M), out
+    assert re.search(
+        rf"\| PDF pages/s to keyword-searchable \| \d+ \| {NUMBER} \| {NUMBER} \|", out
+    )
+    assert re.search(r"one 3-page PDF .* to keyword-searchable, s \| 3 \|", out), out
+    assert json.loads(out.splitlines()[-1])["speed"]["long_pdf"]["codeword_page"] == 3
