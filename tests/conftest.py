@@ -54,7 +54,8 @@ def _fake_embedder_unless_slow() -> Iterator[None]:
     def init(self: Quire, *args: Any, embedder: Any = None, **kwargs: Any) -> None:
         if embedder is None and not _Models.real:
             embedder = FakeEmbedder()
-        original(self, *args, embedder=embedder, **kwargs)
+        kwargs["embedder"] = embedder
+        original(self, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Quire, "__init__", init)

@@ -11,7 +11,7 @@ import re
 import threading
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,7 +87,7 @@ class QueuedModel:
         cancel: CancelToken,
         temperature: float = 0.2,
         stats: Generation | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         stats = stats or Generation()
         if not self.answers:
             raise AssertionError(f"QueuedModel: no answer queued for prompt {prompt[-200:]!r}")

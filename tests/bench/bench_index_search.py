@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -156,7 +157,7 @@ def bench_lexical_indexing(work: Path, runs: int, til: Path) -> None:
     for run in range(runs):
         analyzer.clear_caches()
         quire = Quire(work / f"home-lex{run}")
-        reports, quire_time = timed(lambda q=quire: q.index([til / "notes"], embed=False))
+        reports, quire_time = timed(partial(quire.index, [til / "notes"], embed=False))
         texts = chunk_texts(quire)
         times = {
             "end to end": quire_time,
@@ -277,7 +278,7 @@ def bench_search(work: Path, target_chunks: int, n_queries: int, til: Path) -> N
         quire.search(q)
     ours, raw = [], []
     for q in qs:
-        _, t = timed(lambda q=q: quire.search(q))
+        _, t = timed(partial(quire.search, q))
         ours.append(t)
         raw.append(raw_search_once(conn, matrix, model, q))
     p50, p95 = percentile(ours, 50), percentile(ours, 95)

@@ -19,23 +19,25 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.retrieval import analyzer  # noqa: E402
+from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
 from tests.bench.bench_gate import EVAL, indexed_without_gold  # noqa: E402
 
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
-Row = dict
+Row = dict[str, Any]
 
 
 def words(text: str) -> list[str]:
     return [analyzer.fold(w) for w in analyzer.words(text)]
 
 
-def collect(set_dir: Path, work: Path, per_side: int) -> tuple[list[Row], Counter, int]:
+def collect(set_dir: Path, work: Path, per_side: int) -> tuple[list[Row], Counter[str], int]:
     quire, unanswerable, answerable = indexed_without_gold(set_dir, per_side, work)
     texts = [r[0] for r in quire.database.reader.execute("SELECT text FROM chunks")]
     df = Counter(p for t in texts for p in {w[:5] for w in words(t)})
@@ -61,7 +63,9 @@ def best_balance(rows: list[Row], signal: Callable[[Row], float]) -> tuple[float
     return best
 
 
-def idf_coverage(df: Counter, total: int, windows: Callable[[object], list[str]]) -> Callable:
+def idf_coverage(
+    df: Counter[str], total: int, windows: Callable[[SearchResult], list[str]]
+) -> Callable[[Row], float]:
     def signal(row: Row) -> float:
         query = [w for w in dict.fromkeys(words(row["question"])) if len(w) >= 3]
         weights = {w: math.log(1 + total / (1 + df.get(w[:5], 0))) for w in query}
@@ -97,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             rows, df, total = collect(args.eval / name, Path(tmp), args.per_side)
-            signals = [
+            signals: list[Callable[[Row], float]] = [
                 lambda r: max((x.coverage for x in r["results"]), default=0.0),
                 lambda r: max((x.cosine or 0.0 for x in r["results"]), default=0.0),
                 idf_coverage(df, total, lambda res: [res.text]),

@@ -26,7 +26,11 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None
 
     loop = QEventLoop()
     timer = QTimer(interval=50)
-    timer.timeout.connect(lambda: condition() and loop.quit())
+    def check() -> None:
+        if condition():
+            loop.quit()
+
+    timer.timeout.connect(check)
     timer.start()
     QTimer.singleShot(timeout_ms, loop.quit)
     loop.exec()

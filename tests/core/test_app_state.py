@@ -95,7 +95,11 @@ def test_quire_without_a_command_opens_the_window_supervised(monkeypatch) -> Non
 
     calls: list[list[str]] = []
     monkeypatch.delenv(supervisor.SUPERVISED_ENV, raising=False)
-    monkeypatch.setattr(supervisor, "run_supervised", lambda cmd, home: calls.append(cmd) or 0)
+    def run_supervised(command: list[str], home: Path) -> int:
+        calls.append(command)
+        return 0
+
+    monkeypatch.setattr(supervisor, "run_supervised", run_supervised)
     assert cli.main(["--notes", "x"]) == 0
     assert calls == [[sys.executable, "-m", "desktop_app", "--notes", "x"]]
 

@@ -84,7 +84,7 @@ OLD_QUOTE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "B
 def test_each_event_gives_the_old_json_line(event: Any, old: dict[str, Any]) -> None:
     assert json.dumps(event.to_json(), ensure_ascii=False) == json.dumps(old, ensure_ascii=False)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        event.outcome = "changed"  # type: ignore[misc]  # frozen: a listener cannot alter it
+        event.outcome = "changed"  # frozen: a listener cannot alter it
 
 
 # What the (fake) model reports about itself: the recording's fake reported nothing.
