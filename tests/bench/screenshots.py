@@ -26,6 +26,7 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None
 
     loop = QEventLoop()
     timer = QTimer(interval=50)
+
     def check() -> None:
         if condition():
             loop.quit()

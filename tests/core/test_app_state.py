@@ -95,6 +95,7 @@ def test_quire_without_a_command_opens_the_window_supervised(monkeypatch) -> Non
 
     calls: list[list[str]] = []
     monkeypatch.delenv(supervisor.SUPERVISED_ENV, raising=False)
+
     def run_supervised(command: list[str], home: Path) -> int:
         calls.append(command)
         return 0

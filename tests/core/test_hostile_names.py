@@ -141,6 +141,7 @@ def test_watch_starts_and_stays_live_on_a_hostile_folder(hostile: Hostile, tmp_p
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
     )  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
+
     def read(stream: IO[bytes] | None) -> None:
         assert stream is not None  # piped
         for raw in stream:
