@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if sys.argv[2:] == ["--only", "scopes"]:
         return scope_shots(out)
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from desktop_app.core.service import Quire
     from desktop_app.paths import sample_notes
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     window.resize(1360, 860)
     window.show()
 
-    def shot(name: str, widget=None) -> None:  # type: ignore[no-untyped-def]
+    def shot(name: str, widget: QWidget | None = None) -> None:
         wait_until(lambda: False, 400)
         (widget or window).grab().save(str(out / name))
 

@@ -270,7 +270,12 @@ def test_settings_validate_and_rechunk(qtbot: QtBot, window: MainWindow, tmp_pat
     dialog.chat_model.setText(str(fake))
     dialog.accept()
     assert dialog.isVisible() and "LFS" in dialog.problem.text()  # stays open, says why
-    chunks_before = window.last_status["counts"]["chunks"]  # type: ignore[index]
+
+    def chunks() -> int:
+        return int((window.last_status or {}).get("counts", {}).get("chunks", -1))
+
+    chunks_before = chunks()
+    assert chunks_before > 0
     dialog.chat_model.setText("")
     dialog.chunk_tokens.setValue(60)
     dialog.accept()
@@ -278,7 +283,7 @@ def test_settings_validate_and_rechunk(qtbot: QtBot, window: MainWindow, tmp_pat
     assert window.service.settings.chunk_tokens == 60
     assert '"chunk_tokens": 60' in (window.service.home / "settings.json").read_text()
     qtbot.waitUntil(
-        lambda: window.ready and window.last_status["counts"]["chunks"] > chunks_before,  # type: ignore[index]
+        lambda: window.ready and chunks() > chunks_before,
         timeout=INDEXED,
     )
 
