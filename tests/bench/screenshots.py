@@ -8,6 +8,7 @@ QUIRE_TODAY at its today.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -47,7 +48,7 @@ def scope_shots(out: Path) -> int:
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication(sys.argv)
+    app = QApplication.instance() or QApplication(sys.argv)  # a test's, when run by one
     apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "journal"
@@ -76,14 +77,19 @@ def scope_shots(out: Path) -> int:
     window.grab().save(str(out / "11-scope-chat.png"))
     window.close()
     service.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     app.quit()
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    out = Path(sys.argv[1])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--only", choices=["scopes"])
+    args = parser.parse_args(argv)
+    out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    if sys.argv[2:] == ["--only", "scopes"]:
+    if args.only == "scopes":
         return scope_shots(out)
     from PySide6.QtWidgets import QApplication, QWidget
 
@@ -92,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication(sys.argv)
+    app = QApplication.instance() or QApplication(sys.argv)  # a test's, when run by one
     apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "notes"
@@ -154,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     shot("9-pdf-citation.png")
     window.close()
     service.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     app.quit()
     return 0
 

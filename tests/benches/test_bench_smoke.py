@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.answer import llm
 from tests.bench import (
@@ -36,6 +37,7 @@ from tests.bench import (
     gate_dev,
     real_docs,
     retrieval_ablation,
+    screenshots,
     sigkill_crash,
 )
 from tests.conftest import MINI_EVAL_DIR
@@ -530,3 +532,30 @@ def test_bench_package(fake_deb: Path, capsys: pytest.CaptureFixture[str]) -> No
     for backend in ("sentence-transformers", "numpy"):
         assert re.search(rf"{backend} +{NUMBER} passages/s +{NUMBER}× the time", out), out
     assert re.search(rf"dev venv \(NATIVE=OFF\) +{NUMBER} prompt tokens/s", out), out
+
+
+@pytest.mark.gui
+def test_screenshots(
+    qapp: QApplication, queued_model: QueuedModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every shot of the window's main states, answered by the queued model (the bundled one
+    takes minutes for five answers on a busy machine); then the scope shots on the journal."""
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")  # scope_shots sets it; restored after
+    queued_model.answers += ["Bake it at 250 °C for 20 minutes [1]."] * 8
+    assert screenshots.main([str(tmp_path / "shots")]) == 0
+    assert screenshots.main([str(tmp_path / "shots"), "--only", "scopes"]) == 0
+    names = sorted(p.name for p in (tmp_path / "shots").glob("*.png"))
+    assert names == [
+        "0-welcome.png",
+        "1-files-status.png",
+        "10-scope-search.png",
+        "11-scope-chat.png",
+        "2-answer-with-passage.png",
+        "3-not-in-notes.png",
+        "4-search.png",
+        "5-settings.png",
+        "6-dark.png",
+        "8-checked-answer.png",
+        "9-pdf-citation.png",
+    ]
+    assert all(p.stat().st_size > 1000 for p in (tmp_path / "shots").glob("*.png"))
