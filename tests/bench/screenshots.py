@@ -15,10 +15,14 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 
 def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None:
@@ -39,16 +43,23 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None
     timer.stop()
 
 
+def application() -> QApplication:
+    """The running QApplication (a test's, when run by one), else a new one."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    return app if isinstance(app, QApplication) else QApplication(sys.argv)
+
+
 def scope_shots(out: Path) -> int:
     """The Search tab and a chat limited by a time phrase and a tag, on the journal set."""
     os.environ["QUIRE_TODAY"] = "2026-12-02"
-    from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.service import Quire
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication.instance() or QApplication(sys.argv)  # a test's, when run by one
+    app = application()
     apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "journal"
@@ -91,14 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if args.only == "scopes":
         return scope_shots(out)
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QWidget
 
     from desktop_app.core.service import Quire
     from desktop_app.paths import sample_notes
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication.instance() or QApplication(sys.argv)  # a test's, when run by one
+    app = application()
     apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "notes"
