@@ -183,7 +183,7 @@ def test_sigkill_crash(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(r"2/2 restarts consistent; final run embedded (\d+) of \1 missing", out), out
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # the bundled chat model
 @pytest.mark.usefixtures("numpy_embedder")
 def test_bench_generation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The bundled model and raw llama.cpp on the same prompt, one run of a few tokens each, the
@@ -464,6 +464,7 @@ def test_bench_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     assert json.loads(out.splitlines()[-1])["speed"]["long_pdf"]["codeword_page"] == 3
 
 
+@pytest.mark.slow  # the bundled chat model
 def test_llama_probe() -> None:
     """The bundled model on whichever llama_cpp is importable: a 16-token prompt, 2 tokens."""
     model = llm.bundled_model_path()
@@ -516,7 +517,7 @@ def fake_deb(tmp_path: Path) -> Path:
     return deb
 
 
-@pytest.mark.real_embedder
+@pytest.mark.slow  # the bundled chat model, and both embedding backends
 @pytest.mark.usefixtures("numpy_embedder")
 def test_bench_package(fake_deb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every section but `--self-test` (half a minute of model checks on a busy machine; the
