@@ -67,12 +67,17 @@ class Vault:
 
 def check(db_path: Path, vault: Vault, every_chunk_has_parts: bool = False) -> list[str]:
     """Problems in the database; embedding parts are planned by the embedding pass, so they are
-    only required after a finished run (but must lie inside their chunk whenever present)."""
+    only required after a finished run (but must lie inside their chunk whenever present). A
+    file without tables is the first run killed between creating the file and committing its
+    schema (an empty index, set up by the next run); after a finished run it is a problem."""
     problems = []
     conn = sqlite3.connect(db_path)
     try:
         if conn.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
             problems.append("integrity_check failed")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "chunks" not in tables:
+            return problems + (["no tables after a finished run"] if every_chunk_has_parts else [])
         try:
             conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
         except sqlite3.DatabaseError as exc:
