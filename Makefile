@@ -36,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check desktop_app tests
 	$(BIN)/ruff format --check desktop_app tests
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/mypy desktop_app
+	$(BIN)/mypy desktop_app tests
 
 bench: $(STAMP)
 	bash tests/bench/eval_all.sh

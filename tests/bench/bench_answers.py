@@ -1,7 +1,7 @@
 """Answers benchmark: Quire's evidence-first, checked answers vs a naive RAG baseline.
 
 usage: python tests/bench/bench_answers.py [--questions 100] [--generate 20] [--max-tokens 64]
-                                           [--no-embedder-evidence] [SET ...]
+                                           [--no-embedder-evidence] [--eval DIR] [SET ...]
 
 Per public set (xquad-en, xquad-de: the gold notes of `--questions` questions are removed from a
 copy of the folder, as bench_gate.py does, and `--questions` questions whose gold notes stay are
@@ -73,12 +73,10 @@ def contains(text: str, gold: str) -> bool:
 def naive_evidence(quire: Quire, question: str, results: list[Any]) -> list[str]:
     """Top-3 passages split into sentences, ranked by IDF-weighted word overlap."""
     weights = ask.index_weights(quire.database)
-    language = quire.searcher.query_language(question)
     q_words = set(analyzer.words(question))
-    idf = weights(list(q_words)) if weights else {}
+    idf = weights(list(q_words))
     sentences = [m.group(0).strip() for r in results[:3] for m in _SENTENCE.finditer(r.text)]
     sentences = [s for s in sentences if s]
-    del language
 
     def score(s: str) -> float:
         return sum(idf.get(w, 1.0) for w in q_words & set(analyzer.words(s)))
@@ -226,8 +224,8 @@ def invented_code(answer: str, unsupported: list[dict], texts: dict[int, str],
 def til_spans(args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any]:
     """til-en on its whole folder: span evidence on all questions, invented commands on the first
     `--generate` with the bundled model."""
-    folder = EVAL / "til-en" / "notes"
-    questions = [json.loads(x) for x in (EVAL / "til-en" / "questions.jsonl").read_text(
+    folder = args.eval / "til-en" / "notes"
+    questions = [json.loads(x) for x in (args.eval / "til-en" / "questions.jsonl").read_text(
         "utf-8").splitlines() if x]  # fmt: skip
     quire = Quire.open(work / "til-whole")
     quire.index([folder], embed=EMBED[0])
@@ -287,7 +285,7 @@ def run_set(name: str, args: argparse.Namespace, work: Path, model: Any) -> dict
         folder = sample_notes()
     else:
         quire, unanswerable, answerable = indexed_without_gold(
-            EVAL / name, args.questions, work, EMBED[0]
+            args.eval / name, args.questions, work, EMBED[0]
         )
         folder = work / name / "notes"
     notes: dict[str, str] = {}
@@ -388,7 +386,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
               f"{g['prompt_tokens'][0]:.0f} / {g['prompt_tokens'][1]:.0f} |")  # fmt: skip
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--generate", type=int, default=20)
@@ -397,8 +395,9 @@ def main() -> int:
     parser.add_argument("--no-embed", action="store_true", help="keyword index only (faster)")
     parser.add_argument("--no-spans", action="store_true", help="skip til-en's whole-folder run")
     parser.add_argument("--spans-only", action="store_true", help="only til-en's whole-folder run")
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
     parser.add_argument("sets", nargs="*")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     ask.USE_EMBEDDER_FOR_EVIDENCE = not args.no_embedder_evidence
     EMBED[0] = not args.no_embed
     names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]

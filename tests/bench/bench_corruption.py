@@ -25,7 +25,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -39,6 +41,8 @@ from desktop_app.core.store.recovery import last_recovery  # noqa: E402
 from tests.corruption import page_size, scribble, table_pages, truncate  # noqa: E402
 
 FILES = ("quire.sqlite", "folders.json")
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def word(n: int) -> str:
@@ -134,9 +138,9 @@ def bench_runs(args: argparse.Namespace, work: Path, notes: Path, vectors: bool)
     return counts
 
 
-def timed(fn: object, *a: object) -> tuple[float, object]:
+def timed(fn: Callable[P, T], *a: P.args, **k: P.kwargs) -> tuple[float, T]:
     start = time.perf_counter()
-    result = fn(*a)  # type: ignore[operator]
+    result = fn(*a, **k)
     return time.perf_counter() - start, result
 
 
@@ -187,7 +191,7 @@ def big_index(til_db: Path, work: Path, chunks: int) -> Path:
 def bench_til(til: Path, work: Path, with_vectors: bool, big_chunks: int) -> None:
     home = work / "til"
     extra = [] if with_vectors else ["--no-embed"]
-    first, (code, out, _) = timed(cli_run, home, "index", str(til), *extra)  # type: ignore[misc]
+    first, (code, out, _) = timed(cli_run, home, "index", str(til), *extra)
     print(f"til: first `quire index {' '.join(extra)}` (raw baseline): {first:.1f} s")
     print(f"     {out.strip()}")
     db = home / "quire.sqlite"
@@ -195,7 +199,7 @@ def bench_til(til: Path, work: Path, with_vectors: bool, big_chunks: int) -> Non
     if big_chunks:
         check_costs("big", big_index(db, work, big_chunks))
     truncate(db, db.stat().st_size // 2)
-    rebuild, (code, _, err) = timed(cli_run, home, "status")  # type: ignore[misc]
+    rebuild, (code, _, err) = timed(cli_run, home, "status")
     print(f"til: open a truncated index + rebuild (keyword) via `quire status`: {rebuild:.1f} s "
           f"(rc {code}); {err.strip().splitlines()[-1]}")  # fmt: skip
     if with_vectors:
@@ -203,7 +207,7 @@ def bench_til(til: Path, work: Path, with_vectors: bool, big_chunks: int) -> Non
         print(f"til: then `quire index` (vectors; salvaged ones reused): {again:.1f} s")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=13)
@@ -212,7 +216,7 @@ def main() -> int:
     parser.add_argument("--til", type=Path)
     parser.add_argument("--til-vectors", action="store_true")
     parser.add_argument("--big-chunks", type=int, default=100_000, help="0 skips the big index")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         notes = work / "notes"

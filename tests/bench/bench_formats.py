@@ -3,7 +3,7 @@
 usage: python tests/bench/bench_formats.py [--questions N] [--sets xquad-en,xquad-de]
                                            [--paragraphs-per-page 2] [--pages 1000] [--runs 3]
                                            [--evidence 60] [--show 6] [--only fidelity|speed]
-                                           [--details FILE]
+                                           [--details FILE] [--eval DIR]
 
 Every article of xquad-en and xquad-de (../shared/eval) is rendered as a PDF with fpdf2 (a
 Unicode TrueType font found on the machine, justified 11 pt text, page numbers in the footer, a
@@ -78,7 +78,7 @@ from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.ingest.formats import pdf as pdf_format  # noqa: E402
-from desktop_app.core.retrieval.embedder import Embedder  # noqa: E402
+from desktop_app.core.retrieval.embedder import Embedder, TextEmbedder  # noqa: E402
 from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 
@@ -450,7 +450,7 @@ class QueryVectors:
     """The default embedder, with the questions' vectors encoded once (in batches) and handed to
     every format's index: the same vectors for the same question, four times fewer encodes."""
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: TextEmbedder) -> None:
         self.inner = inner
         self.vectors: dict[str, np.ndarray] = {}
 
@@ -559,7 +559,7 @@ SetRun = tuple[list["FormatRun"], list["SpanCheck"], dict[str, Any]]
 
 def run_set(set_name: str, work: Path, args: argparse.Namespace, font: Font,
             vectors: QueryVectors) -> SetRun:  # fmt: skip
-    set_dir = EVAL / set_name
+    set_dir = args.eval / set_name
     language = set_name.rsplit("-", 1)[-1]
     articles = [read_article(p) for p in sorted((set_dir / "notes").glob("*.md"))]
     by_name = {a.name: a for a in articles}
@@ -1048,7 +1048,7 @@ def print_boxes(report: BoxReport, show: int) -> dict[str, Any]:
             "characters": report.characters, "failures": dict(report.failures)}  # fmt: skip
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--questions", type=int, default=None,
                         help="questions per set, a fixed-seed sample (default: all)")  # fmt: skip
@@ -1061,7 +1061,8 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=6, help="examples shown per kind")
     parser.add_argument("--only", choices=["fidelity", "speed"])
     parser.add_argument("--details", type=Path, help="write every question's ranks here (JSON)")
-    args = parser.parse_args()  # fmt: skip
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
+    args = parser.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
     font = find_font()
     numbers: dict[str, Any] = {"font": font.regular}
@@ -1071,7 +1072,7 @@ def main() -> int:
         os.environ["QUIRE_HOME"] = str(work / "quire-home")
         print(f"font {font.regular}; sets {', '.join(sets)}; "
               f"{args.questions or 'all'} questions per set", flush=True)  # fmt: skip
-        articles = {s: [read_article(p) for p in sorted((EVAL / s / "notes").glob("*.md"))]
+        articles = {s: [read_article(p) for p in sorted((args.eval / s / "notes").glob("*.md"))]
                     for s in sets}  # fmt: skip
         if args.only in (None, "fidelity"):
             vectors = QueryVectors(Embedder())

@@ -1,6 +1,6 @@
 """Abstention benchmark for the evidence gate.
 
-usage: python tests/bench/bench_gate.py [--per-side 100] [SET ...]
+usage: python tests/bench/bench_gate.py [--per-side 100] [--eval DIR] [SET ...]
 
 For each public set: take questions whose gold notes are removed from a copy of the folder
 (unanswerable: the notes no longer hold the answer) and as many whose gold notes stay
@@ -117,16 +117,17 @@ def run_set(set_dir: Path, per_side: int, work: Path) -> list[tuple]:
     return rows
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-side", type=int, default=100)
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
     parser.add_argument("sets", nargs="*")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     names = args.sets or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
     all_rows: dict[str, list[tuple]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            all_rows[name] = run_set(EVAL / name, args.per_side, Path(tmp))
+            all_rows[name] = run_set(args.eval / name, args.per_side, Path(tmp))
     print(
         f"gate thresholds: coverage ≥ {gate.MIN_COVERAGE}, cosine ≥ {gate.MIN_COSINE} "
         f"(cosine only where the embedder knows the language), or both in one passage ≥ "

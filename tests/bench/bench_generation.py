@@ -1,6 +1,7 @@
 """Generation benchmark: Quire's streaming vs raw `llama_cpp.Llama` on the same prompt.
 
 usage: python tests/bench/bench_generation.py [--model GGUF] [--runs 5] [--max-tokens 64]
+                                             [--n-ctx N] [--til NOTES_DIR]
 
 Prints time to first token (goal: Quire ≤ 1.15× raw), streamed tokens/s (goal ≥ 0.95× raw)
 and how long a cancel takes to be honoured while the prompt is being read.
@@ -17,6 +18,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -32,9 +34,9 @@ TIL = ROOT.parent / "shared" / "eval" / "til-en" / "notes"
 QUESTION = "How do I set the default branch name for new git repositories?"
 
 
-def build_prompt(model: LocalModel, work: Path) -> str:
+def build_prompt(model: LocalModel, work: Path, til: Path = TIL) -> str:
     notes = work / "git"
-    shutil.copytree(TIL / "git", notes)
+    shutil.copytree(til / "git", notes)
     quire = Quire.open(work / "home")
     quire.index([notes])
     sources = build_sources(relevant(quire.search(QUESTION, top_k=8), 0.0))
@@ -51,7 +53,7 @@ def quire_run(model: LocalModel, prompt: str, max_tokens: int) -> tuple[float, f
     return stats.first_token_seconds or 0.0, stats.tokens_per_second
 
 
-def raw_run(llm, prompt: str, max_tokens: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def raw_run(llm: Any, prompt: str, max_tokens: int) -> tuple[float, float]:
     llm.reset()  # no prompt cache between runs, as in Quire
     started = time.perf_counter()
     first, count = None, 0
@@ -80,17 +82,19 @@ def cancel_latency(model: LocalModel, prompt: str) -> float:
     return time.perf_counter() - fired[0] if fired else float("nan")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", type=Path)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--max-tokens", type=int, default=64)
-    args = parser.parse_args()
+    parser.add_argument("--n-ctx", type=int, default=None, help="context (default: the app's)")
+    parser.add_argument("--til", type=Path, default=TIL, help="notes with a git/ folder")
+    args = parser.parse_args(argv)
     from llama_cpp import Llama
 
     with tempfile.TemporaryDirectory() as tmp:
-        model = LocalModel(args.model)
-        prompt = build_prompt(model, Path(tmp))
+        model = LocalModel(args.model, args.n_ctx)
+        prompt = build_prompt(model, Path(tmp), args.til)
         raw = Llama(model_path=str(model.path), n_ctx=model.n_ctx, n_threads=model.threads,
                     n_batch=512, verbose=False)  # fmt: skip
         quire_runs, raw_runs = [], []

@@ -1,6 +1,7 @@
 """Indexing and search benchmark: Quire side by side with the raw libraries it builds on.
 
-usage: python tests/bench/bench_index_search.py [--chunks 100000] [--queries 180]
+usage: python tests/bench/bench_index_search.py [--chunks 100000] [--queries 180] [--runs 5]
+                                                [--embed-texts 1500] [--only STAGE] [--til DIR]
 
 1. Lexical indexing of the til notes: Quire end to end (read, chunk, analyze, write), its lexical
    stage (terms + writes) and the floors of its schema vs raw FTS5 inserts of the same chunk
@@ -22,7 +23,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,18 +35,20 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
-from desktop_app.core.ingest import embedding, formats, indexer, note_analysis  # noqa: E402
+from desktop_app.core.ingest import embedding, formats, loaders, note_analysis  # noqa: E402
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
+from desktop_app.core.retrieval.embedder import Embedder  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.core.store.db import Database  # noqa: E402
 from desktop_app.core.tokens import count_tokens  # noqa: E402
 
 TIL = ROOT.parent / "shared" / "eval" / "til-en"
+T = TypeVar("T")
 
 
-def timed(fn):  # type: ignore[no-untyped-def]
+def timed(fn: Callable[[], T]) -> tuple[T, float]:
     started = time.perf_counter()
     result = fn()
     return result, time.perf_counter() - started
@@ -89,9 +95,8 @@ def rows_only_insert(quire: Quire, path: Path, tables: tuple[str, ...]) -> float
 def read_notes(folder: Path) -> list[tuple[str, Document]]:
     """(relative path, document) of every non-empty note, read once for the stage timings."""
     out = []
-    for rel, path, unsupported in indexer._scan(folder, formats.SUFFIXES):
-        if unsupported:
-            continue
+    for path in loaders.walk_notes(folder, suffixes=formats.SUFFIXES):
+        rel = loaders.relative_note_path(path, folder)
         document = formats.load(path, 20_000_000)
         if document.text.strip():
             out.append((rel, document))
@@ -107,7 +112,7 @@ def term_stage_seconds(texts: list[tuple[str, Document]]) -> float:
         chunks = [c.chunk for c in analyzed.chunks]
         tags = note_analysis.metadata_terms(analyzed.metadata)
         inputs.append((chunks, analyzed.title, analyzed.language, tags))
-    analyzer._caches.clear()
+    analyzer.clear_caches()
     started = time.perf_counter()
     for chunks, title, language, tags in inputs:
         note_analysis.chunk_terms(chunks, title, language, tags)
@@ -132,19 +137,28 @@ def chunking_seconds(texts: list[tuple[str, Document]]) -> float:
     return time.perf_counter() - started
 
 
-def bench_lexical_indexing(work: Path, runs: int) -> None:
+def raw_model(quire: Quire) -> Any:
+    """The model Quire's default embedder runs (sentence-transformers or the NumPy encoder), for
+    the raw baselines."""
+    embedder = quire.embedder
+    if not isinstance(embedder, Embedder):
+        raise SystemExit(f"the raw baseline needs the default embedder, not {embedder!r}")
+    return embedder.model
+
+
+def bench_lexical_indexing(work: Path, runs: int, til: Path) -> None:
     """Median of `runs` first indexings of the til notes, each into an empty database."""
     warm = Quire.open(
         work / "home-warm"
     )  # one-time loads (tiktoken ranks, language model, stemmers)
     warm.index([paths.sample_notes()], embed=False)
     warm.close()
-    note_texts = read_notes(TIL / "notes")
+    note_texts = read_notes(til / "notes")
     measured: dict[str, list[float]] = {}
     for run in range(runs):
-        analyzer._caches.clear()
+        analyzer.clear_caches()
         quire = Quire.open(work / f"home-lex{run}")
-        reports, quire_time = timed(lambda q=quire: q.index([TIL / "notes"], embed=False))
+        reports, quire_time = timed(partial(quire.index, [til / "notes"], embed=False))
         texts = chunk_texts(quire)
         times = {
             "end to end": quire_time,
@@ -169,7 +183,7 @@ def bench_lexical_indexing(work: Path, runs: int) -> None:
         rate, ratio = n / t[key], raw / t[key]
         print(f"  {label:<38} {rate:8.0f} chunks/s  {ratio:5.2f}×  ({t[key]:.3f} s: {what})")
 
-    print(f"lexical indexing: {n} chunks from {TIL.name}/notes, median of {runs} first indexings")
+    print(f"lexical indexing: {n} chunks from {til.name}/notes, median of {runs} first indexings")
     line("raw FTS5 inserts of the chunk texts", "raw", "one column, one transaction")
     line("quire end to end", "end to end", "scan, read, parse, chunk, language, terms, write")
     line("quire lexical stage", "lexical stage", "terms + the write transactions")
@@ -182,9 +196,9 @@ def bench_lexical_indexing(work: Path, runs: int) -> None:
     print("  goal ≥ 0.5× (ratios are raw time / Quire time)")
 
 
-def bench_embedding(work: Path, limit: int) -> None:
+def bench_embedding(work: Path, limit: int, til: Path) -> None:
     quire = Quire.open(work / "home-embed")
-    quire.index([TIL / "notes"], embed=False)
+    quire.index([til / "notes"], embed=False)
     embedder = quire.embedder
     planner = note_analysis.PartPlanner(embedder.token_offsets, embedder.max_tokens)
     planned, plan_time = timed(lambda: embedding.plan_parts(quire.database, planner))
@@ -201,7 +215,7 @@ def bench_embedding(work: Path, limit: int) -> None:
         )
         db.execute("DELETE FROM chunk_parts WHERE embed_hash NOT IN (SELECT hash FROM keep)")
     texts = [t for _, t in todo]
-    model = quire.embedder.model
+    model = raw_model(quire)
     model.encode(texts[:64])  # warm-up for both
     _, raw_time = timed(
         lambda: model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
@@ -221,13 +235,13 @@ def bench_embedding(work: Path, limit: int) -> None:
     assert embedded == len(texts), "Quire must embed exactly the texts the raw run encoded"
 
 
-def replicate_til(target: Path, copies: int) -> None:
+def replicate_til(target: Path, copies: int, til: Path) -> None:
     for i in range(copies):
-        shutil.copytree(TIL / "notes", target / f"copy{i:03d}", ignore=shutil.ignore_patterns(".*"))
+        shutil.copytree(til / "notes", target / f"copy{i:03d}", ignore=shutil.ignore_patterns(".*"))
 
 
-def questions(n: int) -> list[str]:
-    lines = (TIL / "questions.jsonl").read_text("utf-8").splitlines()
+def questions(n: int, til: Path) -> list[str]:
+    lines = (til / "questions.jsonl").read_text("utf-8").splitlines()
     qs = [json.loads(x)["question"] for x in lines]
     return (qs * (n // len(qs) + 1))[:n]
 
@@ -236,15 +250,15 @@ def percentile(values: list[float], p: float) -> float:
     return float(np.percentile(np.array(values) * 1000, p))
 
 
-def bench_search(work: Path, target_chunks: int, n_queries: int) -> None:
+def bench_search(work: Path, target_chunks: int, n_queries: int, til: Path) -> None:
     quire = Quire.open(work / "home-search")
     probe = Quire.open(work / "home-probe")
-    probe.index([TIL / "notes"], embed=False)
+    probe.index([til / "notes"], embed=False)
     per_copy = probe.database.query("SELECT count(*) FROM chunks")[0][0]
     probe.close()
     copies = max(1, round(target_chunks / per_copy))
     folder = work / "big"
-    replicate_til(folder, copies)
+    replicate_til(folder, copies, til)
     _, index_time = timed(lambda: quire.index([folder]))
     texts_ids = quire.database.query("SELECT id, text FROM chunks")
     print(
@@ -260,13 +274,13 @@ def bench_search(work: Path, target_chunks: int, n_queries: int) -> None:
     with quire.database.read() as db:
         searcher.vectors.refresh(db)
     matrix = searcher.vectors.matrix.copy()
-    model = quire.embedder.model
-    qs = questions(n_queries)
+    model = raw_model(quire)
+    qs = questions(n_queries, til)
     for q in qs[:5]:  # warm-up
         quire.search(q)
     ours, raw = [], []
     for q in qs:
-        _, t = timed(lambda q=q: quire.search(q))
+        _, t = timed(partial(quire.search, q))
         ours.append(t)
         raw.append(raw_search_once(conn, matrix, model, q))
     p50, p95 = percentile(ours, 50), percentile(ours, 95)
@@ -278,7 +292,7 @@ def bench_search(work: Path, target_chunks: int, n_queries: int) -> None:
     quire.close()
 
 
-def raw_search_once(conn: sqlite3.Connection, matrix: np.ndarray, model, q: str) -> float:  # type: ignore[no-untyped-def]
+def raw_search_once(conn: sqlite3.Connection, matrix: np.ndarray, model: Any, q: str) -> float:
     import re
 
     words = [w for w in re.findall(r"\w+", q.lower())]
@@ -289,27 +303,28 @@ def raw_search_once(conn: sqlite3.Connection, matrix: np.ndarray, model, q: str)
     ).fetchall()
     vector = model.encode([q], normalize_embeddings=True, convert_to_numpy=True)[0]
     scores = matrix @ vector
-    top = np.argpartition(-scores, 60)[:60]
+    top = np.argpartition(-scores, min(60, len(scores) - 1))[:60]
     top[np.argsort(-scores[top])]
     return time.perf_counter() - started
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=180)
     parser.add_argument("--embed-texts", type=int, default=1500)
     parser.add_argument("--only", choices=["lexical", "embedding", "search"])
     parser.add_argument("--runs", type=int, default=5, help="lexical indexing runs (median)")
-    args = parser.parse_args()
+    parser.add_argument("--til", type=Path, default=TIL, help="the til-en set's folder")
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.only in (None, "lexical"):
-            bench_lexical_indexing(work, args.runs)
+            bench_lexical_indexing(work, args.runs, args.til)
         if args.only in (None, "embedding"):
-            bench_embedding(work, args.embed_texts)
+            bench_embedding(work, args.embed_texts, args.til)
         if args.only in (None, "search"):
-            bench_search(work, args.chunks, args.queries)
+            bench_search(work, args.chunks, args.queries, args.til)
     return 0
 
 

@@ -1,7 +1,7 @@
 """Live indexing benchmark on a 10k-note vault (the til notes replicated, each copy retitled so
 every passage is a distinct text to embed).
 
-usage: python tests/bench/bench_live.py [--notes 10000] [--edits 40]
+usage: python tests/bench/bench_live.py [--notes 10000] [--edits 40] [--til NOTES_DIR]
 
 Prints: time until a first open is keyword-searchable and until every vector exists (while
 `quire watch` runs), p50/p95 from saving an edit to the new text being returned by search
@@ -32,13 +32,13 @@ import numpy as np  # noqa: E402
 from desktop_app.core.store.status import WAITS_FOR_VECTORS  # noqa: E402
 
 
-def build_vault(folder: Path, count: int) -> list[Path]:
-    sources = sorted(p for p in TIL.rglob("*.md") if p.name != "README.md")
+def build_vault(folder: Path, count: int, til: Path = TIL) -> list[Path]:
+    sources = sorted(p for p in til.rglob("*.md") if p.name != "README.md")
     notes = []
     for i in range(count):
         src = sources[i % len(sources)]
         copy = i // len(sources)
-        rel = Path(f"copy{copy:02d}") / src.relative_to(TIL)
+        rel = Path(f"copy{copy:02d}") / src.relative_to(til)
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         title = src.stem.replace("-", " ")
@@ -50,12 +50,14 @@ def build_vault(folder: Path, count: int) -> list[Path]:
 
 
 def lexical_hit(db: Path, word: str) -> list[str]:
+    import sqlite_utils
+
     from desktop_app.core.retrieval import lexical
 
     conn = sqlite3.connect(db, timeout=30)
     try:
         terms = lexical.analyze_query(word, "en")
-        hits = lexical.search_lexical(conn, terms, 5)
+        hits = lexical.search_lexical(sqlite_utils.Database(conn), terms, 5)
         ids = [h.chunk_id for h in hits]
         if not ids:
             return []
@@ -94,15 +96,16 @@ def part_hashes(db: Path, rel: str) -> set[str]:
         conn.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--edits", type=int, default=40)
-    args = parser.parse_args()
+    parser.add_argument("--til", type=Path, default=TIL, help="the notes to replicate")
+    args = parser.parse_args(argv)
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         folder, home = Path(tmp) / "vault", Path(tmp) / "home"
-        notes = build_vault(folder, args.notes)
+        notes = build_vault(folder, args.notes, args.til)
         db = home / "quire.sqlite"
         env = {**os.environ, "QUIRE_HOME": str(home)}
         started = time.monotonic()
@@ -110,20 +113,23 @@ def main() -> int:
             [sys.executable, "-m", "desktop_app", "watch", str(folder)],
             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None  # both piped
+        stdout, stderr = proc.stdout, proc.stderr
         lines: list[str] = []
         watching = threading.Event()
 
         def read_stderr() -> None:
-            for line in proc.stderr:  # type: ignore[union-attr]
+            for line in stderr:
                 if line.startswith("watching"):
                     watching.set()
 
         def read_stdout() -> None:
-            for line in proc.stdout:  # type: ignore[union-attr]
+            for line in stdout:
                 lines.append(line.strip())
 
-        threading.Thread(target=read_stderr, daemon=True).start()
-        threading.Thread(target=read_stdout, daemon=True).start()
+        readers = [threading.Thread(target=t, daemon=True) for t in (read_stderr, read_stdout)]
+        for reader in readers:
+            reader.start()
         watching.wait()
         keyword_ready = time.monotonic() - started
         chunks = scalar(db, "SELECT count(*) FROM chunks")
@@ -156,6 +162,10 @@ def main() -> int:
         )
         proc.terminate()
         proc.wait(timeout=30)
+        for reader in readers:
+            reader.join()
+        stdout.close()
+        stderr.close()
         ms = np.array(latencies) * 1000
         print(
             f"save → searchable over {len(ms)} edits: p50 {np.percentile(ms, 50):.0f} ms, "

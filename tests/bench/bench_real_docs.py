@@ -14,7 +14,7 @@ gold file and covers at least half of the gold span's characters (../shared/eval
 rule). Prints Hit@1 / Hit@5 / Hit@10 / MRR@10 by format as a Markdown table, the questions that
 either system misses at 5, and a final JSON line.
 
-usage: python tests/bench/bench_real_docs.py [--cache DIR] [--no-embed]
+usage: python tests/bench/bench_real_docs.py [--cache DIR] [--no-embed] [--questions FILE]
 """
 
 from __future__ import annotations
@@ -118,18 +118,19 @@ def metrics(ranks: list[int | None]) -> dict[str, float]:
             "hit@10": scored["Hit@10"], "mrr@10": scored["MRR@10"]}  # fmt: skip
 
 
-def load_questions() -> list[dict[str, Any]]:
-    lines = QUESTIONS.read_text("utf-8").splitlines()
+def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
+    lines = path.read_text("utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=real_docs.CACHE)
     parser.add_argument("--no-embed", action="store_true", help="Quire keyword-only")
-    args = parser.parse_args()
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    args = parser.parse_args(argv)
     notes = real_docs.fetch(cache=args.cache)
-    questions = load_questions()
+    questions = load_questions(args.questions)
 
     texts: dict[str, str] = {}
     passages: list[Passage] = []

@@ -1,6 +1,6 @@
 """Scope speed benchmark at ~100,000 passages, side by side in one run.
 
-usage: python tests/bench/bench_scope_speed.py [--passages 100000] [--queries 76]
+usage: python tests/bench/bench_scope_speed.py [--passages 100000] [--cli-runs 5] [--set DIR]
 
 The journal test set (tests/data/journal) is copied until the index holds `--passages`
 passages (each copy a folder of its own, same days and tags), indexed with the default embedder
@@ -35,11 +35,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SET = ROOT / "tests" / "data" / "journal"
 TODAY = "2026-12-02"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ["QUIRE_TODAY"] = TODAY
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from desktop_app.core.retrieval.search import SearchOptions  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 
 _TAG_WORD = re.compile(r"(?<!\S)tag:\S+\s*")
@@ -50,12 +50,12 @@ def percentile(values: list[float], p: float) -> float:
     return float(np.percentile(np.array(values) * 1000, p))
 
 
-def build(work: Path, passages: int) -> tuple[Quire, Path, float]:
+def build(work: Path, passages: int, set_dir: Path = SET) -> tuple[Quire, Path, float]:
     folder = work / "notes"
-    per_copy = sum(1 for p in (SET / "notes").rglob("*.md"))
+    per_copy = sum(1 for p in (set_dir / "notes").rglob("*.md"))
     copies = max(1, round(passages / per_copy))
     for n in range(copies):
-        shutil.copytree(SET / "notes", folder / f"copy{n:03d}")
+        shutil.copytree(set_dir / "notes", folder / f"copy{n:03d}")
     for path in folder.rglob("*.md"):
         os.utime(path, (OLD_MTIME, OLD_MTIME))
     home = work / "home"
@@ -70,16 +70,18 @@ def prefixes(question: str) -> list[str]:
     return [question[: m.end()] for m in re.finditer(r"\S+", question)]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passages", type=int, default=100_000)
     parser.add_argument("--cli-runs", type=int, default=5)
-    args = parser.parse_args()
-    lines = (SET / "questions.jsonl").read_text("utf-8").splitlines()
+    parser.add_argument("--set", type=Path, default=SET, help="a set of the journal's layout")
+    args = parser.parse_args(argv)
+    os.environ["QUIRE_TODAY"] = TODAY  # the set's today: its time phrases are read from it
+    lines = (args.set / "questions.jsonl").read_text("utf-8").splitlines()
     questions = [json.loads(x)["question"] for x in lines]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        quire, home, index_s = build(work, args.passages)
+        quire, home, index_s = build(work, args.passages, args.set)
         count = quire.database.query("SELECT count(*) FROM chunks")[0][0]
         for q in questions[:5]:  # warm-up: the vector matrix, the encoder, SQLite's cache
             quire.search(q)
@@ -130,9 +132,7 @@ def main() -> int:
     return 0
 
 
-def _options(quire: Quire):  # type: ignore[no-untyped-def]
-    from desktop_app.core.retrieval.search import SearchOptions
-
+def _options(quire: Quire) -> SearchOptions:
     s = quire.settings
     return SearchOptions(candidates=s.candidates, min_relevance=s.min_relevance, top_k=10)
 

@@ -1,6 +1,6 @@
 """Scopes benchmark: the journal test set answered with and without scopes, side by side.
 
-usage: python tests/bench/bench_scopes.py [--embed/--no-embed] [--details FILE]
+usage: python tests/bench/bench_scopes.py [--no-embed] [--details FILE] [--set DIR]
 
 tests/data/journal (made by its make_journal.py: 731 daily notes over two years in English,
 German and Czech, dated by file name, folders or front matter, tagged inline, plus undated topic
@@ -35,7 +35,6 @@ SET = ROOT / "tests" / "data" / "journal"
 TODAY = "2026-12-02"
 OLD_MTIME = 1_590_969_600  # 2020-06-01
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ["QUIRE_TODAY"] = TODAY
 sys.path.insert(0, str(ROOT))
 
 from desktop_app.core.retrieval.search import SearchOptions  # noqa: E402
@@ -44,9 +43,9 @@ from desktop_app.core.service import Quire  # noqa: E402
 _TAG_WORD = re.compile(r"(?<!\S)tag:\S+\s*")
 
 
-def stage(work: Path) -> Path:
+def stage(work: Path, set_dir: Path = SET) -> Path:
     notes = work / "notes"
-    shutil.copytree(SET / "notes", notes)
+    shutil.copytree(set_dir / "notes", notes)
     for path in notes.rglob("*"):
         os.utime(path, (OLD_MTIME, OLD_MTIME))
     return notes
@@ -66,15 +65,18 @@ def score(found: list[int | None]) -> dict[str, float]:
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-embed", action="store_true", help="keyword search only")
     parser.add_argument("--details", type=Path, help="write every question's ranks here")
-    args = parser.parse_args()
-    questions = [json.loads(line) for line in (SET / "questions.jsonl").open(encoding="utf-8")]
+    parser.add_argument("--set", type=Path, default=SET, help="a set of the journal's layout")
+    args = parser.parse_args(argv)
+    os.environ["QUIRE_TODAY"] = TODAY  # the set's today: its time phrases are read from it
+    lines = (args.set / "questions.jsonl").read_text("utf-8").splitlines()
+    questions = [json.loads(line) for line in lines if line]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        notes = stage(work)
+        notes = stage(work, args.set)
         quire = Quire.open(work / "home")
         started = time.perf_counter()
         quire.index([notes], embed=not args.no_embed)

@@ -53,13 +53,13 @@ def unique_words(notes: Path) -> dict[str, str]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--notes", type=Path, default=DEFAULT_NOTES)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=13)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     home = args.home or Path(tempfile.mkdtemp(prefix="quire-unique-"))
     quire = Quire.open(home)
     started = time.perf_counter()

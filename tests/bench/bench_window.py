@@ -25,7 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 TICK_MS = 5
@@ -63,10 +66,11 @@ class StackSampler:
         while True:
             names = {t.ident: t.name for t in threading.enumerate()}
             stacks = {}
-            for ident, frame in sys._current_frames().items():
+            for ident, top in sys._current_frames().items():
                 if ident == me:
                     continue
-                where = []
+                where: list[str] = []
+                frame: FrameType | None = top
                 while frame is not None and len(where) < 5:
                     code = frame.f_code
                     where.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
@@ -86,11 +90,21 @@ class StackSampler:
         return {"gap_ms": round(gap, 1), "samples": len(inside), "threads": common}
 
 
+@dataclass
+class Phase:
+    """The event-loop gaps recorded in one phase of the run (indexing, answering)."""
+
+    name: str
+    gaps: list[float] = field(default_factory=list)
+    last: float = 0.0
+
+
 def child(notes: Path, started: float, expected_notes: int) -> None:
     """Runs in the measured process: everything from interpreter start counts."""
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.core.events import Done
     from desktop_app.core.service import Quire
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
@@ -99,41 +113,42 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
     apply_theme(app)
     window = MainWindow(Quire.open(), [notes])
     window.show()
-    result: dict[str, object] = {}
-    phase = {"name": "indexing", "gaps": [], "last": 0.0}
+    result: dict[str, Any] = {}
+    phase = Phase("indexing")
     phases: dict[str, list[float]] = {}
+    stalls: list[dict[str, object]] = []
 
     def interactive() -> None:
         result["time_to_interactive_s"] = time.time() - started
-        phase["last"] = time.perf_counter()
+        phase.last = time.perf_counter()
         ticker.start()
 
     sampler = StackSampler() if os.environ.get("QUIRE_TRACE_STALLS") else None
 
     def tick() -> None:
         now = time.perf_counter()
-        gap = (now - phase["last"]) * 1000 - TICK_MS  # type: ignore[operator]
-        phase["gaps"].append(gap)  # type: ignore[union-attr]
+        gap = (now - phase.last) * 1000 - TICK_MS
+        phase.gaps.append(gap)
         if sampler is not None and gap > 50:
-            stalls = result.setdefault("stalls", [])
-            stalls.append(sampler.during(float(phase["last"]), now, gap))  # type: ignore[union-attr, arg-type]
-        phase["last"] = now
+            stalls.append(sampler.during(phase.last, now, gap))
+            result["stalls"] = stalls
+        phase.last = now
 
     def switch(name: str) -> None:
-        phases[str(phase["name"])] = list(phase["gaps"])  # type: ignore[arg-type]
-        phase["name"], phase["gaps"] = name, []
+        phases[phase.name] = phase.gaps
+        phase.name, phase.gaps = name, []
 
     def check_ready() -> None:
         notes = 0 if window.last_status is None else window.last_status.counts.notes
         if "keyword_searchable_s" not in result and notes >= expected_notes:
             result["keyword_searchable_s"] = time.time() - started
-        if phase["name"] == "indexing" and window.ready:
+        if phase.name == "indexing" and window.ready:
             result["indexed_s"] = time.time() - started
             switch("answering")
             window.chat.ask(QUESTION)
 
-    def answered(done: object) -> None:
-        result["answer_tokens"] = done["timings"]["completion_tokens"]
+    def answered(done: Done) -> None:
+        result["answer_tokens"] = done.timings.completion_tokens
         switch("done")
         summary = {
             name: {
@@ -160,14 +175,14 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
     app.exec()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "notes", nargs="?", type=Path, default=ROOT.parent / "shared/eval/til-en/notes"
     )
     parser.add_argument("--generate", type=int, default=0, help="a generated vault of N notes")
     parser.add_argument("--hostile", action="store_true", help="the robustness corpus")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     notes_src = f"generated vault of {args.generate} notes" if args.generate else args.notes
     notes_src = "the robustness corpus (tests/documents.py)" if args.hostile else notes_src
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs `quire eval` on every public set (each in a fresh QUIRE_HOME) and cross-checks the numbers
 # with ../shared/eval/score.py on `quire search --queries … --json` output.
+# EVAL (the sets' folder), SETS (which of them) and QUIRE (the command) can be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EVAL=${EVAL:-../shared/eval}
 QUIRE=${QUIRE:-.venv/bin/quire}
-for set in xquad-en xquad-de ctkfacts-cs til-en; do
+SETS=${SETS:-xquad-en xquad-de ctkfacts-cs til-en}
+for set in $SETS; do
   home=$(mktemp -d)
   echo "== $set"
   QUIRE_HOME=$home $QUIRE eval "$EVAL/$set" 2>/dev/null | grep -E "Hit@5|MRR"

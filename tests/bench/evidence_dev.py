@@ -2,7 +2,8 @@
 bench never measures (positions `--from`..`--to` of the bench's shuffled answerable list; the
 bench measures the first 100), or with `--measured` on the bench's own 100, for the record.
 
-usage: python tests/bench/evidence_dev.py [--from 100] [--to 400] [--measured] [SET ...]
+usage: python tests/bench/evidence_dev.py [--from 100] [--to 400] [--measured] [--cache DIR]
+                                         [--eval DIR] [--fit] [--weights JSON] [SET ...]
 
 Search results and the embedder's cosines are computed once per set and cached under
 `--cache` (default /tmp/quire-evidence-dev), so a change of the ranking is re-measured in
@@ -44,14 +45,15 @@ def ordered_answerable(set_dir: Path) -> list[dict]:
     return split_all(questions, 100, random.Random(11))[2]
 
 
-def cached(name: str, cache: Path) -> dict[str, Any]:
+def cached(name: str, cache: Path, eval_dir: Path = EVAL) -> dict[str, Any]:
     path = cache / f"{name}.pickle"
     if path.exists():
-        return pickle.loads(path.read_bytes())
-    questions = ordered_answerable(EVAL / name)[:400]
-    quire, _, _ = indexed_without_gold(EVAL / name, 100, cache / "work", True)
+        data: dict[str, Any] = pickle.loads(path.read_bytes())
+        return data
+    questions = ordered_answerable(eval_dir / name)[:400]
+    quire, _, _ = indexed_without_gold(eval_dir / name, 100, cache / "work", True)
     retrieval = quire.retrieval()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for q in questions:
         results = quire.search(q["question"], top_k=8)
         language = quire.searcher.query_language(q["question"])
@@ -114,7 +116,7 @@ def candidate_features(row: dict[str, Any]) -> tuple[list[list[float]], list[boo
     contexts: dict[int, Any] = {}
     for r, unit, rank in evidence.candidate_units(results, numbered):
         context = contexts.setdefault(
-            r.chunk_id, evidence._Forms.of(r.title or "", row["language"])
+            r.chunk_id, evidence.title_forms(r.title or "", row["language"])
         )
         sig = evidence.unit_signals(unit, asked.keys, context)
         cue = evidence.cues.matches(asked.kind, unit.text, asked)
@@ -188,25 +190,26 @@ def use_weights(weights: dict[str, float]) -> None:
         evidence.KEEP_RATIO = weights["keep"]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--from", dest="lo", type=int, default=100)
     parser.add_argument("--to", dest="hi", type=int, default=400)
     parser.add_argument("--measured", action="store_true", help="the bench's own first 100")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/quire-evidence-dev"))
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
     parser.add_argument("--fit", action="store_true", help="fit the weights on --from..--to")
     parser.add_argument("--weights", type=json.loads, help='e.g. {"cue": 0.4}; ranking is 1')
     parser.add_argument("sets", nargs="*", default=["xquad-en", "xquad-de"])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     lo, hi = (0, 100) if args.measured else (args.lo, args.hi)
 
     if args.weights:
         use_weights(args.weights)
     if args.fit:
-        print(json.dumps(fit([cached(name, args.cache) for name in args.sets], lo, hi)))
+        print(json.dumps(fit([cached(name, args.cache, args.eval) for name in args.sets], lo, hi)))
         return 0
     for name in args.sets:
-        ev1, ev3, top1, n = measure(cached(name, args.cache), lo, hi)
+        ev1, ev3, top1, n = measure(cached(name, args.cache, args.eval), lo, hi)
         print(f"{name} [{lo}:{hi}] n={n}: evidence@1 {ev1:.3f}  @3 {ev3:.3f}  top-1 {top1:.3f}")
     return 0
 

@@ -1,6 +1,6 @@
 """How well could any threshold on the gate's signals separate answerable from unanswerable?
 
-usage: python tests/bench/gate_ceiling.py [SET ...]
+usage: python tests/bench/gate_ceiling.py [--per-side 100] [--eval DIR] [SET ...]
 
 Same split as bench_gate.py (gold notes removed → unanswerable). For each set, prints the best
 balanced rates (flagged, passed) that a threshold tuned *on that set* could reach with each
@@ -10,6 +10,7 @@ sentence-level coverage. This is an upper bound for those signals, not a tuned g
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import re
@@ -18,26 +19,26 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench_gate import EVAL, indexed_without_gold  # noqa: E402
-
 from desktop_app.core.retrieval import analyzer  # noqa: E402
+from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
+from tests.bench.bench_gate import EVAL, indexed_without_gold  # noqa: E402
 
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
-Row = dict
+Row = dict[str, Any]
 
 
 def words(text: str) -> list[str]:
     return [analyzer.fold(w) for w in analyzer.words(text)]
 
 
-def collect(set_dir: Path, work: Path) -> tuple[list[Row], Counter, int]:
-    quire, unanswerable, answerable = indexed_without_gold(set_dir, 100, work)
+def collect(set_dir: Path, work: Path, per_side: int) -> tuple[list[Row], Counter[str], int]:
+    quire, unanswerable, answerable = indexed_without_gold(set_dir, per_side, work)
     texts = [r[0] for r in quire.database.query("SELECT text FROM chunks")]
     df = Counter(p for t in texts for p in {w[:5] for w in words(t)})
     rows = []
@@ -62,7 +63,9 @@ def best_balance(rows: list[Row], signal: Callable[[Row], float]) -> tuple[float
     return best
 
 
-def idf_coverage(df: Counter, total: int, windows: Callable[[object], list[str]]) -> Callable:
+def idf_coverage(
+    df: Counter[str], total: int, windows: Callable[[SearchResult], list[str]]
+) -> Callable[[Row], float]:
     def signal(row: Row) -> float:
         query = [w for w in dict.fromkeys(words(row["question"])) if len(w) >= 3]
         weights = {w: math.log(1 + total / (1 + df.get(w[:5], 0))) for w in query}
@@ -86,14 +89,19 @@ def idf_coverage(df: Counter, total: int, windows: Callable[[object], list[str]]
     return signal
 
 
-def main() -> int:
-    names = sys.argv[1:] or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--per-side", type=int, default=100)
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
+    parser.add_argument("sets", nargs="*")
+    args = parser.parse_args(argv)
+    names = args.sets or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
     print("| set | passage coverage | cosine | compound-aware coverage | sentence coverage |")
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            rows, df, total = collect(EVAL / name, Path(tmp))
-            signals = [
+            rows, df, total = collect(args.eval / name, Path(tmp), args.per_side)
+            signals: list[Callable[[Row], float]] = [
                 lambda r: max((x.coverage for x in r["results"]), default=0.0),
                 lambda r: max((x.cosine or 0.0 for x in r["results"]), default=0.0),
                 idf_coverage(df, total, lambda res: [res.text]),

@@ -3,7 +3,7 @@ never measures (answerable: positions `--from`..`--to` of its shuffled list; una
 questions of the removed notes after the bench's 100) and on the sample notes, re-using the
 indexes tests/bench/evidence_dev.py built under `--cache`.
 
-usage: python tests/bench/gate_dev.py [--from 100] [--to 400] [SET ...]
+usage: python tests/bench/gate_dev.py [--from 100] [--to 400] [--cache DIR] [--eval DIR] [SET ...]
 """
 
 from __future__ import annotations
@@ -48,13 +48,14 @@ def shares(counts: Counter[str]) -> str:
     return " ".join(f"{k} {counts[k] / n:.2f}" for k in (gate.ANSWERED, gate.WEAK, gate.ABSENT))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--from", dest="lo", type=int, default=100)
     parser.add_argument("--to", dest="hi", type=int, default=400)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/quire-evidence-dev"))
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
     parser.add_argument("sets", nargs="*", default=["sample", "xquad-en", "xquad-de"])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     for name in args.sets:
         if name == "sample":
             with tempfile.TemporaryDirectory() as tmp:
@@ -64,7 +65,7 @@ def main() -> int:
                 print("sample answerable:", shares(outcomes(quire, [json.loads(x) for x in lines])))
                 quire.close()
             continue
-        lines = (EVAL / name / "questions.jsonl").read_text("utf-8").splitlines()
+        lines = (args.eval / name / "questions.jsonl").read_text("utf-8").splitlines()
         questions = [json.loads(x) for x in lines if x]
         removed, _, kept = split_all(questions, 100, random.Random(11))
         unanswerable = [q for q in questions if q["path"] in removed]

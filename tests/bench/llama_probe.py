@@ -45,6 +45,7 @@ def main(model: str, n_prompt: int, n_gen: int, repeats: int) -> None:
         llm.eval(tokens)
         speeds.append(round(len(tokens) / (time.perf_counter() - started), 1))
     out = llm.create_completion("The bread bakes for", max_tokens=n_gen, temperature=0.0)
+    assert isinstance(out, dict)  # not streamed: one response
     print(json.dumps({
         "llama_cpp": str(Path(llama_cpp.__file__).parent), "backends": backends,
         "libraries": mapped_cpu_libraries(), "prompt_tokens": len(tokens),

@@ -229,11 +229,11 @@ def fetch(notes: Path | None = None, cache: Path = CACHE) -> Path:
     return notes
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--notes", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         notes = fetch(args.notes, args.cache)
     except (FetchError, subprocess.CalledProcessError, FileNotFoundError) as exc:

@@ -1,17 +1,21 @@
 """Retrieval ablation on the public eval sets: lexical only, dense only, naive RRF, Quire's fusion.
 
-usage: python tests/bench/retrieval_ablation.py [SET_DIR ...]  (default: all of ../shared/eval)
+usage: python tests/bench/retrieval_ablation.py [--work DIR] [SET_DIR ...]
+       (default: all of ../shared/eval)
 
-Each set is indexed into its own temporary QUIRE_HOME (kept under /tmp/quire-ablation/<set>,
-reused on later runs), then every question is answered by each method and scored like score.py.
+Each set is indexed into its own QUIRE_HOME (kept under `--work`/<set>, default
+/tmp/quire-ablation, reused on later runs), then every question is answered by each method and
+scored like score.py.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,10 +29,11 @@ from desktop_app.core.store import chunks  # noqa: E402
 DEFAULT_SETS = ROOT.parent / "shared" / "eval"
 
 
-def spans(quire: Quire, chunk_ids: list[int]) -> list[dict]:
+def spans(quire: Quire, chunk_ids: list[int]) -> list[dict[str, Any]]:
     with quire.database.read() as db:
         rows = chunks.chunk_details(db, chunk_ids)
-    out, seen = [], set()
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for cid in chunk_ids:
         row = rows.get(cid)
         if row and row["text"] not in seen:
@@ -37,14 +42,14 @@ def spans(quire: Quire, chunk_ids: list[int]) -> list[dict]:
     return out[:10]
 
 
-def run_set(set_dir: Path) -> dict[str, dict[str, float]]:
-    home = Path("/tmp/quire-ablation") / set_dir.name
+def run_set(set_dir: Path, work: Path) -> dict[str, dict[str, float]]:
+    home = work / set_dir.name
     home.mkdir(parents=True, exist_ok=True)
     quire = Quire.open(home)
     quire.index([set_dir / "notes"])
     searcher = quire.searcher
     questions = evaluate.load_questions(set_dir / "questions.jsonl")
-    ranks: dict[str, list] = {m: [] for m in ("lexical", "dense", "rrf", "quire")}
+    ranks: dict[str, list[int | None]] = {m: [] for m in ("lexical", "dense", "rrf", "quire")}
     started = time.perf_counter()
     for q in questions:
         terms = lexical.analyze_query(q["question"], searcher.query_language(q["question"]))
@@ -65,14 +70,16 @@ def run_set(set_dir: Path) -> dict[str, dict[str, float]]:
     return {name: evaluate.score(r) for name, r in ranks.items()}
 
 
-def main() -> int:
-    sets = [Path(a) for a in sys.argv[1:]] or sorted(
-        p for p in DEFAULT_SETS.iterdir() if p.is_dir()
-    )
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--work", type=Path, default=Path("/tmp/quire-ablation"))
+    parser.add_argument("sets", nargs="*", type=Path)
+    args = parser.parse_args(argv)
+    sets = args.sets or sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     print("| set | lexical Hit@5 / MRR | dense | naive RRF | Quire fusion |")
     print("|---|---|---|---|---|")
     for set_dir in sets:
-        m = run_set(set_dir)
+        m = run_set(set_dir, args.work)
         cells = [
             f"{m[k]['Hit@5']:.3f} / {m[k]['MRR@10']:.3f}"
             for k in ("lexical", "dense", "rrf", "quire")

@@ -8,16 +8,21 @@ QUIRE_TODAY at its today.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 
 def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None:
@@ -26,23 +31,35 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = 300_000) -> None
 
     loop = QEventLoop()
     timer = QTimer(interval=50)
-    timer.timeout.connect(lambda: condition() and loop.quit())
+
+    def check() -> None:
+        if condition():
+            loop.quit()
+
+    timer.timeout.connect(check)
     timer.start()
     QTimer.singleShot(timeout_ms, loop.quit)
     loop.exec()
     timer.stop()
 
 
+def application() -> QApplication:
+    """The running QApplication (a test's, when run by one), else a new one."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    return app if isinstance(app, QApplication) else QApplication(sys.argv)
+
+
 def scope_shots(out: Path) -> int:
     """The Search tab and a chat limited by a time phrase and a tag, on the journal set."""
     os.environ["QUIRE_TODAY"] = "2026-12-02"
-    from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.service import Quire
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication(sys.argv)
+    app = application()
     apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "journal"
@@ -71,23 +88,28 @@ def scope_shots(out: Path) -> int:
     window.grab().save(str(out / "11-scope-chat.png"))
     window.close()
     service.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     app.quit()
     return 0
 
 
-def main() -> int:
-    out = Path(sys.argv[1])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--only", choices=["scopes"])
+    args = parser.parse_args(argv)
+    out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    if sys.argv[2:] == ["--only", "scopes"]:
+    if args.only == "scopes":
         return scope_shots(out)
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QWidget
 
     from desktop_app.core.service import Quire
     from desktop_app.paths import sample_notes
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
-    app = QApplication(sys.argv)
+    app = application()
     apply_theme(app)
     tmp = Path(tempfile.mkdtemp())
     notes = tmp / "notes"
@@ -98,7 +120,7 @@ def main() -> int:
     window.resize(1360, 860)
     window.show()
 
-    def shot(name: str, widget=None) -> None:  # type: ignore[no-untyped-def]
+    def shot(name: str, widget: QWidget | None = None) -> None:
         wait_until(lambda: False, 400)
         (widget or window).grab().save(str(out / name))
 
@@ -149,6 +171,7 @@ def main() -> int:
     shot("9-pdf-citation.png")
     window.close()
     service.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     app.quit()
     return 0
 

@@ -1,6 +1,7 @@
 """Crash safety: SIGKILL `quire index` / `quire watch` at random moments, then check the database.
 
-usage: python tests/bench/sigkill_crash.py [--kills 100] [--seed 7]
+usage: python tests/bench/sigkill_crash.py [--kills 100] [--seed 7] [--notes 80] [--max-delay 6]
+                                          [--til NOTES_DIR]
 
 Every restart must find: PRAGMA integrity_check ok, the FTS5 integrity-check ok, FTS rows in
 step with chunks, every note either fully old or fully new (its hash is one of the versions
@@ -39,10 +40,10 @@ def quire(home: Path, *args: str) -> subprocess.Popen[str]:
 class Vault:
     """A notes folder whose every written version is remembered."""
 
-    def __init__(self, folder: Path, rng: random.Random, size: int) -> None:
+    def __init__(self, folder: Path, rng: random.Random, size: int, til: Path = TIL) -> None:
         self.folder, self.rng = folder, rng
         self.versions: dict[str, dict[str, str]] = {}  # rel -> sha1 -> text
-        sources = sorted(p for p in TIL.rglob("*.md") if p.name != "README.md")
+        sources = sorted(p for p in til.rglob("*.md") if p.name != "README.md")
         for src in rng.sample(sources, size):
             self.write(f"{src.parent.name}/{src.name}", src.read_text("utf-8"))
 
@@ -66,12 +67,17 @@ class Vault:
 
 def check(db_path: Path, vault: Vault, every_chunk_has_parts: bool = False) -> list[str]:
     """Problems in the database; embedding parts are planned by the embedding pass, so they are
-    only required after a finished run (but must lie inside their chunk whenever present)."""
+    only required after a finished run (but must lie inside their chunk whenever present). A
+    file without tables is the first run killed between creating the file and committing its
+    schema (an empty index, set up by the next run); after a finished run it is a problem."""
     problems = []
     conn = sqlite3.connect(db_path)
     try:
         if conn.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
             problems.append("integrity_check failed")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "chunks" not in tables:
+            return problems + (["no tables after a finished run"] if every_chunk_has_parts else [])
         try:
             conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
         except sqlite3.DatabaseError as exc:
@@ -129,23 +135,25 @@ def pending_parts(db_path: Path) -> int:
         conn.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--notes", type=int, default=80)
-    args = parser.parse_args()
+    parser.add_argument("--max-delay", type=float, default=6.0, help="seconds before a kill")
+    parser.add_argument("--til", type=Path, default=TIL, help="the notes to sample")
+    args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         home, folder = Path(tmp) / "home", Path(tmp) / "vault"
-        vault = Vault(folder, rng, args.notes)
+        vault = Vault(folder, rng, args.notes, args.til)
         db_path = home / "quire.sqlite"
         for step in range(1, args.kills + 1):
             vault.mutate(step)
             mode = "watch" if step % 2 == 0 else "index"
             proc = quire(home, mode, str(folder))
-            delay = rng.uniform(0.2, 6.0)
+            delay = rng.uniform(0.2, args.max_delay)
             if mode == "watch":  # keep editing while the watcher runs
                 end = time.monotonic() + delay
                 while time.monotonic() < end:
@@ -154,7 +162,7 @@ def main() -> int:
             else:
                 time.sleep(delay)
             proc.send_signal(signal.SIGKILL)
-            proc.wait()
+            proc.communicate()
             problems = check(db_path, vault) if db_path.exists() else []
             failures += bool(problems)
             print(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 _U32, _STR = 4, 8
 
@@ -43,7 +44,21 @@ def gguf_bytes(
     return head + bytes(weights)
 
 
-def write_gguf(path: Path, **kwargs: int | str | None) -> Path:
+class GgufFields(TypedDict, total=False):
+    """`gguf_bytes`' keyword arguments."""
+
+    arch: str
+    name: str
+    context: int
+    file_type: int | None
+    layers: int
+    width: int
+    heads: int
+    kv_heads: int
+    weights: int
+
+
+def write_gguf(path: Path, **kwargs: Unpack[GgufFields]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(gguf_bytes(**kwargs))  # type: ignore[arg-type]
+    path.write_bytes(gguf_bytes(**kwargs))
     return path

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -167,7 +168,7 @@ def test_citation_forms_and_validation() -> None:
 
 # -- retrieval, gate, follow-ups -------------------------------------------------------------------
 @pytest.fixture
-def quire(tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+def quire(tmp_path: Path, quire_home: Path) -> Iterator[Quire]:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     (notes / "evil.md").write_text(

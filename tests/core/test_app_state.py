@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from desktop_app import crash
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.ingest import indexer
@@ -90,12 +92,19 @@ def test_a_clean_supervised_run_adds_nothing(tmp_path: Path) -> None:
     assert crash.previous_crash(tmp_path) is None
 
 
-def test_quire_without_a_command_opens_the_window_supervised(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_quire_without_a_command_opens_the_window_supervised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from desktop_app import cli, supervisor
 
     calls: list[list[str]] = []
     monkeypatch.delenv(supervisor.SUPERVISED_ENV, raising=False)
-    monkeypatch.setattr(supervisor, "run_supervised", lambda cmd, home: calls.append(cmd) or 0)
+
+    def run_supervised(command: list[str], home: Path) -> int:
+        calls.append(command)
+        return 0
+
+    monkeypatch.setattr(supervisor, "run_supervised", run_supervised)
     assert cli.main(["--notes", "x"]) == 0
     assert calls == [[sys.executable, "-m", "desktop_app", "--notes", "x"]]
 

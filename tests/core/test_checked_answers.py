@@ -3,6 +3,7 @@ paraphrase is cited where all its figures stand in one source; evidence ranking 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +30,7 @@ TRAIN = "How long does the train from Prague to Berlin take?"
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Quire:
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
     quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index([sample_notes()], embed=False)
     yield quire

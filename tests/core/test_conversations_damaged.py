@@ -23,7 +23,9 @@ SOURCE = {"n": 1, "path": "recipes/bread.md", "folder": "/notes", "title": "Brea
           "heading_path": ["Bread", "Baking"], "start": 10, "end": 60, "lines": [3, 5],
           "score": 0.8, "text": "Bake at 250 °C with the lid on.", "matched": ["bake"]}  # fmt: skip
 CITATIONS = {"valid": [1], "invalid": [], "sentences": [{"text": "Bake.", "weak": False}]}
-PASSAGE = Passage.from_json(SOURCE)
+_PASSAGE = Passage.from_json(SOURCE)
+assert _PASSAGE is not None
+PASSAGE: Passage = _PASSAGE
 
 
 def good(**changes: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,7 +54,7 @@ def test_index_on_a_full_disk_says_so_plainly_and_loses_nothing(
 
     real_init = Database.__init__
 
-    def full(self: Database, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def full(self: Database, *args: Any, **kwargs: Any) -> None:
         real_init(self, *args, **kwargs)
         fill_disk(self)
 

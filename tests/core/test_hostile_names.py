@@ -10,12 +10,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 from desktop_app import cli
 from desktop_app.core.as_json import as_json
 from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.note_analysis import AnalyzedNote
 from desktop_app.core.ingest.watcher import Change, ChangeKind
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
@@ -117,10 +120,10 @@ def test_an_unexpected_error_fails_only_that_note(
         (folder / f"n{n}.md").write_text(f"# N{n}\n\nAbout {word(n)}.\n", "utf-8")
     real = indexer.analyze_note
 
-    def analyze(rel: str, text: str, chunk_tokens: int, mtime_ns: int):  # type: ignore[no-untyped-def]
+    def analyze(rel: str, document: Document, chunk_tokens: int, mtime_ns: int) -> AnalyzedNote:
         if rel == "n1.md":
             raise RuntimeError("a bug in the analyzer")
-        return real(rel, text, chunk_tokens, mtime_ns)
+        return real(rel, document, chunk_tokens, mtime_ns)
 
     monkeypatch.setattr(indexer, "analyze_note", analyze)
     code, out, _ = run(capsys, "index", "--no-embed", str(folder))
@@ -141,10 +144,13 @@ def test_watch_starts_and_stays_live_on_a_hostile_folder(hostile: Hostile, tmp_p
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
     )  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
-    readers = [
-        threading.Thread(target=lambda s=stream: [lines.put(raw.decode()) for raw in s])
-        for stream in (proc.stdout, proc.stderr)
-    ]
+
+    def read(stream: IO[bytes] | None) -> None:
+        assert stream is not None  # piped
+        for raw in stream:
+            lines.put(raw.decode())
+
+    readers = [threading.Thread(target=read, args=(s,)) for s in (proc.stdout, proc.stderr)]
     for reader in readers:
         reader.start()
     seen: list[str] = []
@@ -170,7 +176,8 @@ def test_watch_starts_and_stays_live_on_a_hostile_folder(hostile: Hostile, tmp_p
         for reader in readers:
             reader.join(30)  # the pipes are at their end once the process is gone
         for stream in (proc.stdout, proc.stderr):
-            stream.close()  # type: ignore[union-attr]
+            if stream is not None:
+                stream.close()
     assert "Traceback" not in "".join(seen)
 
 

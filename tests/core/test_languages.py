@@ -3,12 +3,15 @@ decision shared by `ask` and `quire search --queries`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.decision import gate_decision
 from desktop_app.core.answer.question import Question
+from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import languages
 from desktop_app.core.service import Quire
@@ -17,8 +20,8 @@ from tests.fakes import QueuedModel
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Quire:
-    quire = Quire(tmp_path_factory.mktemp("home"))
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index([sample_notes()], embed=False)
     yield quire
     quire.close()
@@ -67,6 +70,6 @@ def test_search_queries_reports_the_decision_ask_makes(sample: Quire, question: 
     results = retrieval.search(question, 8)
     model = QueuedModel("The notes say so [1].")
     events = list(answer_events(retrieval, question, [], model, CancelToken()))
-    done = events[-1].to_json()
+    done = as_json(events[-1])
     assert gate_decision(retrieval, question, results).answerable == done["answerable"]
     assert sample.answerable(question, results) == done["answerable"]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from desktop_app.core.ingest import indexer
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.retrieval import analyzer, lexical
+from desktop_app.core.service import Quire
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 from desktop_app.core.tokens import count_tokens
@@ -25,7 +26,7 @@ PIECES = ["# ", "## Heading", "\n", "\r\n", "\r", "\x00", "```", "```python\n", 
           "**bold**", "[link](x.md)", "<div>", "\t", "  ", "ß", "é", "\u0301", "😀", "\ufeff",
           "İ", "ﬁ", "Ⅻ", "²", "\u2028", "\x85", "word", "sentence. ", "Kolo řetěz. "]  # fmt: skip
 TEXT = st.lists(
-    st.one_of(st.sampled_from(PIECES), st.text(st.characters(exclude_categories=("Cs",)))),
+    st.one_of(st.sampled_from(PIECES), st.text(st.characters(exclude_categories=["Cs"]))),
     max_size=40,
 ).map("".join)
 ANY_TEXT = st.text(max_size=300)  # surrogates included: queries may carry them from argv
@@ -114,10 +115,8 @@ MINI = Path(__file__).resolve().parents[1] / "data" / "eval-mini"
 
 
 @pytest.fixture(scope="module")
-def mini(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, list[str]]]:
+def mini(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, list[str]]]:
     import shutil
-
-    from desktop_app.core.service import Quire
 
     folders = []
     for name in ("xquad-en", "xquad-de", "ctkfacts-cs", "til-en"):
@@ -144,7 +143,9 @@ MODEL_SAYS = st.sampled_from([
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
-def test_what_quire_quotes_as_the_notes_is_the_notes_text(data: st.DataObject, mini) -> None:  # type: ignore[no-untyped-def]
+def test_what_quire_quotes_as_the_notes_is_the_notes_text(
+    data: st.DataObject, mini: tuple[Quire, list[str]]
+) -> None:
     """Random questions over the eval sets (words of their notes behind an opener), answered by a
     model that invents, forges a quotation or cites what is no source: every evidence unit and
     every "Your notes say" equals its note's `text[start:end]`."""

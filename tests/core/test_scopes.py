@@ -14,6 +14,7 @@ from desktop_app.core import dates
 from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.markdown import parse_front_matter
 from desktop_app.core.retrieval.scope import Scope, parse_query
+from desktop_app.core.retrieval.time_phrases import Period
 from desktop_app.core.service import Quire
 
 TODAY = date(2026, 12, 2)  # a Wednesday
@@ -96,9 +97,7 @@ def test_a_journal_in_one_file_dates_each_entry_under_its_heading(tmp_path: Path
         quire.close()
 
 
-def _week():  # type: ignore[no-untyped-def]
-    from desktop_app.core.retrieval.time_phrases import Period
-
+def _week() -> Period:
     return Period(date(2026, 11, 23), date(2026, 11, 29), "last week")
 
 

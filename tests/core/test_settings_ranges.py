@@ -11,7 +11,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.settings import Settings
 
-BAD_VALUES = {
+BAD_VALUES: dict[str, list[object]] = {
     "chunk_tokens": [-5, 0, 10, 100_000, 200.5, "200", True, None],
     "max_file_mb": [-1, 0, float("nan"), float("inf"), "big", False],
     "candidates": [0, -3, 10**9, 2.5],

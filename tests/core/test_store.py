@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 
 from desktop_app.core.cancel import Progress
 from desktop_app.core.ingest import embedding, indexer
@@ -34,7 +35,7 @@ def test_migrations_are_named_recorded_and_applied_once(tmp_path: Path) -> None:
 def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
     db = Database(tmp_path / "q.sqlite")
 
-    def broken(conn):  # type: ignore[no-untyped-def]
+    def broken(conn: sqlite_utils.Database) -> None:
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("boom")
 

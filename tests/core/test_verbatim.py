@@ -16,7 +16,7 @@ from desktop_app.core.answer.cues import tells_the_fix as cues_fix
 from desktop_app.core.answer.done_parts import citations_of, unfound_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
-from desktop_app.core.events import Done, EvidenceShown
+from desktop_app.core.events import Done, EvidenceShown, SourcesFound
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
@@ -194,7 +194,7 @@ def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
     turn = Turn(done.answer, done.answer, citations=done.citations, draft=done.draft,
                 quote=done.quote, evidence=next(e for e in events if isinstance(e, EvidenceShown))
                 .evidence)  # fmt: skip
-    turn.sources = next(e for e in events if hasattr(e, "sources")).sources  # type: ignore[attr-defined]
+    turn.sources = next(e for e in events if isinstance(e, SourcesFound)).sources
     markdown = turn_markdown(turn, 0)
     draft_part = markdown.split("Its draft:")[1]
     assert "quire:" not in draft_part  # the pseudo-quote links nothing

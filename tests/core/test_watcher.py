@@ -7,6 +7,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,12 +32,15 @@ class Spy:
         self.embedded = 0
         real = quire.embed
 
-        def embed(*args, **kwargs) -> int:  # type: ignore[no-untyped-def]
+        def embed(*args: Any, **kwargs: Any) -> int:
             count = real(*args, **kwargs)
             self.embedded += count
             return count
 
-        quire.embed = embed  # type: ignore[method-assign]
+        setattr(quire, "embed", embed)  # noqa: B010 (a method replaced on this one object)
+
+
+Live = tuple[Quire, LiveIndex, list[Change], Spy]
 
 
 @pytest.fixture
@@ -49,7 +53,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def live(vault: Path, quire_home: Path) -> Iterator[tuple[Quire, LiveIndex, list[Change], Spy]]:
+def live(vault: Path, quire_home: Path) -> Iterator[Live]:
     quire = Quire.open(quire_home)
     quire.index([vault])
     spy = Spy(quire)
@@ -70,7 +74,7 @@ def settle(quire: Quire, watcher: LiveIndex) -> None:
     wait_for(lambda: watcher.idle.is_set() and quire.status(False).counts.pending_embedding == 0)
 
 
-def test_an_edit_becomes_searchable(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_edit_becomes_searchable(live: Live, vault: Path) -> None:
     quire, watcher, changes, spy = live
     (vault / "alpha.md").write_text("# Alpha\n\nNow about flamingos instead.\n", "utf-8")
     wait_for(lambda: paths_for(quire, "flamingos") == ["alpha.md"])
@@ -80,7 +84,7 @@ def test_an_edit_becomes_searchable(live, vault: Path) -> None:  # type: ignore[
     assert any(c.kind == "indexed" and c.path == "alpha.md" for c in changes)
 
 
-def test_a_burst_of_writes_is_indexed_once(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_burst_of_writes_is_indexed_once(live: Live, vault: Path) -> None:
     quire, watcher, changes, spy = live
     note = vault / "burst.md"
     for i in range(50):
@@ -94,7 +98,7 @@ def test_a_burst_of_writes_is_indexed_once(live, vault: Path) -> None:  # type: 
     assert spy.embedded == len(indexed)
 
 
-def test_a_pdf_written_in_pieces_is_indexed_once_when_whole(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_pdf_written_in_pieces_is_indexed_once_when_whole(live: Live, vault: Path) -> None:
     from tests.documents import write_pdf
 
     quire, watcher, changes, _ = live
@@ -114,7 +118,7 @@ def test_a_pdf_written_in_pieces_is_indexed_once_when_whole(live, vault: Path) -
 
 
 @pytest.mark.parametrize("editor", ["vim", "gedit", "emacs", "os.replace"])
-def test_editor_save_patterns_never_drop_the_note(live, vault: Path, editor: str) -> None:  # type: ignore[no-untyped-def]
+def test_editor_save_patterns_never_drop_the_note(live: Live, vault: Path, editor: str) -> None:
     quire, watcher, _changes, _ = live
     note = vault / "alpha.md"
     new = "# Alpha\n\nSaved by the editor: cormorants.\n"
@@ -142,7 +146,7 @@ def test_editor_save_patterns_never_drop_the_note(live, vault: Path, editor: str
     assert indexed == {"alpha.md", "projects/beta.md"}  # no temp or backup file was indexed
 
 
-def test_rename_moves_the_note_without_re_embedding(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rename_moves_the_note_without_re_embedding(live: Live, vault: Path) -> None:
     quire, watcher, changes, spy = live
     os.rename(vault / "alpha.md", vault / "projects" / "gamma.md")
     wait_for(lambda: paths_for(quire, "pelicans") == ["projects/gamma.md"])
@@ -151,7 +155,7 @@ def test_rename_moves_the_note_without_re_embedding(live, vault: Path) -> None: 
     assert any(c.kind == "moved" for c in changes)
 
 
-def test_renaming_a_daily_note_to_another_day_dates_it_anew(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_renaming_a_daily_note_to_another_day_dates_it_anew(live: Live, vault: Path) -> None:
     quire, watcher, _, _ = live
     (vault / "2026-11-30.md").write_text("Fed the kestrels in the yard.\n", "utf-8")
     wait_for(lambda: paths_for(quire, "kestrels") == ["2026-11-30.md"])
@@ -162,7 +166,7 @@ def test_renaming_a_daily_note_to_another_day_dates_it_anew(live, vault: Path) -
     assert (found.day, found.title) == ("2026-12-01", "1 Dec 2026")
 
 
-def test_delete_and_folder_move(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_delete_and_folder_move(live: Live, vault: Path) -> None:
     quire, watcher, _, spy = live
     os.rename(vault / "projects", vault / "archive")
     wait_for(lambda: paths_for(quire, "herons") == ["archive/beta.md"])
@@ -192,7 +196,7 @@ def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Pa
         quire.close()
 
 
-def test_dropped_events_are_caught_by_reconcile(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dropped_events_are_caught_by_reconcile(live: Live, vault: Path) -> None:
     quire, watcher, _, _ = live
     observer = watcher._watches.observer
     assert observer is not None
@@ -220,7 +224,7 @@ def test_polling_fallback_works_and_says_so(vault: Path, quire_home: Path) -> No
         quire.close()
 
 
-def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_files_get_a_reason_and_the_rest_keeps_working(live: Live, vault: Path) -> None:
     quire, _watcher, _changes, _ = live
     (vault / "empty.md").write_bytes(b"")
     (vault / "binary.md").write_bytes(b"\x00\x01\x02\x03" * 100)
@@ -248,7 +252,9 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live, vault: Path) ->
 
 
 @pytest.mark.slow  # chunking 10 MB takes its time, whatever the embedder
-def test_a_10_mb_note_on_one_line_is_indexed_and_the_rest_keeps_working(live, vault: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_10_mb_note_on_one_line_is_indexed_and_the_rest_keeps_working(
+    live: Live, vault: Path
+) -> None:
     quire = live[0]
     (vault / "long-line.md").write_text("word " * 2_000_000, "utf-8")  # 10 MB on one line
     wait_for(lambda: "long-line.md" in {f.path for f in quire.status(False).files}, timeout=300)

@@ -9,6 +9,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor, QTextFragment
 from PySide6.QtWidgets import QTextBrowser
+from pytestqt.qtbot import QtBot
+
+from desktop_app.ui.main_window import MainWindow
 
 INDEXED = 120_000  # ms a window may take to index a test folder
 
@@ -43,7 +46,7 @@ def click_link(qtbot: Any, browser: QTextBrowser, href: str) -> None:
     qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
 
 
-def indexed_window(qtbot: Any, notes: Path, source: Path, home: Path) -> Iterator[Any]:
+def indexed_window(qtbot: QtBot, notes: Path, source: Path, home: Path) -> Iterator[MainWindow]:
     """A shown window whose service has indexed a copy of `source` at `notes`; closed after."""
     import shutil
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
@@ -29,14 +30,20 @@ SOURCE = {"n": 1, "path": "bread.md", "folder": "/notes", "title": "Bread", "hea
           "matched": []}  # fmt: skip
 
 
-def test_window_lists_the_good_conversations_and_reports_the_damaged(  # type: ignore[no-untyped-def]
-    qtbot, quire_home: Path
+def source_passage() -> Passage:
+    passage = Passage.from_json(SOURCE)
+    assert passage is not None
+    return passage
+
+
+def test_window_lists_the_good_conversations_and_reports_the_damaged(
+    qtbot: QtBot, quire_home: Path
 ) -> None:
     folder = quire_home / "conversations"
     store = ConversationStore(folder)
     for n in range(3):
         good = Conversation(id=f"good{n}")
-        good.add(Turn(f"Good question {n}?", f"Good answer {n} [1].", [Passage.from_json(SOURCE)],
+        good.add(Turn(f"Good question {n}?", f"Good answer {n} [1].", [source_passage()],
                       Citations([1])))  # fmt: skip
         store.save(good)
     (folder / "null.json").write_text("null", "utf-8")

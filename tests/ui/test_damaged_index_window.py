@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.gui
 INDEXED = 120_000
 
 
-def _search(qtbot, win: MainWindow, text: str) -> str:  # type: ignore[no-untyped-def]
+def _search(qtbot: QtBot, win: MainWindow, text: str) -> str:
     win.results.clear()
     win.query.setText(text)
     win.search()
@@ -33,8 +34,8 @@ def _search(qtbot, win: MainWindow, text: str) -> str:  # type: ignore[no-untype
 
 
 @pytest.mark.parametrize("when", ["on open", "in the background"])
-def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
-    qtbot, tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch, when: str
+def test_window_opens_on_a_damaged_index(
+    qtbot: QtBot, tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
@@ -67,7 +68,7 @@ def test_window_opens_on_a_damaged_index(  # type: ignore[no-untyped-def]
     service.close()
 
 
-def test_repair_from_the_menu(qtbot, tmp_path: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_repair_from_the_menu(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> None:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     service = Quire.open(quire_home)

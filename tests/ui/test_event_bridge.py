@@ -4,14 +4,17 @@ notes sent one queued signal per note and aborted the interpreter)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QObject, QThreadPool
 
+from desktop_app.core.cancel import CancelToken
 from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.workers import GuiQueue, on_gui_thread, run_in_background
@@ -20,11 +23,11 @@ pytestmark = pytest.mark.gui
 EVENTS = 50_000
 
 
-def test_fifty_thousand_progress_events_arrive_in_order(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_fifty_thousand_progress_events_arrive_in_order(qtbot: QtBot) -> None:
     seen: list[int] = []
     result: list[str] = []
 
-    def work(progress, cancel) -> str:  # type: ignore[no-untyped-def]
+    def work(progress: Callable[[int], None], cancel: CancelToken) -> str:
         for i in range(EVENTS):
             progress(i)
         return "finished"
@@ -35,7 +38,7 @@ def test_fifty_thousand_progress_events_arrive_in_order(qtbot) -> None:  # type:
     assert seen == list(range(EVENTS))  # every event, in order, all before "done"
 
 
-def test_four_threads_fifty_thousand_events_through_one_queue(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_four_threads_fifty_thousand_events_through_one_queue(qtbot: QtBot) -> None:
     owner = QObject()
     seen: list[tuple[int, int]] = []
     batches: list[int] = []
@@ -68,7 +71,7 @@ def test_four_threads_fifty_thousand_events_through_one_queue(qtbot) -> None:  #
     assert len(batches) < EVENTS  # delivered in batches, not one queued signal per value
 
 
-def test_latest_only_delivers_the_newest_value(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_latest_only_delivers_the_newest_value(qtbot: QtBot) -> None:
     owner = QObject()
     seen: list[int] = []
     put = on_gui_thread(seen.append, owner, latest_only=True)
@@ -80,7 +83,7 @@ def test_latest_only_delivers_the_newest_value(qtbot) -> None:  # type: ignore[n
     assert seen == sorted(seen)
 
 
-def test_calls_after_the_owner_is_gone_are_dropped(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_calls_after_the_owner_is_gone_are_dropped(qtbot: QtBot) -> None:
     owner = QObject()
     seen: list[int] = []
     put = on_gui_thread(seen.append, owner)
@@ -92,7 +95,9 @@ def test_calls_after_the_owner_is_gone_are_dropped(qtbot) -> None:  # type: igno
 
 
 @pytest.mark.slow
-def test_window_stays_up_on_twenty_thousand_notes(qtbot, tmp_path: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_window_stays_up_on_twenty_thousand_notes(
+    qtbot: QtBot, tmp_path: Path, quire_home: Path
+) -> None:
     vault = tmp_path / "vault"
     for i in range(20_000):
         folder = vault / f"d{i // 500:02d}"
@@ -123,7 +128,7 @@ def test_the_pinned_qt_binding_keeps_its_references() -> None:
     assert binding_defect() is None
 
 
-def test_a_result_for_a_deleted_widget_is_dropped(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_result_for_a_deleted_widget_is_dropped(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QListWidget
 
     class Receiver(QListWidget):
@@ -133,7 +138,7 @@ def test_a_result_for_a_deleted_widget_is_dropped(qtbot) -> None:  # type: ignor
     receiver = Receiver()
     release = threading.Event()
 
-    def slow(progress, cancel) -> str:  # type: ignore[no-untyped-def]
+    def slow(progress: Callable[[int], None], cancel: CancelToken) -> str:
         release.wait(10)
         return "late"
 

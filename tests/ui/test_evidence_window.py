@@ -3,14 +3,17 @@ appear before any token, and their `[n]` selects exactly that sentence in the vi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
 
 from desktop_app.paths import sample_notes
+from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
 
@@ -18,12 +21,14 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> Iterator[MainWindow]:
     yield from indexed_window(qtbot, tmp_path / "notes", sample_notes(), quire_home)
 
 
 @pytest.mark.slow  # the real chat model answers in the window
-def test_evidence_before_tokens_and_its_link_selects_the_sentence(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_evidence_before_tokens_and_its_link_selects_the_sentence(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     chat = window.chat
     seen: list[tuple[int, str]] = []  # (evidence shown, answer shown) at every view update
     chat.view.textChanged.connect(
@@ -54,13 +59,15 @@ def test_evidence_before_tokens_and_its_link_selects_the_sentence(qtbot, window)
     assert window.viewer.note is None and not window.viewer.text.toPlainText()
 
 
-def test_empty_question_is_refused_in_the_window(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_empty_question_is_refused_in_the_window(qtbot: QtBot, window: MainWindow) -> None:
     window.chat.ask("   ")
     assert not window.chat.answering
     assert "Type a question first" in window.chat.view.toPlainText()
 
 
-def test_open_note_without_a_launcher_says_so(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_open_note_without_a_launcher_says_so(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from desktop_app.ui import viewer as viewer_module
 
     note = tmp_path / "note.md"

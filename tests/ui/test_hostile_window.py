@@ -5,9 +5,11 @@ and live indexing keeps working."""
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
@@ -32,7 +34,7 @@ def _rows(win: MainWindow) -> dict[str, tuple[str, str]]:
     return shown
 
 
-def _search(qtbot, win: MainWindow, text: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _search(qtbot: QtBot, win: MainWindow, text: str) -> list[str]:
     win.results.clear()
     win.query.setText(text)
     win.search()
@@ -44,8 +46,8 @@ def _search(qtbot, win: MainWindow, text: str) -> list[str]:  # type: ignore[no-
 
 
 def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
-    qtbot, tmp_path: Path, quire_home: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path, quire_home: Path
+) -> None:
     folder = tmp_path / "vault"
     folder.mkdir()
     for n in range(4):
@@ -75,7 +77,7 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
         service.close()
 
 
-def test_bad_settings_are_shown_once(qtbot, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_settings_are_shown_once(qtbot: QtBot, quire_home: Path) -> None:
     quire_home.mkdir(parents=True, exist_ok=True)
     (quire_home / "settings.json").write_text('{"chunk_tokens": -5, "temperature": NaN}')
     for shown in (True, False):  # the second start finds the corrected file
@@ -84,7 +86,7 @@ def test_bad_settings_are_shown_once(qtbot, quire_home: Path) -> None:  # type: 
         qtbot.addWidget(win)
         win.show()
         if shown:
-            qtbot.waitUntil(lambda w=win: w.settings_notice is not None, timeout=10_000)
+            qtbot.waitUntil(partial(lambda w: w.settings_notice is not None, win), timeout=10_000)
             assert win.settings_notice is not None and win.settings_notice.isVisible()
             text = win.settings_notice.text()
             assert "chunk_tokens = -5" in text and "temperature = NaN" in text
@@ -97,8 +99,8 @@ def test_bad_settings_are_shown_once(qtbot, quire_home: Path) -> None:  # type: 
 
 
 def test_a_crashed_index_thread_is_shown_and_restarted(
-    qtbot, tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "vault"
     folder.mkdir()
     (folder / "good.md").write_text(f"# Good\n\nIt mentions {word(3)}.\n", "utf-8")

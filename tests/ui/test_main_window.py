@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
@@ -26,7 +28,7 @@ INDEXED = 120_000
 LEFT = Qt.MouseButton.LeftButton
 
 
-def _open(qtbot, service: Quire, folders: list[Path]) -> MainWindow:  # type: ignore[no-untyped-def]
+def _open(qtbot: QtBot, service: Quire, folders: list[Path]) -> MainWindow:
     win = MainWindow(service, folders)
     qtbot.addWidget(win)
     win.show()
@@ -46,7 +48,7 @@ def notes(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, notes: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, notes: Path, quire_home: Path) -> Iterator[MainWindow]:
     service = Quire.open(quire_home)
     win = _open(qtbot, service, [])
     win.add_folder(notes)  # what the native folder dialog hands over
@@ -69,7 +71,7 @@ def _assert_shows(win: MainWindow, passage: Passage) -> None:
     assert end == _qt_offset(text, source["end"])
 
 
-def test_welcome_then_sample_notes(qtbot, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_welcome_then_sample_notes(qtbot: QtBot, quire_home: Path) -> None:
     service = Quire.open(quire_home)
     win = _open(qtbot, service, [])
     assert win.pages.currentWidget() is win.welcome
@@ -84,7 +86,7 @@ def test_welcome_then_sample_notes(qtbot, quire_home: Path) -> None:  # type: ig
     service.close()
 
 
-def test_search_and_open_the_exact_passage(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_search_and_open_the_exact_passage(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.keyClicks(window.query, "how hot is the oven for sourdough")
     qtbot.keyClick(window.query, "\r")
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=30_000)
@@ -103,8 +105,8 @@ def test_astral_characters_shift_qt_offsets() -> None:
 
 @pytest.mark.slow  # the real chat model answers in the window
 def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
-    qtbot, window: MainWindow, notes: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, notes: Path
+) -> None:
     (notes / "recipes" / "rye.md").write_text(
         "# Rye bread\n\n## Baking\n\nBake the rye bread at 240 °C for 50 minutes; rye needs a "
         "longer, cooler bake than wheat sourdough bread.\n", "utf-8")  # fmt: skip
@@ -139,7 +141,7 @@ def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
 
 
 @pytest.mark.slow  # the real chat model answers in the window
-def test_stop_mid_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_stop_mid_answer(qtbot: QtBot, window: MainWindow) -> None:
     window.chat.ask("Describe the starter, the dough and the baking of sourdough bread in detail.")
     qtbot.waitUntil(lambda: window.chat._live is not None and window.chat._live.answer != "",
                     timeout=60_000)  # fmt: skip
@@ -154,7 +156,7 @@ def test_stop_mid_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-
 
 
 @pytest.mark.slow  # the real chat model answers in the window
-def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_closing_while_an_answer_streams(qtbot: QtBot, notes: Path, quire_home: Path) -> None:
     service = Quire.open(quire_home)
     win = _open(qtbot, service, [notes])
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
@@ -169,7 +171,7 @@ def test_closing_while_an_answer_streams(qtbot, notes: Path, quire_home: Path) -
 
 
 @pytest.mark.slow  # the real chat model answers in the window
-def test_not_in_your_notes(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_not_in_your_notes(qtbot: QtBot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.chat.finished, timeout=60_000) as done:
         window.chat.ask("Who won the 1998 football world cup final?")
     assert not done.args[0].answerable
@@ -182,7 +184,9 @@ def test_not_in_your_notes(qtbot, window: MainWindow) -> None:  # type: ignore[n
     assert len(window.chat.turns) == 2 and window.chat.history[-1].answer == forced.args[0].answer
 
 
-def test_edit_on_disk_while_the_window_is_open(qtbot, window: MainWindow, notes: Path) -> None:  # type: ignore[no-untyped-def]
+def test_edit_on_disk_while_the_window_is_open(
+    qtbot: QtBot, window: MainWindow, notes: Path
+) -> None:
     def files() -> dict[str, str]:
         status = window.last_status
         return {} if status is None else {f.path: str(f.status) for f in status.files}
@@ -206,7 +210,7 @@ def test_edit_on_disk_while_the_window_is_open(qtbot, window: MainWindow, notes:
     assert window.results.item(0).data(0x0100).path == "zebra.md"
 
 
-def test_pause_holds_changes_until_resume(qtbot, window: MainWindow, notes: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pause_holds_changes_until_resume(qtbot: QtBot, window: MainWindow, notes: Path) -> None:
     qtbot.mouseClick(window.folders_panel.pause_button, LEFT)
     assert window.live is not None and window.live.paused
     (notes / "later.md").write_text("# Later\n\nWritten while indexing was paused.\n", "utf-8")
@@ -221,7 +225,7 @@ def test_pause_holds_changes_until_resume(qtbot, window: MainWindow, notes: Path
 
 
 @pytest.mark.slow  # the real chat model answers in the window
-def test_conversations_persist_and_reopen(qtbot, notes: Path, quire_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_conversations_persist_and_reopen(qtbot: QtBot, notes: Path, quire_home: Path) -> None:
     service = Quire.open(quire_home)
     win = _open(qtbot, service, [notes])
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
@@ -255,14 +259,20 @@ def test_conversations_persist_and_reopen(qtbot, notes: Path, quire_home: Path) 
     service.close()
 
 
-def test_settings_validate_and_rechunk(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_settings_validate_and_rechunk(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     fake = tmp_path / "model.gguf"
     fake.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 1\n")
     dialog = window.open_settings()
     dialog.chat_model.setText(str(fake))
     dialog.accept()
     assert dialog.isVisible() and "LFS" in dialog.problem.text()  # stays open, says why
-    chunks_before = window.last_status.counts.chunks  # type: ignore[union-attr]
+
+    def chunks() -> int:
+        status = window.last_status
+        return -1 if status is None else status.counts.chunks
+
+    chunks_before = chunks()
+    assert chunks_before > 0
     dialog.chat_model.setText("")
     dialog.chunk_tokens.setValue(60)
     dialog.accept()
@@ -270,15 +280,16 @@ def test_settings_validate_and_rechunk(qtbot, window: MainWindow, tmp_path: Path
     assert window.service.settings.chunk_tokens == 60
     assert '"chunk_tokens": 60' in (window.service.home / "settings.json").read_text()
     qtbot.waitUntil(
-        lambda: window.ready and window.last_status.counts.chunks > chunks_before,  # type: ignore[union-attr]
+        lambda: window.ready and chunks() > chunks_before,
         timeout=INDEXED,
     )
 
 
 def test_viewer_shows_local_images_and_never_fetches_remote_ones(
-    qtbot, window: MainWindow, notes: Path, tracker
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, notes: Path, tracker: tuple[str, list[str]]
+) -> None:
     from PySide6.QtGui import QColor, QImage
+    from PySide6.QtWidgets import QLabel
 
     remote, hits = tracker
     image = QImage(8, 8, QImage.Format.Format_RGB32)
@@ -290,8 +301,12 @@ def test_viewer_shows_local_images_and_never_fetches_remote_ones(
     )
     (notes / "pics.md").write_text(text, "utf-8")
     window.open_passage(notes, "pics.md", 0, len(text), 1, 3)
-    labels = [window.viewer.images_layout.itemAt(i).widget()
-              for i in range(window.viewer.images_layout.count() - 1)]  # fmt: skip
+    labels: list[QLabel] = []
+    for i in range(window.viewer.images_layout.count() - 1):
+        item = window.viewer.images_layout.itemAt(i)
+        label = item.widget() if item is not None else None
+        assert isinstance(label, QLabel)
+        labels.append(label)
     assert len(labels) == 3
     assert labels[0].pixmap() is not None and not labels[0].pixmap().isNull()
     assert "remote images are never loaded" in labels[1].text()
@@ -300,7 +315,9 @@ def test_viewer_shows_local_images_and_never_fetches_remote_ones(
     assert hits == []  # the server that hosts them was never asked
 
 
-def test_remote_images_and_html_are_never_loaded(qtbot, tracker) -> None:  # type: ignore[no-untyped-def]
+def test_remote_images_and_html_are_never_loaded(
+    qtbot: QtBot, tracker: tuple[str, list[str]]
+) -> None:
     from desktop_app.ui.inert_browser import InertBrowser
 
     remote, hits = tracker
@@ -322,8 +339,8 @@ def test_remote_images_and_html_are_never_loaded(qtbot, tracker) -> None:  # typ
 
 @pytest.mark.slow  # loads a second copy of the real embedding model
 def test_a_new_embedding_model_reembeds_everything(
-    qtbot, window: MainWindow, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
     from desktop_app.core.retrieval.embedder import bundled_model_path
 
     copy = tmp_path / "my-minilm"  # another folder: another model id, same weights
@@ -349,8 +366,8 @@ def test_a_new_embedding_model_reembeds_everything(
 
 
 def test_removing_a_folder_drops_its_notes_but_not_its_files(
-    qtbot, window: MainWindow, notes: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, notes: Path
+) -> None:
     window.forget_folder(notes.resolve())
     qtbot.waitUntil(
         lambda: window.last_status is not None and window.last_status.files == [],

@@ -12,10 +12,12 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtWidgets import QPushButton
 
 from desktop_app.core.models.catalog import CatalogEntry, RemoteFile
 from desktop_app.core.service import Quire
@@ -28,7 +30,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
-def window(qtbot, quire_home: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, quire_home: Path) -> Iterator[MainWindow]:
     service = Quire.open(quire_home)
     win = MainWindow(service, [])
     qtbot.addWidget(win)
@@ -48,25 +50,29 @@ def fake_home(tmp_path: Path) -> Path:
     return home
 
 
-def _models_tab(qtbot, dialog: SettingsDialog, home: Path, count: int) -> None:  # type: ignore[no-untyped-def]
+def _models_tab(qtbot: QtBot, dialog: SettingsDialog, home: Path, count: int) -> None:
     dialog.models.rescan(home=home, env={})
     dialog.tabs.setCurrentWidget(dialog.models)
     qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == count, timeout=10_000)
 
 
-def _button_for(dialog: SettingsDialog, path: Path | str):  # type: ignore[no-untyped-def]
+def _button_for(dialog: SettingsDialog, path: Path | str) -> QPushButton:
     return next(button for p, button in dialog.models.model_rows() if p == str(path))
 
 
-def test_one_click_switches_the_chat_model(qtbot, window: MainWindow, fake_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_one_click_switches_the_chat_model(
+    qtbot: QtBot, window: MainWindow, fake_home: Path
+) -> None:
     qwen = fake_home / ".lmstudio/models/pub/repo/Qwen2.5-3B-Instruct-Q4_K_M.gguf"
     dialog = window.open_settings()
     _models_tab(qtbot, dialog, fake_home, 3)
     found = dialog.models.found
-    assert found.topLevelItem(0).text(1) == "Bundled with Quire"
+    bundled, listed = found.topLevelItem(0), found.topLevelItem(1)
+    assert bundled is not None and listed is not None
+    assert bundled.text(1) == "Bundled with Quire"
     button = _button_for(dialog, "")  # the bundled model is the one in use
     assert button.text() == "In use" and not button.isEnabled()
-    row = [found.topLevelItem(1).text(c) for c in range(6)]
+    row = [listed.text(c) for c in range(6)]
     assert row[0] == "Qwen2.5-3B-Instruct-Q4_K_M" and row[1:5] == ["LM Studio", "2 MB", "Q4_K_M",
                                                                     "32,768"]  # fmt: skip
     assert row[5].startswith(("fits", "too big", "needs"))
@@ -85,7 +91,9 @@ def test_one_click_switches_the_chat_model(qtbot, window: MainWindow, fake_home:
     assert window.service.settings.chat_model == ""
 
 
-def test_added_folder_is_searched_and_saved(qtbot, window, fake_home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_added_folder_is_searched_and_saved(
+    qtbot: QtBot, window: MainWindow, fake_home: Path, tmp_path: Path
+) -> None:
     mine = tmp_path / "my models"
     write_gguf(mine / "phi-3-mini-Q5_K_M.gguf", file_type=17)
     dialog = window.open_settings()
@@ -114,7 +122,9 @@ def file_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     thread.join(10)
 
 
-def test_download_then_use(qtbot, window: MainWindow, fake_home: Path, file_server) -> None:  # type: ignore[no-untyped-def]
+def test_download_then_use(
+    qtbot: QtBot, window: MainWindow, fake_home: Path, file_server: tuple[str, Path]
+) -> None:
     url, served = file_server
     body = gguf_bytes(name="Tiny", weights=3 << 20)
     (served / "tiny.gguf").write_bytes(body)
@@ -134,7 +144,9 @@ def test_download_then_use(qtbot, window: MainWindow, fake_home: Path, file_serv
     assert window.service.settings.chat_model == str(downloaded)
 
 
-def test_a_failed_download_says_why(qtbot, window: MainWindow, file_server) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_download_says_why(
+    qtbot: QtBot, window: MainWindow, file_server: tuple[str, Path]
+) -> None:
     url, _ = file_server
     file = RemoteFile("gone.gguf", f"{url}/gone.gguf", None, None)
     entry = CatalogEntry("gone", "Gone", "chat", "MIT", 10, (file,))

@@ -3,13 +3,16 @@ highlighted (real widgets offscreen, the queued fake model, real pdfium)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
 from desktop_app.core.ingest.formats import pdf
+from desktop_app.ui.main_window import MainWindow
 from tests.documents import write_pdf
 from tests.fakes import QueuedModel
 from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
@@ -24,7 +27,7 @@ PAGES = [
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> Iterator[MainWindow]:
     source = tmp_path / "source"
     source.mkdir()
     write_pdf(source / "bread.pdf", PAGES, outline=["Starter", "Baking", "Storing"])
@@ -32,8 +35,8 @@ def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-
 
 
 def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
-    qtbot, window, queued_model: QueuedModel, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, queued_model: QueuedModel, tmp_path: Path
+) -> None:
     queued_model.answers.append("Bake the rye loaf at 240 degrees for fifty minutes [1].")
     with qtbot.waitSignal(window.chat.finished, timeout=INDEXED) as done:
         window.chat.ask("At what temperature does the rye loaf bake?")
@@ -64,7 +67,9 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
     assert view.page == 2
 
 
-def test_switching_pdfs_off_in_settings_drops_them_and_on_brings_them_back(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_switching_pdfs_off_in_settings_drops_them_and_on_brings_them_back(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     def notes() -> int:
         return -1 if window.last_status is None else window.last_status.counts.notes
 

@@ -6,9 +6,11 @@ reopened conversation keeps its limits."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
@@ -17,6 +19,8 @@ from PySide6.QtCore import Qt
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.service import Scope
 from desktop_app.ui.chat import NOTHING_IN_SCOPE
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.search_tab import SearchTab
 from tests.fakes import QueuedModel
 from tests.ui.helpers import INDEXED, indexed_window
 
@@ -41,16 +45,20 @@ def journal(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path, journal: Path, quire_home: Path, monkeypatch):  # type: ignore[no-untyped-def]
+def window(
+    qtbot: QtBot, tmp_path: Path, journal: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MainWindow]:
     monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
     yield from indexed_window(qtbot, tmp_path / "notes", journal, quire_home)
 
 
-def _paths(tab) -> list[str]:  # type: ignore[no-untyped-def]
+def _paths(tab: SearchTab) -> list[str]:
     return [tab.results.item(i).data(0x0100).path for i in range(tab.results.count())]
 
 
-def test_search_follows_the_typing_and_its_limits_can_be_picked_and_removed(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_search_follows_the_typing_and_its_limits_can_be_picked_and_removed(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     tab = window.search_tab
     qtbot.keyClicks(tab.query, "cooked")  # no Enter: results follow the typing
     qtbot.waitUntil(lambda: len(_paths(tab)) == 3, timeout=10_000)
@@ -71,8 +79,8 @@ def test_search_follows_the_typing_and_its_limits_can_be_picked_and_removed(qtbo
 
 
 def test_a_conversation_keeps_its_limits_and_says_when_nothing_is_within_them(
-    qtbot, window, queued_model: QueuedModel
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, queued_model: QueuedModel
+) -> None:
     chat = window.chat
     queued_model.answers.append("You cooked a lentil soup [1].")
     with qtbot.waitSignal(chat.finished, timeout=INDEXED):
@@ -102,8 +110,8 @@ def test_a_conversation_keeps_its_limits_and_says_when_nothing_is_within_them(
 
 
 def test_a_when_question_gets_dated_evidence_and_sources_show_day_and_tags(
-    qtbot, window, queued_model: QueuedModel
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, queued_model: QueuedModel
+) -> None:
     chat = window.chat
     queued_model.answers.append("On 3 November [1].")
     with qtbot.waitSignal(chat.finished, timeout=INDEXED):

@@ -4,15 +4,18 @@ invented commands gives way to the notes, its draft marked and linking nothing."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
 
 from desktop_app.core.events import DraftReplaced
 from desktop_app.ui.answer_view import FORGED_NOTICE
+from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.fakes import QueuedModel
 from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
@@ -22,13 +25,13 @@ TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "n
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path, quire_home: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> Iterator[MainWindow]:
     yield from indexed_window(qtbot, tmp_path / "notes", TIL, quire_home)
 
 
 def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(
-    qtbot, window, queued_model: QueuedModel
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, queued_model: QueuedModel
+) -> None:
     chat = window.chat
     queued_model.answers.append(
         "Run `git ls-clone` [1]. Or `sudo git ls-clone -r` [2] to find the first commit [1]."
@@ -52,8 +55,8 @@ def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(
 
 
 def test_a_forged_quotation_is_never_shown_as_the_notes_words(
-    qtbot, window, queued_model: QueuedModel
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, window: MainWindow, queued_model: QueuedModel
+) -> None:
     chat = window.chat
     queued_model.answers.append("Your notes say: “Always bisect with git bisect magic.” [1]")
     with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox
 
 from desktop_app.ui.dialogs import offer_crash_report, show_error
 
 pytestmark = pytest.mark.gui
 
 
-def _button(box: QMessageBox, text: str):  # type: ignore[no-untyped-def]
+def _button(box: QMessageBox, text: str) -> QAbstractButton:
     return next(b for b in box.buttons() if b.text() == text)
 
 
-def test_error_details_can_be_copied(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_error_details_can_be_copied(qtbot: QtBot) -> None:
     box = show_error(None, "Cannot open the model.", "Traceback: line 1\nModelFileError: x")
     qtbot.addWidget(box)
     assert box.isVisible()
@@ -29,7 +31,7 @@ def test_error_details_can_be_copied(qtbot) -> None:  # type: ignore[no-untyped-
     assert "Cannot open the model." in copied and "ModelFileError: x" in copied
 
 
-def test_crash_report_is_offered_with_its_text(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_crash_report_is_offered_with_its_text(qtbot: QtBot, tmp_path: Path) -> None:
     report = tmp_path / "crash-20261130-120000.txt"
     report.write_text("Fatal Python error: Segmentation fault", "utf-8")
     box = offer_crash_report(None, report)
@@ -49,7 +51,7 @@ def test_answer_links_use_the_same_citation_forms_as_the_validator() -> None:
     assert "<b>" not in markdown  # raw HTML from the model is escaped
 
 
-def test_the_tracker_server_sees_a_real_fetch(tracker) -> None:  # type: ignore[no-untyped-def]
+def test_the_tracker_server_sees_a_real_fetch(tracker: tuple[str, list[str]]) -> None:
     import urllib.request
 
     remote, hits = tracker  # so its "never asked" in the rendering tests is an observation
@@ -57,7 +59,7 @@ def test_the_tracker_server_sees_a_real_fetch(tracker) -> None:  # type: ignore[
     assert hits == ["/probe.png"]
 
 
-def test_a_refusal_lists_shared_content_words_not_function_words(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_refusal_lists_shared_content_words_not_function_words(qtbot: QtBot) -> None:
     from desktop_app.core.passage import Passage
     from desktop_app.ui.sources import SourcesPanel
 
@@ -67,8 +69,10 @@ def test_a_refusal_lists_shared_content_words_not_function_words(qtbot) -> None:
         "n": 1, "heading_path": [], "title": "Bread", "path": "bread.md", "lines": [1, 4],
         "score": 0.96, "text": "The bread bakes at 250 °C.", "matched": ["the", "bread"],
     }  # fmt: skip
-    panel.show_sources([Passage.from_json(source)], answerable=False)
+    passage = Passage.from_json(source)
+    assert passage is not None
+    panel.show_sources([passage], answerable=False)
     text = panel.toPlainText()
     assert "shares: bread ·" in text and "0.96" not in text
-    panel.show_sources([Passage.from_json({**source, "matched": ["the", "of"]})], answerable=False)
+    panel.show_sources([replace(passage, matched=["the", "of"])], answerable=False)
     assert "shares: no content word of the question" in panel.toPlainText()

@@ -82,6 +82,11 @@ class _Forms:
         return self.position(word, stem, prefix) is not None or self.ends(word)
 
 
+def title_forms(title: str, language: str) -> _Forms:
+    """A note title's words as `unit_signals` reads its `context` (tests/bench/evidence_dev.py)."""
+    return _Forms.of(title, language)
+
+
 PREFIX = analyzer.PREFIX_LEN
 COMPOUND = 5  # the shortest word matched inside a compound
 CONTEXT_DISCOUNT = 0.5  # a word of the note's title is its topic, not what singles a sentence out

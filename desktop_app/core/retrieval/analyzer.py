@@ -107,6 +107,12 @@ _caches: dict[str, dict[str, str]] = {}
 _cache_lock = threading.Lock()  # also guards the stemmers, which are not thread-safe
 
 
+def clear_caches() -> None:
+    """Forget every cached stem and prefix (benchmarks time a first index from cold caches)."""
+    with _cache_lock:
+        _caches.clear()
+
+
 def stems(tokens: Sequence[str], language: str) -> list[str]:
     """Stemmed, folded terms; languages without a stemmer get five-letter prefixes."""
     stemmer = _stemmer(language)

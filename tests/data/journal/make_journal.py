@@ -239,7 +239,7 @@ def windows(lang: str) -> list[tuple[str, date, date]]:
 
 
 def time_questions(entries: list[Entry], rng: random.Random) -> list[dict[str, object]]:
-    found = []
+    found: list[dict[str, object]] = []
     for lang in LANGS:
         for phrase, first, last in windows(lang):
             for topic in TOPICS:
@@ -271,7 +271,7 @@ def _window_kind(question: str) -> str:
 
 
 def tag_questions(entries: list[Entry]) -> list[dict[str, object]]:
-    out = []
+    out: list[dict[str, object]] = []
     for topic in TOPICS:
         for extra in EXTRA_TAGS:
             tagged = [e for e in entries if (topic.key, extra) in {(k, x) for k, _, x in e.events}]
