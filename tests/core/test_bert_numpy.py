@@ -124,7 +124,7 @@ def test_backend_falls_back_to_numpy_without_torch(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("QUIRE_EMBEDDING_BACKEND", raising=False)
     assert embedder_module.embedding_backend() == "sentence-transformers"
     without_torch = lambda n, *a: None if n == "torch" else real(n, *a)  # noqa: E731
-    monkeypatch.setattr(importlib.util, "find_spec", without_torch)
+    monkeypatch.setattr(embedder_module, "find_spec", without_torch)
     assert embedder_module.embedding_backend() == "numpy"
     monkeypatch.setenv("QUIRE_EMBEDDING_BACKEND", "sentence-transformers")
     assert embedder_module.embedding_backend() == "sentence-transformers"
