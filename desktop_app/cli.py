@@ -190,9 +190,11 @@ def _batch_search(
 ) -> Iterator[dict[str, Any]]:
     for item in queries:
         found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
+        decision = quire.gate(item["question"], found.results)
         yield {
             "id": item["id"],
-            "answerable": quire.answerable(item["question"], found.results),
+            "answerable": decision.answerable,
+            "outcome": decision.to_json()["outcome"],
             "results": [as_json(r) for r in found.results],
             "scope": found.query.scope.to_json(),
         }

@@ -22,6 +22,7 @@ from desktop_app import paths
 from desktop_app.core import dates
 from desktop_app.core.answer import ask as answering
 from desktop_app.core.answer.decision import gate_decision
+from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.facade_answers import AnswerMethods
@@ -306,9 +307,10 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
         with self._reading() as db:
             return store_notes.page_starts(db, str(folder), path)
 
-    def answerable(self, question: str, results: list[SearchResult]) -> bool:
-        """The gate's decision, as `ask` makes it: do the notes seem to cover the question?"""
-        return gate_decision(self.retrieval(), question, results).answerable
+    def gate(self, question: str, results: list[SearchResult]) -> GateDecision:
+        """The gate's decision, as `ask` makes it: do the notes seem to cover the question, and
+        how well (answered, weak evidence, not in your notes)?"""
+        return gate_decision(self.retrieval(), question, results)
 
     def apply_settings(self, new: Settings) -> list[str]:
         """Use new settings from now on and save them; returns what changed that costs work

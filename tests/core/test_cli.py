@@ -62,6 +62,9 @@ def test_batch_search_prints_one_line_per_query(
     assert [r["id"] for r in rows] == ["a", "b", "c"]
     assert rows[0]["results"][0]["path"] == "sync/settings.md"
     assert rows[1]["results"][0]["path"] == "garten.txt"
+    for row in rows:  # the gate's decision as `ask` makes it, with its outcome
+        assert row["outcome"] in ("answered", "weak", "absent")
+        assert row["answerable"] == (row["outcome"] != "absent")
 
 
 def test_status_reports_every_file_and_integrity(

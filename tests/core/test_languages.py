@@ -72,4 +72,4 @@ def test_search_queries_reports_the_decision_ask_makes(sample: Quire, question: 
     events = list(answer_events(retrieval, question, [], model, CancelToken()))
     done = as_json(events[-1])
     assert gate_decision(retrieval, question, results).answerable == done["answerable"]
-    assert sample.answerable(question, results) == done["answerable"]
+    assert sample.gate(question, results).answerable == done["answerable"]
