@@ -83,6 +83,11 @@ def _add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--top", type=int, default=None)
     p.add_argument("--json", action="store_true")
     p.add_argument("--queries", type=Path, help="JSONL file with id and question per line")
+    p.add_argument(
+        "--no-gate",
+        action="store_true",
+        help="with --queries: results only, without the gate's answerable / outcome (faster)",
+    )
     add_scope_flags(p)
     p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
     p.add_argument("question")
@@ -150,7 +155,8 @@ def open_window(argv: list[str], args: argparse.Namespace) -> int:
 def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
     if args.queries:
         scope = flag_scope(args, quire)
-        for line in _batch_search(quire, _read_queries(args.queries), args.top, scope=scope):
+        queries = _read_queries(args.queries)
+        for line in _batch_search(quire, queries, args.top, scope=scope, gate=not args.no_gate):
             print(json.dumps(line, ensure_ascii=False), flush=True)
         return 0
     if not args.query or not args.query.strip():
@@ -187,17 +193,20 @@ def _batch_search(
     top: int | None,
     folders: list[Path] | None = None,
     scope: Scope | None = None,
+    gate: bool = True,
 ) -> Iterator[dict[str, Any]]:
+    """One line per query; `gate`: with the decision `ask` makes (it reads the evidence units
+    with the embedder: ~0.3 s a query on 2 cores)."""
     for item in queries:
         found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
-        decision = quire.gate(item["question"], found.results)
-        yield {
-            "id": item["id"],
-            "answerable": decision.answerable,
-            "outcome": decision.to_json()["outcome"],
-            "results": [as_json(r) for r in found.results],
-            "scope": found.query.scope.to_json(),
-        }
+        line: dict[str, Any] = {"id": item["id"]}
+        if gate:
+            decision = quire.gate(item["question"], found.results)
+            line["answerable"] = decision.answerable
+            line["outcome"] = decision.to_json()["outcome"]
+        line["results"] = [as_json(r) for r in found.results]
+        line["scope"] = found.query.scope.to_json()
+        yield line
 
 
 def _print_results(results: list[SearchResult], out: TextIO) -> None:

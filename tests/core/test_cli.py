@@ -65,6 +65,10 @@ def test_batch_search_prints_one_line_per_query(
     for row in rows:  # the gate's decision as `ask` makes it, with its outcome
         assert row["outcome"] in ("answered", "weak", "absent")
         assert row["answerable"] == (row["outcome"] != "absent")
+    code, out, _ = run(capsys, "search", "--queries", str(queries), "--json", "--no-gate")
+    fast = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [sorted(r) for r in fast] == [["id", "results", "scope"]] * 3
+    assert [r["results"] for r in fast] == [r["results"] for r in rows]
 
 
 def test_status_reports_every_file_and_integrity(
