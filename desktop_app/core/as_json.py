@@ -4,6 +4,7 @@ order), and the citation report a saved conversation keeps."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from desktop_app.core.events import (
@@ -168,19 +169,10 @@ def _timings_json(t: Timings) -> JsonDict:
 
 
 def _status_json(status: IndexStatus) -> JsonDict:
-    c = status.counts
-    counts = {
-        "folders": c.folders,
-        "notes": c.notes,
-        "skipped": c.skipped,
-        "failed": c.failed,
-        "chunks": c.chunks,
-        "pending_embedding": c.pending_embedding,
-    }
     return {
         "database": status.database,
         "embedding_model": status.embedding_model,
-        "counts": counts,
+        "counts": asdict(status.counts),
         "migrations": status.migrations,
         "integrity": None if status.integrity is None else _integrity_json(status.integrity),
         "files": [_file_json(f) for f in status.files],
@@ -189,24 +181,11 @@ def _status_json(status: IndexStatus) -> JsonDict:
 
 
 def _integrity_json(i: Integrity) -> JsonDict:
-    return {
-        "sqlite_integrity": i.sqlite_integrity,
-        "fts_integrity": i.fts_integrity,
-        "fts_error": i.fts_error,
-        "fts_in_sync": i.fts_in_sync,
-        "ok": i.ok,
-    }
+    return {**asdict(i), "ok": i.ok}
 
 
 def _file_json(f: FileStatus) -> JsonDict:
-    return {
-        "folder": f.folder,
-        "path": f.path,
-        "status": str(f.status),
-        "reason": f.reason,
-        "language": f.language,
-        "chunks": f.chunks,
-    }
+    return {**asdict(f), "status": str(f.status)}  # the key keeps its place
 
 
 def _search_result_json(r: SearchResult) -> JsonDict:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.models.catalog import CatalogEntry
+from desktop_app.core.models.catalog import CatalogEntry, RemoteFile
 
 CHUNK = 1 << 16
 SPACE_MARGIN = 64 << 20  # keep this much free on the disk after the download
@@ -219,27 +219,8 @@ def download_entry(
     model a folder, filled under `<key>.part/` and renamed into place when every file is in."""
     cancel = cancel or CancelToken()
     target = folder / entry.target
-    if entry.kind == "chat":
-        file = entry.files[0]
-        if file.size is None:  # otherwise download_file checks with the exact size
-            check_space(folder, entry.approx_bytes - _bytes_under(folder / f"{file.path}.part"))
-        download_file(
-            file.url,
-            target,
-            sha256=file.sha256,
-            size=file.size,
-            progress=progress,
-            cancel=cancel,
-            timeout=timeout,
-        )
-        return target
-    if target.is_dir():
-        return target
-    staging = folder / f"{entry.key}.part"
-    check_space(folder, entry.approx_bytes - _bytes_under(staging))
-    for file in entry.files:
-        dest = staging / file.path
-        dest.parent.mkdir(parents=True, exist_ok=True)
+
+    def fetch(file: RemoteFile, dest: Path) -> None:
         download_file(
             file.url,
             dest,
@@ -249,6 +230,21 @@ def download_entry(
             cancel=cancel,
             timeout=timeout,
         )
+
+    if entry.kind == "chat":
+        file = entry.files[0]
+        if file.size is None:  # otherwise download_file checks with the exact size
+            check_space(folder, entry.approx_bytes - _bytes_under(folder / f"{file.path}.part"))
+        fetch(file, target)
+        return target
+    if target.is_dir():
+        return target
+    staging = folder / f"{entry.key}.part"
+    check_space(folder, entry.approx_bytes - _bytes_under(staging))
+    for file in entry.files:
+        dest = staging / file.path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fetch(file, dest)
     os.replace(staging, target)
     return target
 
