@@ -14,6 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from desktop_app.core.service import Quire
+from desktop_app.paths import sample_notes
 from tests.fakes import FakeEmbedder, QueuedModel
 
 pytest_plugins = ["pytester"]  # tests/core/test_fakes.py runs the harness on planted tests
@@ -107,6 +108,15 @@ def quire_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("QUIRE_HOME", str(home))
     return home
+
+
+@pytest.fixture(scope="module")
+def sample_keywords(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
+    """The sample notes indexed by keywords only (no vectors), once per test module."""
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
+    quire.index([sample_notes()], embed=False)
+    yield quire
+    quire.close()
 
 
 @pytest.fixture

@@ -126,15 +126,7 @@ def citations_json(citations: Citations) -> JsonDict:
 
 
 def _sentence_json(s: CitedSentence) -> JsonDict:
-    return {
-        "text": s.text,
-        "start": s.start,
-        "end": s.end,
-        "cites": s.cites,
-        "support": s.support,
-        "weak": s.weak,
-        "unverified": s.unverified,
-    }
+    return asdict(s)  # the keys are the fields, in their order
 
 
 def _added_json(added: AddedCitation) -> JsonDict:
@@ -142,7 +134,7 @@ def _added_json(added: AddedCitation) -> JsonDict:
 
 
 def unfound_json(unfound: Unfound) -> JsonDict:
-    return {"text": unfound.text, "start": unfound.start, "end": unfound.end, "kind": unfound.kind}
+    return asdict(unfound)  # text, start, end, kind
 
 
 def _draft_json(draft: Draft) -> JsonDict:

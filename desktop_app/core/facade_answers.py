@@ -14,36 +14,19 @@ from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import LocalModel, bundled_chat_model_path
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import AnswerEvent, Error
+from desktop_app.core.facade_parts import FacadeParts
 from desktop_app.core.handle import HandleSlot
-from desktop_app.core.retrieval.scope import Scope, ScopedQuery
-from desktop_app.core.retrieval.search import Searcher, SearchResult
-from desktop_app.core.store.db import Database
+from desktop_app.core.retrieval.scope import Scope
 from desktop_app.settings import Settings
 
 
-class AnswerMethods:
+class AnswerMethods(FacadeParts):
     settings: Settings
     _slot: HandleSlot
     _given_model: answering.ChatModel | None
     _model_lock: threading.Lock
     _ask_lock: threading.Lock
     _running: CancelToken | None
-
-    @property
-    def database(self) -> Database:
-        raise NotImplementedError
-
-    @property
-    def searcher(self) -> Searcher:
-        raise NotImplementedError
-
-    def scoped(self, query: str, scope: Scope | None = None) -> ScopedQuery:
-        raise NotImplementedError
-
-    def _search(
-        self, query: str, top_k: int | None, folders: list[Path] | None, scope: Scope
-    ) -> list[SearchResult]:
-        raise NotImplementedError
 
     def chat_model(self, path: Path | None = None) -> answering.ChatModel:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""

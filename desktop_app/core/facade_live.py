@@ -5,27 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_app.core.cancel import CancelToken, ProgressCallback, no_progress
-from desktop_app.core.ingest import indexer
+from desktop_app.core.facade_parts import FacadeParts
 from desktop_app.core.live import LiveFolders, LiveIndex, Watching
-from desktop_app.core.store.db import Database
 
 
-class LiveMethods:
+class LiveMethods(FacadeParts):
     live_folders: LiveFolders
     home: Path
-
-    @property
-    def database(self) -> Database:
-        raise NotImplementedError
-
-    def index_options(self) -> indexer.IndexOptions:
-        raise NotImplementedError
-
-    def embed(
-        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
-    ) -> int:
-        raise NotImplementedError
 
     # -- the live index ------------------------------------------------------------------------
     def _live_index(self, folders: list[Path], watching: Watching) -> LiveIndex:

@@ -10,19 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_app.core.cancel import CancelToken, ProgressCallback, no_progress
+from desktop_app.core.facade_parts import FacadeParts, FolderReport
 from desktop_app.core.handle import HandleSlot, IndexHandle
-from desktop_app.core.ingest import indexer
 from desktop_app.core.live import LiveFolders
 from desktop_app.core.retrieval.search import Searcher
 from desktop_app.core.store.health import Health, IndexDamaged, check_file, is_corruption
 from desktop_app.core.store.recovery import Recovery, last_recovery, replace_damaged
 from desktop_app.core.store.status import IndexStatus, collect_status, last_repair
-
-
-@dataclass
-class FolderReport:
-    folder: str
-    report: indexer.IndexReport
 
 
 @dataclass
@@ -35,21 +29,11 @@ class Reindex:
     reports: list[FolderReport] = field(default_factory=list)
 
 
-class RepairMethods:
+class RepairMethods(FacadeParts):
     _slot: HandleSlot
     _path: Path
     _recovery: Recovery | None
     live_folders: LiveFolders
-
-    def _index_into(
-        self,
-        handle: IndexHandle,
-        folders: list[Path],
-        progress: ProgressCallback,
-        cancel: CancelToken,
-        embed: bool,
-    ) -> list[FolderReport]:
-        raise NotImplementedError
 
     def status(self, check_integrity: bool = True) -> IndexStatus:
         """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""

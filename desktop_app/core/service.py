@@ -27,7 +27,8 @@ from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCa
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
 from desktop_app.core.facade_answers import AnswerMethods
 from desktop_app.core.facade_live import LiveMethods
-from desktop_app.core.facade_repair import FolderReport, Reindex, RepairMethods
+from desktop_app.core.facade_parts import FolderReport
+from desktop_app.core.facade_repair import Reindex, RepairMethods
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
 from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner

@@ -3,7 +3,6 @@ paraphrase is cited where all its figures stand in one source; evidence ranking 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import languages
 from desktop_app.core.service import Quire
-from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
 
 
@@ -29,14 +27,6 @@ BERLIN = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."
 TRAIN = "How long does the train from Prague to Berlin take?"
 
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
-    quire = Quire.open(tmp_path_factory.mktemp("home"))
-    quire.index([sample_notes()], embed=False)
-    yield quire
-    quire.close()
-
-
 def _done(quire: Quire, question: str, answer: str) -> tuple[dict, dict]:
     model = QueuedModel(answer)
     events = [as_json(e) for e in answer_events(quire.retrieval(), question, [], model,
@@ -44,8 +34,12 @@ def _done(quire: Quire, question: str, answer: str) -> tuple[dict, dict]:
     return next(e for e in events if e["type"] == "evidence"), events[-1]
 
 
-def test_an_answer_the_notes_back_nowhere_gives_way_to_the_quoted_evidence(sample: Quire) -> None:
-    shown, done = _done(sample, TRAIN, "The train takes approximately 2 hours and 19 minutes.")
+def test_an_answer_the_notes_back_nowhere_gives_way_to_the_quoted_evidence(
+    sample_keywords: Quire,
+) -> None:
+    shown, done = _done(
+        sample_keywords, TRAIN, "The train takes approximately 2 hours and 19 minutes."
+    )
     best = shown["evidence"][0]
     assert "vier Stunden" in best["text"]
     assert done["answer"] == f"Your notes say: “{best['text']}” [{best['n']}]"
@@ -56,8 +50,10 @@ def test_an_answer_the_notes_back_nowhere_gives_way_to_the_quoted_evidence(sampl
     assert done["generated"].strip() == "The train takes approximately 2 hours and 19 minutes."
 
 
-def test_a_backed_answer_stays_the_answer(sample: Quire) -> None:
-    _, done = _done(sample, "How much salt goes into the sourdough bread?", "Use 10 g salt.")
+def test_a_backed_answer_stays_the_answer(sample_keywords: Quire) -> None:
+    _, done = _done(
+        sample_keywords, "How much salt goes into the sourdough bread?", "Use 10 g salt."
+    )
     assert done["backed"] and done["draft"] is None
     assert done["answer"].startswith("Use 10 g salt") and done["citations"]["valid"]
 
@@ -100,10 +96,10 @@ def test_a_passage_near_the_bar_answers_when_a_sentence_holds_what_is_asked() ->
     assert gate.refine(far, 0.26, True, "duration").outcome == gate.WEAK
 
 
-def test_light_verbs_and_question_words_are_not_key_words(sample: Quire) -> None:
+def test_light_verbs_and_question_words_are_not_key_words(sample_keywords: Quire) -> None:
     for word in ("get", "goes", "sollte", "potřebuji", "much", "long"):
         assert not languages.is_key_word(word), word
-    results = sample.search("Where should I get a Döner in Berlin?", top_k=8)
+    results = sample_keywords.search("Where should I get a Döner in Berlin?", top_k=8)
     decision = gate.classify(_read("Where should I get a Döner in Berlin?"), results)
     assert decision.coverage == 1.0 and decision.outcome == gate.ANSWERED
     assert "get" not in decision.missing
@@ -125,9 +121,11 @@ def test_a_bare_number_is_not_cited_for_appearing_somewhere_in_a_source() -> Non
     assert "[1]" not in checked.answer
 
 
-def test_both_retrievers_just_short_of_their_bar_agree_on_one_passage(sample: Quire) -> None:
+def test_both_retrievers_just_short_of_their_bar_agree_on_one_passage(
+    sample_keywords: Quire,
+) -> None:
     question = _read("What ingredients go into the sourdough dough?")
-    top = sample.search(question.text, top_k=8)[0]
+    top = sample_keywords.search(question.text, top_k=8)[0]
     near = replace(top, evidence=0.5, cosine=0.56, trusted_dense=True)
     assert gate.classify(question, [near]).outcome == gate.ANSWERED
     assert gate.classify(question, [replace(near, trusted_dense=False)]).outcome == gate.WEAK

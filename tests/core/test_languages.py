@@ -3,8 +3,6 @@ decision shared by `ask` and `quire search --queries`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from desktop_app.core.answer import cues
@@ -15,16 +13,7 @@ from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import languages
 from desktop_app.core.service import Quire
-from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
-    quire = Quire.open(tmp_path_factory.mktemp("home"))
-    quire.index([sample_notes()], embed=False)
-    yield quire
-    quire.close()
 
 
 def test_every_registered_language_names_each_kind_of_answer() -> None:
@@ -65,11 +54,13 @@ def test_a_question_is_read_once_with_all_it_says() -> None:
         "Where should I get a Döner in Berlin?",
     ],
 )
-def test_search_queries_reports_the_decision_ask_makes(sample: Quire, question: str) -> None:
-    retrieval = sample.retrieval()
+def test_search_queries_reports_the_decision_ask_makes(
+    sample_keywords: Quire, question: str
+) -> None:
+    retrieval = sample_keywords.retrieval()
     results = retrieval.search(question, 8)
     model = QueuedModel("The notes say so [1].")
     events = list(answer_events(retrieval, question, [], model, CancelToken()))
     done = as_json(events[-1])
     assert gate_decision(retrieval, question, results).answerable == done["answerable"]
-    assert sample.gate(question, results).answerable == done["answerable"]
+    assert sample_keywords.gate(question, results).answerable == done["answerable"]

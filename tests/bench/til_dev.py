@@ -1,0 +1,135 @@
+"""Development harness for evidence on technical notes: span evidence@1 / @3 on til-en's whole
+folder for the development questions (tests/data/til_dev_questions.jsonl, never the 60
+measured ones), as `bench_answers.py --spans-only` measures it (gate included).
+
+usage: python tests/bench/til_dev.py [QUESTIONS.jsonl] [--home DIR] [--fresh] [-v]
+
+The index is built once under `--home` (~7 min) and reused; search results and the embedder's
+cosines are cached there, so a change of units or ranking is re-measured in seconds. Delete
+the home after a change of the chunker (the cached results would be stale).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL = ROOT.parent / "shared" / "eval"
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from desktop_app.core.answer.decision import Retrieval, decide, relevant  # noqa: E402
+from desktop_app.core.answer.evidence import Cosines  # noqa: E402
+from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.service import Quire  # noqa: E402
+
+DEV = ROOT / "tests" / "data" / "til_dev_questions.jsonl"
+
+
+class CachedRetrieval:
+    """A Retrieval over a persistent til-en index whose searches and cosines are cached."""
+
+    def __init__(self, home: Path, fresh: bool) -> None:
+        self.home = home
+        self.path = home / "dev-cache.pickle"
+        cache: dict[str, Any] = {"results": {}, "cosines": {}}
+        if self.path.exists() and not fresh:
+            cache = pickle.loads(self.path.read_bytes())
+        self.results: dict[str, Any] = cache["results"]
+        self.cosines: dict[tuple[str, str], float] = cache["cosines"]
+        self.quire: Quire | None = None
+        self.retrieval: Retrieval | None = None
+
+    def live(self) -> Retrieval:
+        if self.retrieval is None:
+            built = (self.home / "built").exists()
+            self.quire = Quire.open(self.home / "quire")
+            if not built:
+                self.quire.index([EVAL / "til-en" / "notes"])
+                (self.home / "built").touch()
+            self.retrieval = self.quire.retrieval()
+        return self.retrieval
+
+    def search(self, question: str) -> Any:
+        if question not in self.results:
+            self.results[question] = (
+                self.live().search(question, 8),
+                self.live().language(question),
+                self.live().read(question),
+            )
+        return self.results[question]
+
+    def similarity(self, language: str) -> Cosines:
+        def cosines(question: str, texts: list[str]) -> list[float]:
+            missing = [t for t in texts if (question, t) not in self.cosines]
+            if missing:
+                real = self.live().similarity(language)
+                values = real(question, missing) if real else [0.0] * len(missing)
+                self.cosines.update(
+                    {(question, t): v for t, v in zip(missing, values, strict=True)}
+                )
+            return [self.cosines[(question, t)] for t in texts]
+
+        return cosines
+
+    def save(self) -> None:
+        self.path.write_bytes(pickle.dumps({"results": self.results, "cosines": self.cosines}))
+        if self.quire is not None:
+            self.quire.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("questions", nargs="?", type=Path, default=DEV)
+    parser.add_argument("--home", type=Path, default=Path("/tmp/quire-til-dev"))
+    parser.add_argument("--fresh", action="store_true", help="forget cached searches")
+    parser.add_argument("-v", action="store_true", help="print each miss")
+    args = parser.parse_args(argv)
+    args.home.mkdir(parents=True, exist_ok=True)
+    cached = CachedRetrieval(args.home, args.fresh)
+    lines = args.questions.read_text("utf-8").splitlines()
+    questions = [json.loads(x) for x in lines if x]
+    counts = dict.fromkeys(("ev1", "ev3", "top1span", "top1note", "absent"), 0)
+    for q in questions:
+        results, language, read = cached.search(q["question"])
+        retrieval = Retrieval(
+            search=lambda _q, _k, r=results: r,
+            language=lambda _q, lang=language: lang,
+            idf=cached.live().idf,
+            similarity=cached.similarity,
+        )
+        decision, found = decide(retrieval, read, results, build_sources(relevant(results)))
+        found = found if decision.answerable else []
+        hits = [e.path == q["path"] and e.start < q["end"] and q["start"] < e.end for e in found]
+        row = {
+            "ev1": bool(hits) and hits[0],
+            "ev3": any(hits[:3]),
+            "top1span": bool(results) and _overlaps(results[0], q),
+            "top1note": bool(results) and results[0].path == q["path"],
+            "absent": not found,
+        }
+        for key, value in row.items():
+            counts[key] += bool(value)
+        if args.v and not row["ev1"]:
+            print(f"\n== {q['id']} {q['question']}\n   gold {q['path']} {q['answer'][:150]!r}")
+            print(f"   top1 {results[0].path if results else None}  found@3={row['ev3']}")
+            for e in found:
+                print(f"   -> [{e.kind} {e.score:.2f}] {e.path} {e.text[:150]!r}")
+    cached.save()
+    n = max(1, len(questions))
+    print(" ".join(f"{k} {v / n:.3f}" for k, v in counts.items()), f"n={len(questions)}")
+    return 0
+
+
+def _overlaps(r: Any, q: dict[str, Any]) -> bool:
+    return bool(r.path == q["path"] and r.start < q["end"] and q["start"] < r.end)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
