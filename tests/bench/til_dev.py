@@ -2,7 +2,7 @@
 folder for the development questions (tests/data/til_dev_questions.jsonl, never the 60
 measured ones), as `bench_answers.py --spans-only` measures it (gate included).
 
-usage: python tests/bench/til_dev.py [QUESTIONS.jsonl] [--home DIR] [--fresh] [-v]
+usage: python tests/bench/til_dev.py [QUESTIONS.jsonl] [--home DIR] [--eval DIR] [--fresh] [-v]
 
 The index is built once under `--home` (~7 min) and reused; search results and the embedder's
 cosines are cached there, so a change of units or ranking is re-measured in seconds. Delete
@@ -35,8 +35,8 @@ DEV = ROOT / "tests" / "data" / "til_dev_questions.jsonl"
 class CachedRetrieval:
     """A Retrieval over a persistent til-en index whose searches and cosines are cached."""
 
-    def __init__(self, home: Path, fresh: bool) -> None:
-        self.home = home
+    def __init__(self, home: Path, notes: Path, fresh: bool) -> None:
+        self.home, self.notes = home, notes
         self.path = home / "dev-cache.pickle"
         cache: dict[str, Any] = {"results": {}, "cosines": {}}
         if self.path.exists() and not fresh:
@@ -51,7 +51,7 @@ class CachedRetrieval:
             built = (self.home / "built").exists()
             self.quire = Quire.open(self.home / "quire")
             if not built:
-                self.quire.index([EVAL / "til-en" / "notes"])
+                self.quire.index([self.notes])
                 (self.home / "built").touch()
             self.retrieval = self.quire.retrieval()
         return self.retrieval
@@ -88,19 +88,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("questions", nargs="?", type=Path, default=DEV)
     parser.add_argument("--home", type=Path, default=Path("/tmp/quire-til-dev"))
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
     parser.add_argument("--fresh", action="store_true", help="forget cached searches")
     parser.add_argument("-v", action="store_true", help="print each miss")
     args = parser.parse_args(argv)
     args.home.mkdir(parents=True, exist_ok=True)
-    cached = CachedRetrieval(args.home, args.fresh)
+    cached = CachedRetrieval(args.home, args.eval / "til-en" / "notes", args.fresh)
     lines = args.questions.read_text("utf-8").splitlines()
     questions = [json.loads(x) for x in lines if x]
     counts = dict.fromkeys(("ev1", "ev3", "top1span", "top1note", "absent"), 0)
     for q in questions:
-        results, language, read = cached.search(q["question"])
+        results, _language, read = cached.search(q["question"])
         retrieval = Retrieval(
-            search=lambda _q, _k, r=results: r,
-            language=lambda _q, lang=language: lang,
+            search=cached.live().search,  # not called: decide reads the cached results
+            language=cached.live().language,
             idf=cached.live().idf,
             similarity=cached.similarity,
         )

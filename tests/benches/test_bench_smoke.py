@@ -39,6 +39,7 @@ from tests.bench import (
     retrieval_ablation,
     screenshots,
     sigkill_crash,
+    til_dev,
 )
 from tests.conftest import MINI_EVAL_DIR
 from tests.fakes import FakeEmbedder, QueuedModel
@@ -81,6 +82,19 @@ def test_evidence_dev_and_gate_dev(tmp_path: Path, capsys: pytest.CaptureFixture
     assert re.search(rf"sample answerable: {shares}", out), out
     assert re.search(rf"xquad-en answerable \[0:4\]: {shares}", out), out
     assert re.search(rf"xquad-en unanswerable \(all \d+\): {shares}", out), out
+
+
+def test_til_dev(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """til_dev indexes the mini til-en notes once, measures its questions, and measures again
+    from its cache."""
+    questions = str(MINI_EVAL_DIR / "til-en" / "questions.jsonl")
+    argv = [questions, "--home", str(tmp_path / "home"), "--eval", str(MINI_EVAL_DIR), "-v"]
+    for _ in range(2):
+        assert til_dev.main(argv) == 0
+        out = capsys.readouterr().out
+        shares = " ".join(f"{k} {NUMBER}" for k in ("ev1", "ev3", "top1span", "top1note"))
+        assert re.search(rf"^{shares} absent {NUMBER} n=\d+$", out, re.MULTILINE), out
+    assert (tmp_path / "home" / "dev-cache.pickle").exists()
 
 
 def test_bench_answers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
