@@ -27,6 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from desktop_app.core.answer.decision import Retrieval, decide, relevant  # noqa: E402
 from desktop_app.core.answer.evidence import Cosines  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.answer.question import Question  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 
 DEV = ROOT / "tests" / "data" / "til_dev_questions.jsonl"
@@ -58,12 +59,10 @@ class CachedRetrieval:
 
     def search(self, question: str) -> Any:
         if question not in self.results:
-            self.results[question] = (
-                self.live().search(question, 8),
-                self.live().language(question),
-                self.live().read(question),
-            )
-        return self.results[question]
+            live = self.live()
+            self.results[question] = (live.search(question, 8), live.language(question))
+        results, language = self.results[question][:2]
+        return results, Question.read(question, language, self.live().idf)
 
     def similarity(self, language: str) -> Cosines:
         def cosines(question: str, texts: list[str]) -> list[float]:
@@ -98,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     questions = [json.loads(x) for x in lines if x]
     counts = dict.fromkeys(("ev1", "ev3", "top1span", "top1note", "absent"), 0)
     for q in questions:
-        results, _language, read = cached.search(q["question"])
+        results, read = cached.search(q["question"])
         retrieval = Retrieval(
             search=cached.live().search,  # not called: decide reads the cached results
             language=cached.live().language,
