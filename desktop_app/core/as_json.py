@@ -7,21 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from desktop_app.core.events import (
-    AddedCitation,
-    AnswerEvent,
-    Citations,
-    CitedSentence,
-    Done,
-    Draft,
-    Error,
-    EvidenceShown,
-    GateVerdict,
-    SourcesFound,
-    Timings,
-    Token,
-    Unfound,
-)
+from desktop_app.core import events as ev
 from desktop_app.core.passage import pages_json
 from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.core.store.status import FileStatus, IndexStatus, Integrity
@@ -29,13 +15,13 @@ from desktop_app.core.store.status import FileStatus, IndexStatus, Integrity
 JsonDict = dict[str, Any]  # JSON, read by key only by who parses what the CLI prints
 
 
-def as_json(value: AnswerEvent | IndexStatus | SearchResult) -> JsonDict:
+def as_json(value: ev.AnswerEvent | IndexStatus | SearchResult) -> JsonDict:
     """One `quire ask --json` line (an event), the `quire status --json` document, or one
     result of `quire search --json`."""
     match value:
-        case SourcesFound():
+        case ev.SourcesFound():
             return _sources_json(value)
-        case EvidenceShown():
+        case ev.EvidenceShown():
             return {
                 "type": "evidence",
                 "outcome": str(value.outcome),
@@ -43,11 +29,11 @@ def as_json(value: AnswerEvent | IndexStatus | SearchResult) -> JsonDict:
                 "evidence": [e.to_json() for e in value.evidence],
                 "seconds": value.seconds,
             }
-        case Token():
+        case ev.Token():
             return {"type": "token", "text": value.text}
-        case Done():
+        case ev.Done():
             return _done_json(value)
-        case Error():
+        case ev.Error():
             return {"type": "error", "message": value.message}
         case IndexStatus():
             return _status_json(value)
@@ -55,7 +41,7 @@ def as_json(value: AnswerEvent | IndexStatus | SearchResult) -> JsonDict:
             return _search_result_json(value)
 
 
-def _sources_json(event: SourcesFound) -> JsonDict:
+def _sources_json(event: ev.SourcesFound) -> JsonDict:
     data: JsonDict = {
         "type": "sources",
         "answerable": event.answerable,
@@ -70,7 +56,7 @@ def _sources_json(event: SourcesFound) -> JsonDict:
     return data
 
 
-def _gate_json(gate: GateVerdict) -> JsonDict:
+def _gate_json(gate: ev.GateVerdict) -> JsonDict:
     return {
         "answerable": gate.answerable,
         "outcome": str(gate.outcome),
@@ -81,7 +67,7 @@ def _gate_json(gate: GateVerdict) -> JsonDict:
     }
 
 
-def _done_json(done: Done) -> JsonDict:
+def _done_json(done: ev.Done) -> JsonDict:
     data: JsonDict = {
         "type": "done",
         "answer": done.answer,
@@ -117,7 +103,7 @@ def _done_json(done: Done) -> JsonDict:
     }
 
 
-def citations_json(citations: Citations) -> JsonDict:
+def citations_json(citations: ev.Citations) -> JsonDict:
     return {
         "valid": citations.valid,
         "invalid": citations.invalid,
@@ -125,19 +111,19 @@ def citations_json(citations: Citations) -> JsonDict:
     }
 
 
-def _sentence_json(s: CitedSentence) -> JsonDict:
+def _sentence_json(s: ev.CitedSentence) -> JsonDict:
     return asdict(s)  # the keys are the fields, in their order
 
 
-def _added_json(added: AddedCitation) -> JsonDict:
+def _added_json(added: ev.AddedCitation) -> JsonDict:
     return {"sentence": added.sentence, "n": added.number, "support": added.support}
 
 
-def unfound_json(unfound: Unfound) -> JsonDict:
+def unfound_json(unfound: ev.Unfound) -> JsonDict:
     return asdict(unfound)  # text, start, end, kind
 
 
-def _draft_json(draft: Draft) -> JsonDict:
+def _draft_json(draft: ev.Draft) -> JsonDict:
     return {
         "answer": draft.answer,
         "added_citations": [_added_json(a) for a in draft.added_citations],
@@ -147,7 +133,7 @@ def _draft_json(draft: Draft) -> JsonDict:
     }
 
 
-def _timings_json(t: Timings) -> JsonDict:
+def _timings_json(t: ev.Timings) -> JsonDict:
     data: JsonDict = {
         "retrieval_seconds": t.retrieval_seconds,
         "prompt_tokens": t.prompt_tokens,

@@ -16,29 +16,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from desktop_app.core import events as ev
 from desktop_app.core.answer.ask import EMPTY_INDEX, Retrieval, answer_events
 from desktop_app.core.answer.evidence import Evidence as Quote
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import ConversationStore, Turn
-from desktop_app.core.events import (
-    AddedCitation,
-    AnswerEvent,
-    Citations,
-    CitedSentence,
-    Done,
-    Draft,
-    DraftReplaced,
-    Error,
-    EvidenceShown,
-    GateVerdict,
-    Outcome,
-    Passage,
-    SourcesFound,
-    Timings,
-    Token,
-    Unfound,
-)
 from desktop_app.core.live import Watching
 from desktop_app.core.service import Quire
 from desktop_app.core.store.note_status import NoteStatus
@@ -48,30 +31,30 @@ from tests.core.test_evidence import QueuedModel
 from tests.fakes import FakeEmbedder
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-PASSAGE = Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"], 10, 60, 3, 5,
+PASSAGE = ev.Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"], 10, 60, 3, 5,
                   "Bake at 250 °C.", 0.8, [7], 1, {0}, ["bake"])  # fmt: skip
 QUOTE = Quote(2, "recipes/bread.md", "/notes", "Bread", 10, 25, 3, 3, "Bake at 250 °C.",
               "sentence", 0.91234, 0.5, True)  # fmt: skip
-GATE = GateVerdict(True, Outcome.ANSWERED, "r", [], 0.9, None)
+GATE = ev.GateVerdict(True, ev.Outcome.ANSWERED, "r", [], 0.9, None)
 OLD_GATE = {"answerable": True, "outcome": "answered", "reason": "r", "missing": [],
             "coverage": 0.9, "cosine": None}  # fmt: skip
-SENTENCE = CitedSentence("Bake [2].", 0, 9, [2], 0.5, False, True)
-CITATIONS = Citations([2], [7], [SENTENCE])
+SENTENCE = ev.CitedSentence("Bake [2].", 0, 9, [2], 0.5, False, True)
+CITATIONS = ev.Citations([2], [7], [SENTENCE])
 OLD_CITATIONS = {"valid": [2], "invalid": [7], "sentences": [
     {"text": "Bake [2].", "start": 0, "end": 9, "cites": [2], "support": 0.5, "weak": False,
      "unverified": True}]}  # fmt: skip
-TIMINGS = Timings(0.1, 10, 3, None, 0.0, evidence_seconds=0.2)
+TIMINGS = ev.Timings(0.1, 10, 3, None, 0.0, evidence_seconds=0.2)
 OLD_TIMINGS = {"retrieval_seconds": 0.1, "prompt_tokens": 10, "completion_tokens": 3,
                "first_token_seconds": None, "tokens_per_second": 0.0,
                "evidence_seconds": 0.2}  # fmt: skip
-REFUSAL_TIMINGS = Timings(0.1, 0, 0, None, 0.0)
+REFUSAL_TIMINGS = ev.Timings(0.1, 0, 0, None, 0.0)
 OLD_REFUSAL_TIMINGS = {"retrieval_seconds": 0.1, "prompt_tokens": 0, "completion_tokens": 0,
                        "first_token_seconds": None, "tokens_per_second": 0.0}  # fmt: skip
-NINE = Unfound("9", 0, 1, "number")
+NINE = ev.Unfound("9", 0, 1, "number")
 OLD_NINE = {"text": "9", "start": 0, "end": 1, "kind": "number"}
-ADDED = AddedCitation("Bake.", 2, 0.75)
+ADDED = ev.AddedCitation("Bake.", 2, 0.75)
 OLD_ADDED = {"sentence": "Bake.", "n": 2, "support": 0.75}
-DRAFT = Draft("Fry 9.", [ADDED], [NINE], "Fry **9**.", DraftReplaced.UNBACKED)
+DRAFT = ev.Draft("Fry 9.", [ADDED], [NINE], "Fry **9**.", ev.DraftReplaced.UNBACKED)
 OLD_DRAFT = {"answer": "Fry 9.", "added_citations": [OLD_ADDED], "unsupported": [OLD_NINE],
              "marked_answer": "Fry **9**.", "replaced": "unbacked"}  # fmt: skip
 OLD_SOURCE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "Bread",
@@ -86,41 +69,41 @@ OLD_QUOTE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "B
 @pytest.mark.parametrize(
     ("event", "old"),
     [
-        (SourcesFound(True, Outcome.ANSWERED, GATE, [PASSAGE], 1, 0, ["n"]),
+        (ev.SourcesFound(True, ev.Outcome.ANSWERED, GATE, [PASSAGE], 1, 0, ["n"]),
          {"type": "sources", "answerable": True, "outcome": "answered", "gate": OLD_GATE,
           "sources": [OLD_SOURCE], "dropped_sources": 1, "dropped_turns": 0, "notices": ["n"]}),
-        (SourcesFound(False, Outcome.ABSENT, GATE, [PASSAGE]),
+        (ev.SourcesFound(False, ev.Outcome.ABSENT, GATE, [PASSAGE]),
          {"type": "sources", "answerable": False, "outcome": "absent", "gate": OLD_GATE,
           "sources": [OLD_SOURCE]}),
-        (EvidenceShown(Outcome.WEAK, "Weak evidence: x.", [QUOTE], 0.25),
+        (ev.EvidenceShown(ev.Outcome.WEAK, "Weak evidence: x.", [QUOTE], 0.25),
          {"type": "evidence", "outcome": "weak", "caution": "Weak evidence: x.",
           "evidence": [OLD_QUOTE], "seconds": 0.25}),
-        (Token("Bake "), {"type": "token", "text": "Bake "}),
-        (Done("Bake [2].", True, CITATIONS, "length", TIMINGS, Outcome.ANSWERED, "", [ADDED],
+        (ev.Token("Bake "), {"type": "token", "text": "Bake "}),
+        (ev.Done("Bake [2].", True, CITATIONS, "length", TIMINGS, ev.Outcome.ANSWERED, "", [ADDED],
               [NINE], "Bake [2].", generated="Bake."),
          {"type": "done", "answer": "Bake [2].", "answerable": True, "citations": OLD_CITATIONS,
           "stopped": "length", "timings": OLD_TIMINGS, "added_citations": [OLD_ADDED],
           "unsupported": [OLD_NINE], "marked_answer": "Bake [2].",
           "generated": "Bake.", "outcome": "answered", "caution": "", "backed": True,
           "draft": None, "quote": None}),
-        (Done("Your notes say: “Bake at 250 °C.” [2]", True, CITATIONS, "eos", TIMINGS,
-              Outcome.ANSWERED, "", generated="Fry 9.", draft=DRAFT, quote=QUOTE),
+        (ev.Done("Your notes say: “Bake at 250 °C.” [2]", True, CITATIONS, "eos", TIMINGS,
+              ev.Outcome.ANSWERED, "", generated="Fry 9.", draft=DRAFT, quote=QUOTE),
          {"type": "done", "answer": "Your notes say: “Bake at 250 °C.” [2]", "answerable": True,
           "citations": OLD_CITATIONS, "stopped": "eos", "timings": OLD_TIMINGS,
           "added_citations": [], "unsupported": [], "marked_answer": "", "generated": "Fry 9.",
           "outcome": "answered", "caution": "", "backed": False, "draft": OLD_DRAFT,
           "quote": OLD_QUOTE}),
-        (Done("No.", False, Citations(), "", REFUSAL_TIMINGS, Outcome.ABSENT, "", [], [], "No.",
-              reason="nothing matches"),
+        (ev.Done("No.", False, ev.Citations(), "", REFUSAL_TIMINGS, ev.Outcome.ABSENT, "", [], [],
+                 "No.", reason="nothing matches"),
          {"type": "done", "answer": "No.", "answerable": False,
           "citations": {"valid": [], "invalid": [], "sentences": []},
           "stopped": "", "timings": OLD_REFUSAL_TIMINGS, "outcome": "absent",
           "reason": "nothing matches", "unsupported": [], "added_citations": [],
           "marked_answer": "No.", "caution": ""}),
-        (Error("the question is empty"), {"type": "error", "message": "the question is empty"}),
+        (ev.Error("the question is empty"), {"type": "error", "message": "the question is empty"}),
     ],
 )  # fmt: skip
-def test_each_event_gives_the_old_json_line(event: AnswerEvent, old: dict[str, Any]) -> None:
+def test_each_event_gives_the_old_json_line(event: ev.AnswerEvent, old: dict[str, Any]) -> None:
     assert json.dumps(as_json(event), ensure_ascii=False) == json.dumps(old, ensure_ascii=False)
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.outcome = "changed"  # type: ignore[misc, union-attr]  # frozen: a listener cannot alter it
@@ -174,7 +157,7 @@ def test_answering_needs_no_facade_only_plain_callables() -> None:
                           is_empty=lambda: True)  # fmt: skip
     events = list(answer_events(retrieval, "What is in my notes?", [], QueuedModel(),
                                 CancelToken()))  # fmt: skip
-    assert events == [Error(EMPTY_INDEX)]
+    assert events == [ev.Error(EMPTY_INDEX)]
 
 
 def test_no_any_stands_for_the_facade() -> None:
@@ -202,7 +185,7 @@ def test_an_old_conversation_file_loads_into_turns_and_saves_unchanged(tmp_path:
     (store.folder / "old.json").write_text(text, "utf-8")
     conversation = store.load("old")
     first, second = conversation.turns
-    assert isinstance(first, Turn) and isinstance(first.sources[0], Passage)
+    assert isinstance(first, Turn) and isinstance(first.sources[0], ev.Passage)
     assert (first.sources[0].number, first.sources[0].line_end, first.cited) == (2, 5, {2})
     assert second.answerable is False and second.sources == []
     assert store.take_reports() == []  # nothing was damaged
@@ -279,7 +262,6 @@ def test_no_event_type_shares_its_name_with_another_class() -> None:
     import ast
 
     import desktop_app
-    from desktop_app.core import events
 
     root = Path(desktop_app.__file__).parent
     named = [
@@ -293,7 +275,7 @@ def test_no_event_type_shares_its_name_with_another_class() -> None:
     clashes = [(name, where) for name, where in named
                if name in event_types and where != "core/events.py"]  # fmt: skip
     assert clashes == []
-    assert not hasattr(events, "Sources") and not hasattr(events, "Evidence")
+    assert not hasattr(ev, "Sources") and not hasattr(ev, "Evidence")
 
 
 def test_the_status_json_is_the_dict_status_once_was() -> None:
