@@ -117,13 +117,18 @@ def run_set(set_dir: Path, per_side: int, work: Path) -> list[tuple]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def read_arguments(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """--per-side, --eval and the sets (all four by default); gate_ceiling.py reads the same."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-side", type=int, default=100)
     parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
     parser.add_argument("sets", nargs="*")
     args = parser.parse_args(argv)
-    names = args.sets or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+    return args, args.sets or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, names = read_arguments(argv)
     all_rows: dict[str, list[tuple]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:

@@ -10,7 +10,6 @@ sentence-level coverage. This is an upper bound for those signals, not a tuned g
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import re
@@ -27,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
-from tests.bench.bench_gate import EVAL, indexed_without_gold  # noqa: E402
+from tests.bench.bench_gate import indexed_without_gold, read_arguments  # noqa: E402
 
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 Row = dict[str, Any]
@@ -90,12 +89,7 @@ def idf_coverage(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--per-side", type=int, default=100)
-    parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
-    parser.add_argument("sets", nargs="*")
-    args = parser.parse_args(argv)
-    names = args.sets or ["xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
+    args, names = read_arguments(argv)
     print("| set | passage coverage | cosine | compound-aware coverage | sentence coverage |")
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
