@@ -55,6 +55,7 @@ class CachedRetrieval:
                 self.quire.index([self.notes])
                 (self.home / "built").touch()
             self.retrieval = self.quire.retrieval()
+            self.retrieval.search("note", 1)  # loads the vectors: the embedder's cosines need them
         return self.retrieval
 
     def search(self, question: str) -> Any:

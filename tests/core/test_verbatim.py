@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.answer import attribution, citations, grounded, units, verbatim
+from desktop_app.core.answer import attribution, citations, cues, grounded, units, verbatim
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.cues import tells_the_fix as cues_fix
 from desktop_app.core.answer.done_parts import citations_of, unfound_of
@@ -100,14 +100,16 @@ def test_the_models_own_citation_on_a_forged_sentence_is_unverified() -> None:
 
 
 # -- code is evidence --------------------------------------------------------------------------
-def test_code_blocks_are_units_with_the_sentence_that_introduces_them() -> None:
+def test_code_blocks_are_units_with_the_sentences_that_introduce_and_explain_them() -> None:
     found = list(units.split_units(NOTE, offset=7))
     code = [u for u in found if u.kind == units.CODE]
     assert len(code) == 1
     assert code[0].text.startswith("You can\nexploit that fact and use `rev-list`")
-    assert code[0].text.endswith("$ git rev-list --max-parents=0 HEAD")
+    assert "HEAD\n```\n\nThe `rev-list` command lists" in code[0].text
+    assert code[0].text.endswith("in reverse chronological order.")  # one sentence after it
     assert NOTE[code[0].start - 7 : code[0].end - 7] == code[0].text  # the exact span
     assert not any(u.kind == units.SENTENCE and u.text.startswith("You can") for u in found)
+    assert not any(u.kind == units.SENTENCE and u.text.startswith("The `rev-list`") for u in found)
     assert not any("[source]" in u.text for u in found)  # a bare link is never a unit
 
 
@@ -118,6 +120,15 @@ def test_indented_code_command_lines_and_long_blocks_are_units() -> None:
     found = [(u.kind, u.text) for u in units.split_units(text)]
     assert ("code", "Intro.\n\n    make build\n    make test") in found
     assert ("item", "an item") in found and ("code", "Then type:\n$ ls -la") in found
+    assert any(k == "code" and t.startswith("Done.\n\n```\nline 0") for k, t in found)
+    # the sentence after a block says what it does, unless it introduces the next block;
+    # after a heading, a list or another block nothing explains it: it ends there
+    after = "```\nls\n```\n\nLists the files. Then more.\n\n```\npwd\n```\n# Next\n\nText.\n"
+    assert [(u.kind, u.text) for u in units.split_units(after)] == [
+        ("code", "ls\n```\n\nLists the files."),
+        ("code", "Then more.\n\n```\npwd"),
+        ("sentence", "Text."),
+    ]
     pieces = [t for k, t in found if k == "code" and ("line 0" in t or "more 0" in t)]
     assert len(pieces) == 2  # a long block is cut at its blank line
     for unit in units.split_units(text):
@@ -223,22 +234,54 @@ def test_unverified_citations_are_plain_text_in_the_window() -> None:
     assert "**`git ls-clone -r`** *(⚠ not found in the notes)*" in markdown
 
 
-def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path) -> None:
+def _first_evidence(tmp_path: Path, note: str, question: str) -> units.Unit:
+    """The first evidence unit shown for `question` over one note (keyword index)."""
     folder = tmp_path / "notes"
     folder.mkdir()
-    (folder / "sort.md").write_text(
+    (folder / "note.md").write_text(note, "utf-8")
+    quire = Quire.open(tmp_path / "home")
+    quire.index([folder], embed=False)
+    events = list(answer_events(quire.retrieval(), question, [], QueuedModel("x"), CancelToken()))
+    quire.close()
+    first = next(e for e in events if isinstance(e, EvidenceShown)).evidence[0]
+    assert note[first.start : first.end] == first.text
+    return units.Unit(first.start, first.end, first.text, first.kind)
+
+
+def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path) -> None:
+    note = (
         "# Sort In Numerical Order\n\nWhen I list files named 1.txt to 12.txt in the shell and "
         "sort them, 10.txt comes before 2.txt in the order.\n\n```bash\n$ ls | sort\n1.txt\n10.txt"
         "\n2.txt\n```\n\nHowever, with the `-n` flag I get numerical order.\n\n"
-        "```bash\n$ ls | sort -n\n```\n", "utf-8")  # fmt: skip
-    quire = Quire.open(tmp_path / "home")
-    quire.index([folder], embed=False)
+        "```bash\n$ ls | sort -n\n```\n"
+    )
     question = "How do I sort files named 1.txt to 12.txt so 10.txt comes after 2.txt?"
-    events = list(answer_events(quire.retrieval(), question, [], QueuedModel("x"),
-                                CancelToken()))  # fmt: skip
-    quire.close()
-    first = next(e for e in events if isinstance(e, EvidenceShown)).evidence[0]
+    first = _first_evidence(tmp_path, note, question)
     assert "sort -n" in first.text and first.kind == units.CODE
+
+
+def test_the_code_and_the_sentence_that_explains_it_are_shown_as_one(tmp_path: Path) -> None:
+    note = (
+        "# Read-Only Input Elements\n\nReact warns about an input that has a value but no "
+        "onChange handler.\n\n```jsx\n<input value={name} readOnly />\n```\n\nThe `readOnly` "
+        "prop tells React the input is not meant to be edited, so the warning goes away.\n"
+    )
+    question = "How do I stop the React warning about an input with a value but no onChange?"
+    first = _first_evidence(tmp_path, note, question)
+    assert first.kind == units.CODE and "<input value={name} readOnly />" in first.text
+    assert first.text.endswith("so the warning goes away.")
+
+
+def test_a_what_question_on_a_note_with_code_is_answered_by_the_code(tmp_path: Path) -> None:
+    note = (
+        "# Generate A UUID In The Browser\n\nThe Web Crypto API provides a built-in browser "
+        "function for generating random unique IDs.\n\nIt works like this:\n\n```javascript\n"
+        "> crypto.randomUUID()\n'f2050c5e-af52-4ca2-b4d6-23758b3396c9'\n```\n"
+    )
+    question = "What built-in browser function gives me a random unique ID?"
+    assert cues.question_kind(question) == cues.OTHER
+    first = _first_evidence(tmp_path, note, question)
+    assert first.kind == units.CODE and "crypto.randomUUID()" in first.text
     assert cues_fix("However, use `-n`.") and cues_fix("Stattdessen nimm -n.")
     assert not cues_fix("Sorting puts 10 before 2.")
 

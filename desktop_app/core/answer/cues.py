@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 # In this order: a question is of the first kind one of its opening phrases names.
 KINDS = ("duration", "quantity", "date", "person", "place", "name")
 PROCEDURE = "procedure"
+OTHER = "other"  # a question of none of the kinds above ("What built-in function gives…")
 # The kinds that ask for a fact a sentence states (a "how do I" is answered by code or steps).
 FACT_KINDS = frozenset({*KINDS, "temperature"})
 OPENING_WORDS = 4  # "when" later in a question is a clause ("…when I use it?"), not what is asked
@@ -62,7 +63,7 @@ def question_kind(question: str) -> str:
             continue
         if pattern.search(folded):
             return kind
-    return PROCEDURE if _PROCEDURE.search(" ".join(words)) else "other"
+    return PROCEDURE if _PROCEDURE.search(" ".join(words)) else OTHER
 
 
 def has_number(text: str, question: Question) -> bool:

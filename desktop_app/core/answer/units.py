@@ -2,9 +2,11 @@
 
 Every unit is an exact span of its note (`note_text[start:end] == text`). Code is a unit too:
 a fenced or indented block, or a `$ command` line, together with the sentence that introduces
-it when one stands right before it ("…use `rev-list` to find the initial commit:" + the block),
-because technical notes keep their answers in code. A unit that is only a link, an image, a URL
-or markup holds nothing to quote and is never one; the words inside a URL are not the unit's.
+it when one stands right before it ("…use `rev-list` to find the initial commit:" + the block)
+and the one right after it that says what it does (unless that one introduces the next block),
+because technical notes keep their answers in code and explain them next to it. A unit that is
+only a link, an image, a URL or markup holds nothing to quote and is never one; the words inside
+a URL are not the unit's.
 """
 
 from __future__ import annotations
@@ -72,13 +74,16 @@ def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
 class _Splitter:
     """One pass over the lines: prose paragraphs become sentences; lists, tables, code and
     headings end a paragraph. A sentence is held back until what follows is known: the one right
-    before a code block (blank lines between) is that block's lead, part of its unit."""
+    before a code block (blank lines between) is that block's lead, part of its unit; a block is
+    held back too, for the sentence right after it (what the block does) when no block follows
+    that sentence."""
 
     def __init__(self, text: str, offset: int) -> None:
         self.text, self.offset = text, offset
         self.paragraph: list[tuple[int, int]] = []  # line spans of the current prose paragraph
         self.heading = ""
         self.lead: Unit | None = None  # the last sentence, held back
+        self.block: Unit | None = None  # the last code block, held back for what explains it
         self.code: list[tuple[int, int]] = []  # content line spans of the open code block
         self.fence = ""  # the open fence's marker ("" when none is open)
         self.blank_before = True
@@ -93,6 +98,7 @@ class _Splitter:
         yield from self._end_code()
         yield from self._paragraph()
         yield from self._flush_lead()
+        yield from self._flush_code()
 
     def _line(self, start: int, end: int) -> Iterator[Unit]:
         body = self.text[start:end]
@@ -130,6 +136,7 @@ class _Splitter:
             yield from self._paragraph()
             if body.strip():
                 yield from self._flush_lead()
+                yield from self._flush_code()
                 self.after_item = item is not None
         if _HEADING.match(body):
             self.heading = body.strip().lstrip("#").strip()
@@ -137,7 +144,10 @@ class _Splitter:
             yield from self._trimmed(start + item.end(), end, ITEM)
         elif _TABLE_ROW.match(body) and not _TABLE_RULE.match(body):
             yield from self._trimmed(start, end, ROW)
-        elif body.strip() and body.strip() != "---":
+        elif body.strip() == "---":
+            yield from self._flush_lead()
+            yield from self._flush_code()
+        elif body.strip():
             if not self.paragraph:
                 yield from self._flush_lead()
             self.paragraph.append((start, end))
@@ -172,10 +182,23 @@ class _Splitter:
             begin = match.end()
         yield from self._trimmed(first + begin, last, SENTENCE)
 
+    def _flush_code(self) -> Iterator[Unit]:
+        if self.block is not None:
+            yield self.block
+            self.block = None
+
     def _flush_lead(self) -> Iterator[Unit]:
-        if self.lead is not None:
-            yield self.lead
-            self.lead = None
+        """The held sentence: alone, or, when it follows a held block and introduces no other,
+        at the end of that block's unit (what the block does)."""
+        lead, block, self.lead = self.lead, self.block, None
+        if lead is None:
+            return
+        if block is None or lead.start < block.end:
+            yield lead
+            return
+        self.block = None
+        first, last = block.start - self.offset, lead.end - self.offset
+        yield Unit(block.start, lead.end, self.text[first:last], CODE, block.heading)
 
     def _trimmed(self, start: int, end: int, kind: str) -> Iterator[Unit]:
         text = self.text
@@ -186,12 +209,16 @@ class _Splitter:
         if end <= start or is_link_only(text[start:end]):
             return
         unit = Unit(self.offset + start, self.offset + end, text[start:end], kind, self.heading)
-        if kind != CODE:
-            yield from self._flush_lead()
+        if kind == CODE:
+            yield from self._flush_code()
+            self.block = unit  # held back: the sentence after it may say what it does
+            return
+        yield from self._flush_lead()
         if kind == SENTENCE:
-            self.lead = unit  # held back: it may introduce a code block
-        else:
-            yield unit
+            self.lead = unit  # held back: it may explain the block before or introduce the next
+            return
+        yield from self._flush_code()
+        yield unit
 
 
 def _stretches(text: str, lines: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
