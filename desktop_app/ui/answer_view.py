@@ -128,19 +128,46 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
     cite = f"[[{e.number}]]({link})"
     if e.kind != CODE:
         return [f"> “{_literal_markdown(' '.join(e.text.split()))}” {cite}"]
-    lead, code = _split_code(e.text)
+    lead, code, after = split_code(e.text)
     lines = [f"> “{_literal_markdown(' '.join(lead.split()))}”", ">"] if lead.strip() else []
     fence = code_fence(code)
     lines += [f"> {fence}", *(f"> {line}" for line in code.splitlines()), f"> {fence}"]
+    if after.strip():
+        lines += [">", f"> “{_literal_markdown(' '.join(after.split()))}”"]
     return [*lines, f"> {cite}"]
 
 
-def _split_code(text: str) -> tuple[str, str]:
-    """A code unit's introducing sentence and its code (fence lines left out)."""
+def split_code(text: str) -> tuple[str, str, str]:
+    """A code unit's introducing sentence, its code (fence lines left out) and the sentence
+    after it that says what it does."""
     lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if _starts_code(line)), 0)
-    code = [line for line in lines[first:] if not _FENCE_LINE.match(line)]
-    return "\n".join(lines[:first]), "\n".join(code)
+    closing = next((i for i, line in enumerate(lines) if _FENCE_LINE.match(line)), None)
+    if closing is not None and _closes_a_block(lines, closing):  # the unit starts inside it
+        return "", "\n".join(lines[:closing]), "\n".join(lines[closing + 1 :])
+    first = next((i for i, line in enumerate(lines) if _starts_code(line)), None)
+    if first is None:  # the unit starts inside a block and ends with it
+        return "", text, ""
+    rest = lines[first:]
+    fences = [i for i, line in enumerate(rest) if _FENCE_LINE.match(line)]
+    opened = bool(fences) and fences[0] == 0
+    if fences and (not opened or len(fences) > 1):  # the fence that closes the block
+        close = fences[1] if opened else fences[0]
+        code, after = rest[int(opened) : close], rest[close + 1 :]
+    elif opened:
+        code, after = rest[1:], []
+    else:  # indented lines or `$ ` commands: the code ends where prose starts
+        end = next(
+            (i for i, line in enumerate(rest) if line.strip() and not _starts_code(line)), None
+        )
+        code, after = (rest, []) if end is None else (rest[:end], rest[end:])
+    return "\n".join(lines[:first]), "\n".join(code).rstrip("\n"), "\n".join(after)
+
+
+def _closes_a_block(lines: list[str], at: int) -> bool:
+    """A bare fence followed by a blank line or nothing closes a block (an opening one is
+    followed by its code)."""
+    bare = not lines[at].strip().strip("`~")
+    return bare and (at + 1 == len(lines) or not lines[at + 1].strip())
 
 
 def _starts_code(line: str) -> bool:

@@ -13,8 +13,10 @@ from pytestqt.qtbot import QtBot
 pytest.importorskip("pytestqt")
 
 
+from desktop_app.core.answer.units import CODE
 from desktop_app.core.events import DraftReplaced
-from desktop_app.ui.answer_view import FORGED_NOTICE
+from desktop_app.core.passage import Evidence as Quote
+from desktop_app.ui.answer_view import FORGED_NOTICE, evidence_markdown, split_code
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.fakes import QueuedModel
@@ -68,3 +70,29 @@ def test_a_forged_quotation_is_never_shown_as_the_notes_words(
     assert "git bisect magic" not in answer_part and "git bisect magic" in draft
     quote = chat.turns[0].quote
     assert quote is not None and " ".join(quote.text.split())[:40] in " ".join(answer_part.split())
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "Use it:\n\n```bash\n$ git x\n```\n\nThis lists.",
+            ("Use it:\n", "$ git x", "\nThis lists."),
+        ),
+        ("Use it:\n\n```bash\n$ git x", ("Use it:\n", "$ git x", "")),
+        ("tmux ls -a\nfoo\n```\n\nThat is it.", ("", "tmux ls -a\nfoo", "\nThat is it.")),
+        ("Then type:\n$ ls -la\nDone.", ("Then type:", "$ ls -la", "Done.")),
+        ("Intro.\n\n    make\n\nIt builds.", ("Intro.\n", "    make", "It builds.")),
+        ("a code line\nanother", ("", "a code line\nanother", "")),
+    ],
+)
+def test_a_code_unit_is_shown_as_its_lead_its_code_and_what_explains_it(
+    text: str, parts: tuple[str, str, str]
+) -> None:
+    assert split_code(text) == parts
+    quote = Quote(1, "a.md", "/n", "A", 0, len(text), 1, 1, text, CODE, 1.0, 1.0, True)
+    shown = evidence_markdown([quote], turn=0)
+    code_at = shown.index(parts[1].splitlines()[0]) if parts[1] else 0
+    if parts[2]:  # the explaining sentence is prose after the block, not code inside it
+        assert shown.index(f"“{' '.join(parts[2].split())}”") > shown.rindex("```")
+    assert shown.count("```") == 2 and shown.index("```") < code_at
