@@ -128,7 +128,7 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
     cite = f"[[{e.number}]]({link})"
     if e.kind != CODE:
         return [f"> “{_literal_markdown(' '.join(e.text.split()))}” {cite}"]
-    lead, code, after = split_code(e.text)
+    lead, code, after = split_code(e)
     lines = [f"> “{_literal_markdown(' '.join(lead.split()))}”", ">"] if lead.strip() else []
     fence = code_fence(code)
     lines += [f"> {fence}", *(f"> {line}" for line in code.splitlines()), f"> {fence}"]
@@ -137,43 +137,17 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
     return [*lines, f"> {cite}"]
 
 
-def split_code(text: str) -> tuple[str, str, str]:
-    """A code unit's introducing sentence, its code (fence lines left out) and the sentence
-    after it that says what it does."""
-    lines = text.splitlines()
-    closing = next((i for i, line in enumerate(lines) if _FENCE_LINE.match(line)), None)
-    if closing is not None and _closes_a_block(lines, closing):  # the unit starts inside it
-        return "", "\n".join(lines[:closing]), "\n".join(lines[closing + 1 :])
-    first = next((i for i, line in enumerate(lines) if _starts_code(line)), None)
-    if first is None:  # the unit starts inside a block and ends with it
-        return "", text, ""
-    rest = lines[first:]
-    fences = [i for i, line in enumerate(rest) if _FENCE_LINE.match(line)]
-    opened = bool(fences) and fences[0] == 0
-    if fences and (not opened or len(fences) > 1):  # the fence that closes the block
-        close = fences[1] if opened else fences[0]
-        code, after = rest[int(opened) : close], rest[close + 1 :]
-    elif opened:
-        code, after = rest[1:], []
-    else:  # indented lines or `$ ` commands: the code ends where prose starts
-        end = next(
-            (i for i, line in enumerate(rest) if line.strip() and not _starts_code(line)), None
-        )
-        code, after = (rest, []) if end is None else (rest[:end], rest[end:])
-    return "\n".join(lines[:first]), "\n".join(code).rstrip("\n"), "\n".join(after)
+def split_code(e: Quote) -> tuple[str, str, str]:
+    """A code unit's introducing sentence, its code lines and the sentence after it that says
+    what it does (fence lines left out)."""
+    if e.code is None:
+        return "", e.text, ""
+    begin, end = e.code[0] - e.start, e.code[1] - e.start
+    return _prose(e.text[:begin]), e.text[begin:end].strip("\n"), _prose(e.text[end:])
 
 
-def _closes_a_block(lines: list[str], at: int) -> bool:
-    """A bare fence followed by a blank line or nothing closes a block (an opening one is
-    followed by its code)."""
-    bare = not lines[at].strip().strip("`~")
-    return bare and (at + 1 == len(lines) or not lines[at + 1].strip())
-
-
-def _starts_code(line: str) -> bool:
-    """A fence, an indented line or a shell prompt."""
-    indented = line.startswith(("    ", "\t"))
-    return bool(_FENCE_LINE.match(line)) or indented or line.lstrip().startswith("$ ")
+def _prose(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not _FENCE_LINE.match(line)).strip()
 
 
 def _literal_markdown(text: str) -> str:

@@ -135,6 +135,22 @@ def test_indented_code_command_lines_and_long_blocks_are_units() -> None:
         assert text[unit.start : unit.end] == unit.text
 
 
+def test_a_block_cut_short_keeps_its_cut_and_no_sentence_is_lost() -> None:
+    long = "Run:\n\n```\n" + "\n".join(f"line {i}" for i in range(40)) + "\n```\n\nIt prints.\n"
+    found = [(u.kind, u.text) for u in units.split_units(long)]
+    code = [t for k, t in found if k == "code"]
+    assert len(code) == 1 and code[0].count("\n") < units.MAX_CODE_LINES + 3  # still cut
+    assert ("sentence", "It prints.") in found  # not glued to a block it does not follow
+    empty = "```\nmake\n```\n\nThis builds the tree.\n\n```\n```\n"
+    assert [u.text for u in units.split_units(empty)] == ["make\n```\n\nThis builds the tree."]
+    money = [(u.kind, u.text) for u in units.split_units("We paid\n$ 20 for the taxi.\n")]
+    assert money == [("sentence", "We paid\n$ 20 for the taxi.")]  # money, not a command
+    for text in (long, empty):
+        for unit in units.split_units(text):
+            assert text[unit.start : unit.end] == unit.text
+            assert unit.code is None or text[unit.code[0] : unit.code[1]] in unit.text
+
+
 def test_link_only_units_are_never_units_and_url_words_never_match() -> None:
     assert units.is_link_only("[source](http://stackoverflow.com/questions/1/first-commit)")
     assert units.is_link_only("![diagram](img.png)") and units.is_link_only("<https://a.b/c>")
@@ -293,3 +309,15 @@ def test_a_citation_never_lands_inside_code_or_a_dotted_name() -> None:
     assert "`.mise.local.toml`" in checked.answer and checked.answer.endswith("configuration [1].")
     marked = verbatim.unfound("Run `echo '[1, 2]' | jq` now.", ["nothing"])
     assert [s.text for s in marked] == ["`echo '[1, 2]' | jq`"]  # as written, citation-like or not
+
+
+def test_a_what_question_on_a_diary_with_an_indented_line_is_not_read_as_a_how_to(
+    tmp_path: Path,
+) -> None:
+    note = (
+        "# Lisbon\n\nOur hotel in Lisbon was the Pestana Palace, quiet and friendly.\n\n"
+        "The museum closed early on Monday.\n\n    Rua do Jau 54, Lisbon\n\n"
+        "Next year we go to Porto again.\n"
+    )
+    first = _first_evidence(tmp_path, note, "What was the hotel in Lisbon like?")
+    assert first.text.startswith("Our hotel in Lisbon was the Pestana Palace")

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 pytest.importorskip("pytestqt")
 
 
-from desktop_app.core.answer.units import CODE
+from desktop_app.core.answer.units import CODE, split_units
 from desktop_app.core.events import DraftReplaced
 from desktop_app.core.passage import Evidence as Quote
 from desktop_app.ui.answer_view import FORGED_NOTICE, evidence_markdown, split_code
@@ -73,26 +73,29 @@ def test_a_forged_quotation_is_never_shown_as_the_notes_words(
 
 
 @pytest.mark.parametrize(
-    ("text", "parts"),
+    ("note", "parts"),
     [
+        ("Use it:\n\n```bash\n$ git x\n```\n\nThis lists.", ("Use it:", "$ git x", "This lists.")),
+        ("Use it:\n\n```bash\n$ git x\n```\n\n# Next", ("Use it:", "$ git x", "")),
+        ("# H\n```\nmake all\n```\nThis builds it.", ("", "make all", "This builds it.")),
+        ("Build it:\n\n```\n\nmake all\n```", ("Build it:", "make all", "")),
         (
-            "Use it:\n\n```bash\n$ git x\n```\n\nThis lists.",
-            ("Use it:\n", "$ git x", "\nThis lists."),
+            "Write:\n\n~~~\n```py\nx = 1\n```\n~~~\n\nDone.",
+            ("Write:", "```py\nx = 1\n```", "Done."),
         ),
-        ("Use it:\n\n```bash\n$ git x", ("Use it:\n", "$ git x", "")),
-        ("tmux ls -a\nfoo\n```\n\nThat is it.", ("", "tmux ls -a\nfoo", "\nThat is it.")),
+        ("# B\n\n    make install\n\nThis installs it.", ("", "make install", "This installs it.")),
         ("Then type:\n$ ls -la\nDone.", ("Then type:", "$ ls -la", "Done.")),
-        ("Intro.\n\n    make\n\nIt builds.", ("Intro.\n", "    make", "It builds.")),
-        ("a code line\nanother", ("", "a code line\nanother", "")),
     ],
 )
 def test_a_code_unit_is_shown_as_its_lead_its_code_and_what_explains_it(
-    text: str, parts: tuple[str, str, str]
+    note: str, parts: tuple[str, str, str]
 ) -> None:
-    assert split_code(text) == parts
-    quote = Quote(1, "a.md", "/n", "A", 0, len(text), 1, 1, text, CODE, 1.0, 1.0, True)
+    unit = next(u for u in split_units(note) if u.kind == CODE)
+    quote = Quote(1, "a.md", "/n", "A", unit.start, unit.end, 1, 1, unit.text, CODE, 1.0, 1.0,
+                  True, code=unit.code)  # fmt: skip
+    assert split_code(quote) == parts
     shown = evidence_markdown([quote], turn=0)
-    code_at = shown.index(parts[1].splitlines()[0]) if parts[1] else 0
-    if parts[2]:  # the explaining sentence is prose after the block, not code inside it
-        assert shown.index(f"“{' '.join(parts[2].split())}”") > shown.rindex("```")
-    assert shown.count("```") == 2 and shown.index("```") < code_at
+    fence = shown.index("> ```") if "> ```" in shown else shown.index("> ~~~")
+    assert shown.index(parts[1].splitlines()[0]) > fence  # the code inside the block
+    if parts[2].strip():  # the explaining sentence is prose after the block, not code inside it
+        assert shown.index(f"“{' '.join(parts[2].split())}”") > shown.rindex("> ```")

@@ -11,6 +11,7 @@ dates for "when", names for "who / where") in English, German and Czech.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.figures import folded_words
 from desktop_app.core.answer.question import KeyWords, Question, Weights
-from desktop_app.core.answer.units import CODE, SENTENCE, Unit, split_units, words_of
+from desktop_app.core.answer.units import CODE, FENCE, SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
@@ -48,6 +49,7 @@ TITLE_WEIGHT = 0.3  # share of the note title's words the unit holds (the title 
 STEP_CUE_WEIGHT = 0.4  # the unit holds code the question does not: the step itself
 SOLUTION_WEIGHT = 0.4  # "However, …", "Instead, …", "The trick is…": the turn to the fix
 CODE_WEIGHT = 0.3  # a code block: technical notes keep the step itself in one
+_FENCED = re.compile(FENCE, re.MULTILINE)
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -202,11 +204,15 @@ def _is_step(question: Question, unit: Unit) -> bool:
 
 def _how_to(question: Question, c: ScoredUnit, scored: list[ScoredUnit]) -> bool:
     """A unit read as a step: for a "how do I", and for a question of no other kind ("What
-    built-in function gives…") in a note that keeps code."""
+    built-in function gives…") in a note that keeps code in a fenced block (an indented line
+    in a travel diary is no sign of a technical note)."""
     if question.kind == cues.PROCEDURE:
         return True
-    in_code = any(o.result.note_id == c.result.note_id and o.unit.kind == CODE for o in scored)
-    return question.kind == cues.OTHER and in_code
+    note = c.result.note_id
+    return question.kind == cues.OTHER and any(
+        o.result.note_id == note and o.unit.kind == CODE and _FENCED.search(o.unit.text)
+        for o in scored
+    )
 
 
 @dataclass
@@ -323,4 +329,5 @@ def _evidence(number: int, c: ScoredUnit) -> Evidence:
         cue=cue,
         page=r.page_at(unit.start),
         day=r.written,
+        code=unit.code,
     )

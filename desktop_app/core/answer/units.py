@@ -28,7 +28,7 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
 FENCE = r"^[ \t]{0,3}(`{3,}|~{3,})"  # a code fence line opens (the marker is group 1)
 _FENCE = re.compile(FENCE)
 _INDENTED = re.compile(r"^(?: {4}|\t)")
-_COMMAND = re.compile(r"^[ \t]*\$ \S")
+_COMMAND = re.compile(r"^[ \t]*\$ (?!\d)\S")  # "$ 20 for the taxi" is no command
 # A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
 _ABBREVIATIONS = "|".join(a for lang in languages.REGISTERED for a in lang.abbreviations)
@@ -50,6 +50,7 @@ class Unit:
     text: str
     kind: str  # SENTENCE, ITEM, ROW or CODE
     heading: str = ""  # the nearest heading above it inside the passage
+    code: tuple[int, int] | None = None  # a CODE unit's code lines (no fences), in the note
 
 
 def words_of(text: str) -> str:
@@ -166,7 +167,10 @@ class _Splitter:
                 stretch.pop()
             if stretch:
                 first = lead.start - self.offset if lead is not None and i == 0 else stretch[0][0]
-                yield from self._trimmed(first, stretch[-1][1], CODE)
+                code = (stretch[0][0], stretch[-1][1])
+                yield from self._trimmed(first, stretch[-1][1], CODE, code)
+                lead = None
+        self.lead = lead  # an empty block introduces nothing: its lead stays a sentence
 
     def _paragraph(self) -> Iterator[Unit]:
         lines, self.paragraph = self.paragraph, []
@@ -198,9 +202,16 @@ class _Splitter:
             return
         self.block = None
         first, last = block.start - self.offset, lead.end - self.offset
-        yield Unit(block.start, lead.end, self.text[first:last], CODE, block.heading)
+        between = self.text[block.end - self.offset : lead.start - self.offset]
+        if any(line.strip() and not _FENCE.match(line) for line in between.splitlines()):
+            yield block  # the block was cut (MAX_CODE_LINES): its sentence is not next to it
+            yield lead
+            return
+        yield Unit(block.start, lead.end, self.text[first:last], CODE, block.heading, block.code)
 
-    def _trimmed(self, start: int, end: int, kind: str) -> Iterator[Unit]:
+    def _trimmed(
+        self, start: int, end: int, kind: str, code: tuple[int, int] | None = None
+    ) -> Iterator[Unit]:
         text = self.text
         while start < end and text[start].isspace():
             start += 1
@@ -208,7 +219,15 @@ class _Splitter:
             end -= 1
         if end <= start or is_link_only(text[start:end]):
             return
-        unit = Unit(self.offset + start, self.offset + end, text[start:end], kind, self.heading)
+        lines = None if code is None else (max(code[0], start), min(code[1], end))
+        unit = Unit(
+            self.offset + start,
+            self.offset + end,
+            text[start:end],
+            kind,
+            self.heading,
+            None if lines is None else (self.offset + lines[0], self.offset + lines[1]),
+        )
         if kind == CODE:
             yield from self._flush_code()
             self.block = unit  # held back: the sentence after it may say what it does
