@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,21 +14,6 @@ import pytest
 from desktop_app.core.service import Quire
 from tests.conftest import ROOT
 from tests.core.live_index import live_index
-
-
-@pytest.mark.slow  # a second process with the real embedder
-def test_sigkill_script_keeps_the_database_consistent(tmp_path: Path) -> None:
-    """A short run of tests/bench/sigkill_crash.py (the benchmark does 100 kills)."""
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "bench" / "sigkill_crash.py"), "--kills", "4",
-         "--notes", "25", "--seed", "3"],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    summary = json.loads(out.stdout.splitlines()[-2])
-    assert summary["runs_with_problems"] == 0, out.stdout
-    assert summary["final_problems"] == [] and summary["final_stale_notes"] == []
-    assert summary["embedded_by_final_run"] == summary["pending_parts_before_final_run"]
-    assert out.returncode == 0
 
 
 @pytest.mark.slow  # a second process with the real embedder
