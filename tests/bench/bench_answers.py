@@ -196,28 +196,40 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
 def code_spans(text: str) -> list[str]:
     """Code the answer presents: fenced blocks line by line (Quire's quotation of a note left
     out: it is the note's own text), inline code, `$ command` lines; citations left out."""
-    text = re.sub(r"Your notes say: “.*?” \[\d+\]", " ", text, flags=re.DOTALL)
-    spans = [line for m in _CODE_SPANS.finditer(text)
-             for line in next(g for g in m.groups() if g is not None).splitlines()]  # fmt: skip
-    return [" ".join(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", c).split()) for c in spans]
+    return [code for code, _ in code_spans_at(text)]
+
+
+def code_spans_at(text: str) -> list[tuple[str, int]]:
+    """`code_spans` with where each stands in the answer."""
+    text = re.sub(r"Your notes say: “.*?” \[\d+\]", lambda m: " " * len(m.group(0)), text,
+                  flags=re.DOTALL)  # fmt: skip
+    spans = []
+    for m in _CODE_SPANS.finditer(text):
+        group = next(i for i, g in enumerate(m.groups(), start=1) if g is not None)
+        at = m.start(group)
+        for line in m.group(group).splitlines(keepends=True):
+            code = " ".join(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", line).split())
+            spans.append((code, at))
+            at += len(line)
+    return spans
 
 
 def invented_code(answer: str, unsupported: list[dict], texts: dict[int, str],
                   sentences: list[dict]) -> dict[str, int]:  # fmt: skip
-    """Code spans of `answer` found in no source, how many are marked, and how many of them sit
-    in a sentence the citation report counts as backed."""
+    """Code spans of `answer` found in no source, how many are marked, and how many of them
+    stand inside a sentence the citation report counts as backed."""
     sources = [" ".join(t.replace("`", "").split()) for t in texts.values()]
-    invented = [c for c in code_spans(answer)
+    invented = [(c, at) for c, at in code_spans_at(answer)
                 if c and not any(c.removeprefix("$ ") in s for s in sources)]  # fmt: skip
     marked = [
         " ".join(re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", f["text"]).split()) for f in unsupported
     ]  # read as the spans are (citation-like groups left out)
-    backed = [s["text"] for s in sentences if s["cites"] and not s["weak"]
+    backed = [(s["start"], s["end"]) for s in sentences if s["cites"] and not s["weak"]
               and not s.get("unverified")]  # fmt: skip
     return {
         "invented": len(invented),
-        "marked": sum(1 for c in invented if any(c in m or m in c for m in marked if m)),
-        "in_backed": sum(1 for c in invented if any(c in " ".join(b.split()) for b in backed)),
+        "marked": sum(1 for c, _ in invented if any(c in m or m in c for m in marked if m)),
+        "in_backed": sum(1 for _, at in invented if any(a <= at < b for a, b in backed)),
     }
 
 
