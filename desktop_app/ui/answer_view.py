@@ -4,14 +4,13 @@ no source holds marked in place, the checks' notices. Note text is shown as itse
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable
 
 from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import numbers_in, replace_citations
 from desktop_app.core.answer.cues import question_kind
 from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import CODE, FENCE
+from desktop_app.core.answer.units import CODE, FENCE_LINE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Quote, Unfound
 from desktop_app.core.passage import day_label
@@ -19,7 +18,6 @@ from desktop_app.core.service import Turn
 from desktop_app.core.text import code_fence
 
 UNVERIFIED = "unverified"
-_FENCE_LINE = re.compile(FENCE, re.MULTILINE)
 
 
 def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
@@ -89,7 +87,7 @@ def _marked(text: str, in_code: bool) -> str:
 
 
 def _in_fence(text: str, pos: int) -> bool:
-    return len(_FENCE_LINE.findall(text, 0, pos)) % 2 == 1
+    return len(FENCE_LINE.findall(text, 0, pos)) % 2 == 1
 
 
 def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain: bool) -> str:
@@ -147,7 +145,7 @@ def split_code(e: Quote) -> tuple[str, str, str]:
 
 
 def _prose(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not _FENCE_LINE.match(line)).strip()
+    return "\n".join(line for line in text.splitlines() if not FENCE_LINE.match(line)).strip()
 
 
 def _literal_markdown(text: str) -> str:

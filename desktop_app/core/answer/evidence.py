@@ -11,7 +11,6 @@ dates for "when", names for "who / where") in English, German and Czech.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.figures import folded_words
 from desktop_app.core.answer.question import KeyWords, Question, Weights
-from desktop_app.core.answer.units import CODE, FENCE, SENTENCE, Unit, split_units, words_of
+from desktop_app.core.answer.units import CODE, FENCE_LINE, SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
 
@@ -49,7 +48,6 @@ TITLE_WEIGHT = 0.3  # share of the note title's words the unit holds (the title 
 STEP_CUE_WEIGHT = 0.4  # the unit holds code the question does not: the step itself
 SOLUTION_WEIGHT = 0.4  # "However, …", "Instead, …", "The trick is…": the turn to the fix
 CODE_WEIGHT = 0.3  # a code block: technical notes keep the step itself in one
-_FENCED = re.compile(FENCE, re.MULTILINE)
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -165,7 +163,8 @@ def select(
     scored.sort(key=lambda c: -c.score)
     if similarity is not None:
         _add_cosines(scored, question.text, similarity)
-    _read_as_steps([c for c in scored if _how_to(question, c, scored)], question, idf)
+    how_to = _how_to_notes(question, scored)
+    _read_as_steps([c for c in scored if how_to(c.result.note_id)], question, idf)
     scored.sort(key=lambda c: -c.score)
     best = scored[0].score
     picked = [
@@ -202,17 +201,18 @@ def _is_step(question: Question, unit: Unit) -> bool:
     return cues.has_new_code(unit.text, question)
 
 
-def _how_to(question: Question, c: ScoredUnit, scored: list[ScoredUnit]) -> bool:
-    """A unit read as a step: for a "how do I", and for a question of no other kind ("What
-    built-in function gives…") in a note that keeps code in a fenced block (an indented line
-    in a travel diary is no sign of a technical note)."""
+def _how_to_notes(question: Question, scored: list[ScoredUnit]) -> Callable[[int], bool]:
+    """Whose units are read as steps: every note's for a "how do I"; for a question of no other
+    kind ("What built-in function gives…"), the notes that keep code in a fenced block (an
+    indented line in a travel diary is no sign of a technical note)."""
     if question.kind == cues.PROCEDURE:
-        return True
-    note = c.result.note_id
-    return question.kind == cues.OTHER and any(
-        o.result.note_id == note and o.unit.kind == CODE and _FENCED.search(o.unit.text)
-        for o in scored
-    )
+        return lambda _note: True
+    if question.kind != cues.OTHER:
+        return lambda _note: False
+    coded = {
+        c.result.note_id for c in scored if c.unit.kind == CODE and FENCE_LINE.search(c.unit.text)
+    }
+    return coded.__contains__
 
 
 @dataclass

@@ -27,6 +27,7 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
 FENCE = r"^[ \t]{0,3}(`{3,}|~{3,})"  # a code fence line opens (the marker is group 1)
 _FENCE = re.compile(FENCE)
+FENCE_LINE = re.compile(FENCE, re.MULTILINE)  # a fence line anywhere in a text
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _COMMAND = re.compile(r"^[ \t]*\$ (?!\d)\S")  # "$ 20 for the taxi" is no command
 # A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
@@ -219,14 +220,10 @@ class _Splitter:
             end -= 1
         if end <= start or is_link_only(text[start:end]):
             return
-        lines = None if code is None else (max(code[0], start), min(code[1], end))
+        if code is not None:  # the code lines, within the trimmed unit, in the note
+            code = (self.offset + max(code[0], start), self.offset + min(code[1], end))
         unit = Unit(
-            self.offset + start,
-            self.offset + end,
-            text[start:end],
-            kind,
-            self.heading,
-            None if lines is None else (self.offset + lines[0], self.offset + lines[1]),
+            self.offset + start, self.offset + end, text[start:end], kind, self.heading, code
         )
         if kind == CODE:
             yield from self._flush_code()
