@@ -58,6 +58,7 @@ class AnswerMethods(FacadeParts):
             is_empty=self.index_is_empty,
             idf=answering.index_weights(self.database),
             similarity=lambda language: answering.embedder_similarity(self.searcher, language),
+            following=lambda passage: None if not fixed.empty else self.searcher.following(passage),
         )
 
     def ask(

@@ -21,7 +21,7 @@ import sqlite_utils
 from desktop_app import paths
 from desktop_app.core import dates
 from desktop_app.core.answer import ask as answering
-from desktop_app.core.answer.decision import gate_decision
+from desktop_app.core.answer.decision import gate_decision, relevant
 from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import Conversation, ConversationStore, Turn
@@ -296,7 +296,7 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
     def browse(self, query: str, floor: float = 0.5, scope: Scope | None = None) -> ScopedSearch:
         """The Search tab's list: passages down to `floor` of the best one's score."""
         found = self.search_in(query, scope=scope)
-        return ScopedSearch(found.query, answering.relevant(found.results, floor))
+        return ScopedSearch(found.query, relevant(found.results, floor))
 
     def scope_choices(self) -> tuple[list[str], list[tuple[str, int]]]:
         """The folder names and the tags (with their note counts) a scope can pick."""

@@ -45,9 +45,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer import ask, cues, gate  # noqa: E402
 from desktop_app.core.answer.ask import answer_events  # noqa: E402
-from desktop_app.core.answer.decision import decide, relevant  # noqa: E402
+from desktop_app.core.answer.decision import decide  # noqa: E402
 from desktop_app.core.answer.llm import Generation  # noqa: E402
-from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.as_json import as_json  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
@@ -87,9 +86,8 @@ def naive_evidence(quire: Quire, question: str, results: list[Any]) -> list[str]
 def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict[str, Any]:
     started = time.perf_counter()
     results = quire.search(q["question"], top_k=8)
-    sources = build_sources(relevant(results))
     retrieval = quire.retrieval()
-    decision, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
+    decision, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
     found = found if decision.answerable else []
     seconds = time.perf_counter() - started
     for e in found:  # the round trip every shown sentence must pass
@@ -114,8 +112,7 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
 def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
     results = quire.search(q["question"], top_k=8)
     retrieval = quire.retrieval()
-    sources = build_sources(relevant(results))
-    decision, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
+    decision, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
     best = max(found, key=lambda e: e.overlap) if found else None
     return {"outcome": decision.outcome,
             "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
@@ -179,9 +176,8 @@ def overlaps(e: Any, q: dict) -> bool:
 def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict[str, Any]:
     """Span evidence for one question with a gold span (til-en): which shown units overlap it."""
     results = quire.search(q["question"], top_k=8)
-    sources = build_sources(relevant(results))
     retrieval = quire.retrieval()
-    decision, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
+    decision, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
     found = found if decision.answerable else []
     for e in found:
         text = notes.setdefault(e.path, formats.load(folder / e.path, 50_000_000).text)

@@ -73,8 +73,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from desktop_app.core import evaluate  # noqa: E402
-from desktop_app.core.answer.decision import decide, relevant  # noqa: E402
-from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.answer.decision import decide  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.ingest.formats import pdf as pdf_format  # noqa: E402
@@ -648,8 +647,7 @@ def evidence_spans(quire: Quire, questions: list[dict[str, Any]], folder: Path,
     out = []
     for q in questions:
         results = quire.search(q["question"], top_k=8)
-        sources = build_sources(relevant(results))
-        _, found = decide(retrieval, retrieval.read(q["question"]), results, sources)
+        _, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
         for e in found:
             document = documents[Path(e.path).stem]
             out.append(SpanCheck(folder / e.path, document, e.start, e.end, e.page,  # Quire's

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from desktop_app.core.answer.ask import relevant  # noqa: E402
+from desktop_app.core.answer.decision import relevant  # noqa: E402
 from desktop_app.core.answer.llm import Generation, LocalModel  # noqa: E402
 from desktop_app.core.answer.prompt import assemble, build_sources  # noqa: E402
 from desktop_app.core.cancel import Cancelled, CancelToken  # noqa: E402

@@ -23,8 +23,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer import gate  # noqa: E402
-from desktop_app.core.answer.decision import decide, relevant  # noqa: E402
-from desktop_app.core.answer.prompt import build_sources  # noqa: E402
+from desktop_app.core.answer.decision import decide  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from tests.bench.bench_gate import split_all  # noqa: E402
@@ -37,8 +36,7 @@ def outcomes(quire: Quire, questions: list[dict]) -> Counter[str]:
     retrieval = quire.retrieval()
     for q in questions:
         results = quire.search(q["question"], top_k=8)
-        sources = build_sources(relevant(results))
-        decision, _ = decide(retrieval, retrieval.read(q["question"]), results, sources)
+        decision, _, _ = decide(retrieval, retrieval.read(q["question"]), results)
         counts[decision.outcome] += 1
     return counts
 

@@ -24,10 +24,10 @@ EVAL = ROOT.parent / "shared" / "eval"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from desktop_app.core.answer.decision import Retrieval, decide, relevant  # noqa: E402
+from desktop_app.core.answer.decision import Retrieval, decide  # noqa: E402
 from desktop_app.core.answer.evidence import Cosines  # noqa: E402
-from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.answer.question import Question  # noqa: E402
+from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 
 DEV = ROOT / "tests" / "data" / "til_dev_questions.jsonl"
@@ -39,11 +39,12 @@ class CachedRetrieval:
     def __init__(self, home: Path, notes: Path, fresh: bool) -> None:
         self.home, self.notes = home, notes
         self.path = home / "dev-cache.pickle"
-        cache: dict[str, Any] = {"results": {}, "cosines": {}}
+        cache: dict[str, Any] = {"results": {}, "cosines": {}, "following": {}}
         if self.path.exists() and not fresh:
             cache = pickle.loads(self.path.read_bytes())
         self.results: dict[str, Any] = cache["results"]
         self.cosines: dict[tuple[str, str], float] = cache["cosines"]
+        self.after: dict[int, SearchResult | None] = cache.get("following", {})
         self.quire: Quire | None = None
         self.retrieval: Retrieval | None = None
 
@@ -78,8 +79,16 @@ class CachedRetrieval:
 
         return cosines
 
+    def following(self, passage: SearchResult) -> SearchResult | None:
+        if passage.chunk_id not in self.after:
+            self.live()
+            assert self.quire is not None
+            self.after[passage.chunk_id] = self.quire.searcher.following(passage)
+        return self.after[passage.chunk_id]
+
     def save(self) -> None:
-        self.path.write_bytes(pickle.dumps({"results": self.results, "cosines": self.cosines}))
+        cache = {"results": self.results, "cosines": self.cosines, "following": self.after}
+        self.path.write_bytes(pickle.dumps(cache))
         if self.quire is not None:
             self.quire.close()
 
@@ -104,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             language=cached.live().language,
             idf=cached.live().idf,
             similarity=cached.similarity,
+            following=cached.following,
         )
-        decision, found = decide(retrieval, read, results, build_sources(relevant(results)))
+        decision, found, _ = decide(retrieval, read, results)
         found = found if decision.answerable else []
         hits = [e.path == q["path"] and e.start < q["end"] and q["start"] < e.end for e in found]
         row = {

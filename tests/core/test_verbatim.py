@@ -6,13 +6,23 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from desktop_app.core.answer import attribution, citations, cues, grounded, units, verbatim
+from desktop_app.core.answer import (
+    attribution,
+    citations,
+    cues,
+    evidence,
+    grounded,
+    units,
+    verbatim,
+)
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.cues import tells_the_fix as cues_fix
+from desktop_app.core.answer.decision import decide
 from desktop_app.core.answer.done_parts import citations_of, unfound_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
@@ -321,3 +331,44 @@ def test_a_what_question_on_a_diary_with_an_indented_line_is_not_read_as_a_how_t
     )
     first = _first_evidence(tmp_path, note, "What was the hotel in Lisbon like?")
     assert first.text.startswith("Our hotel in Lisbon was the Pestana Palace")
+
+
+HEX_NOTE = (
+    "# Determine The Latest Release Of A Hex Package\n\n"
+    + " ".join(
+        f"Finding the latest release of a package used to mean a browser search ({n})."
+        for n in range(14)
+    )
+    + "\nThe `mix` CLI can look it up and we never leave the terminal to use it.\n\n"
+    "For instance, for the `postgrex` package I can run the following command.\n\n"
+    "```bash\n$ mix hex.info postgrex\n"
+    + "\n".join(f"Releases: 0.{n}.0, 0.{n}.1" for n in range(12))
+    + "\n```\n\nThe config line is what goes into `mix.exs`.\n"
+)
+
+
+def test_a_how_to_reads_on_into_the_passage_after_the_one_that_names_the_problem(
+    tmp_path: Path,
+) -> None:
+    """The note's first passage holds the question's words, the next one the command: a "how
+    do I" reads on, and its quoted evidence and the prompt's source [1] hold the command."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "hex.md").write_text(HEX_NOTE, "utf-8")
+    quire = Quire.open(tmp_path / "home")
+    quire.index([folder], embed=False)
+    question = "How do I find the latest release of a package without leaving the terminal?"
+    retrieval = quire.retrieval()
+    asked = retrieval.read(question)
+    results = quire.search(question, top_k=8)
+    assert "mix hex.info" not in results[0].text  # the best passage names the problem only
+    decided = decide(retrieval, asked, results)
+    alone = decide(replace(retrieval, following=lambda _p: None), asked, results[:1])
+    assert any("$ mix hex.info postgrex" in e.text for e in decided.evidence)
+    assert "$ mix hex.info postgrex" in decided.sources[0].text
+    for e in decided.evidence:
+        assert HEX_NOTE[e.start : e.end] == e.text
+    assert not any("mix hex.info" in e.text for e in alone.evidence)
+    when = retrieval.read("When was the latest release of the package?")  # no "how do I"
+    assert evidence.read_on(when, results[:1], retrieval.following) == results[:1]
+    quire.close()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any, Protocol
 
 from desktop_app.core.answer import attribution, citations, evidence, gate, grounded, verbatim
-from desktop_app.core.answer.decision import Retrieval, decide, relevant, retrieval_query
+from desktop_app.core.answer.decision import Retrieval, decide, retrieval_query
 from desktop_app.core.answer.done_parts import (
     added_of,
     answer_sources,
@@ -33,7 +33,7 @@ from desktop_app.core.answer.evidence import Cosines
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import Generation
-from desktop_app.core.answer.prompt import Prompt, assemble, build_sources, check_question
+from desktop_app.core.answer.prompt import Prompt, assemble, check_question
 from desktop_app.core.answer.question import Question, Weights
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.events import (
@@ -125,8 +125,7 @@ def answer_events(
     if not results and retrieval.is_empty():
         yield Error(EMPTY_INDEX)
         return
-    sources = build_sources(relevant(results))
-    decision, found = decide(retrieval, asked, results, sources)
+    decision, found, sources = decide(retrieval, asked, results)
     if override_gate and results and not decision.answerable:
         decision = decision.overridden()
     retrieval_seconds = time.perf_counter() - started

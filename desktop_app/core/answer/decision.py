@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from desktop_app.core.answer import evidence, gate
-from desktop_app.core.answer.evidence import Cosines
+from desktop_app.core.answer.evidence import Cosines, Following
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question, Weights
@@ -26,6 +27,7 @@ class Retrieval:
     is_empty: Callable[[], bool] = lambda: False  # nothing indexed at all
     idf: Weights | None = None  # term weights over the whole index (the gate's)
     similarity: Callable[[str], Cosines | None] = lambda _language: None
+    following: Following = lambda _passage: None  # the passage after one in its note
 
     def read(self, question: str, history: Sequence[PastTurn] = ()) -> Question:
         return Question.read(question, self.language(question), self.idf, bool(history))
@@ -46,18 +48,23 @@ def relevant(results: list[SearchResult], floor: float = RELATIVE_FLOOR) -> list
     return [r for r in results if r.score >= floor * best]
 
 
-def decide(
-    retrieval: Retrieval, question: Question, results: list[SearchResult], sources: list[Passage]
-) -> tuple[gate.GateDecision, list[Evidence]]:
-    """The outcome (answered / weak evidence / not in your notes) and the evidence units."""
+class Decided(NamedTuple):
+    gate: gate.GateDecision  # answered / weak evidence / not in your notes
+    evidence: list[Evidence]  # the units shown first
+    sources: list[Passage]  # the numbered passages the prompt quotes
+
+
+def decide(retrieval: Retrieval, question: Question, results: list[SearchResult]) -> Decided:
+    """The outcome, the evidence units and the numbered sources of the searched `results`."""
+    read = evidence.read_on(question, results, retrieval.following)
+    sources = build_sources(relevant(read))
     similarity = retrieval.similarity(question.language)
-    found = evidence.select(question, results, sources, retrieval.idf, similarity)
-    return gate.judge(question, results, found), found
+    found = evidence.select(question, read, sources, retrieval.idf, similarity)
+    return Decided(gate.judge(question, results, found), found, sources)
 
 
 def gate_decision(
     retrieval: Retrieval, question: str, results: list[SearchResult]
 ) -> gate.GateDecision:
     """`decide` for a question searched on its own (no conversation before it)."""
-    read = retrieval.read(question)
-    return decide(retrieval, read, results, build_sources(relevant(results)))[0]
+    return decide(retrieval, retrieval.read(question), results).gate

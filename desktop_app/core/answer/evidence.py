@@ -141,6 +141,25 @@ def question_overlap(text: str, keys: KeyWords) -> float:
 
 
 Cosines = Callable[[str, list[str]], list[float]]  # question, texts → the embedder's cosines
+Following = Callable[["SearchResult"], "SearchResult | None"]  # the passage after one in its note
+
+
+def read_on(
+    question: Question, results: Sequence[SearchResult], following: Following
+) -> list[SearchResult]:
+    """`results` with the passage that follows the best one in its note read right after it,
+    for a "how do I" (or a question of no other kind, when that passage keeps a fenced block):
+    a technical note names the problem in one passage and often gives the fix in the next
+    ("…I can run the following command." | the block), which the question's words miss (when
+    it is among the results further down, it moves up)."""
+    if not results or question.kind not in (cues.PROCEDURE, cues.OTHER):
+        return list(results)
+    best = results[0]
+    found = [r for r in results if r.note_id == best.note_id and r.seq == best.seq + 1]
+    after = found[0] if found else following(best)
+    if after is None or (question.kind == cues.OTHER and not FENCE_LINE.search(after.text)):
+        return list(results)
+    return [best, after, *(r for r in results[1:] if r is not after)]
 
 
 def select(

@@ -147,6 +147,18 @@ class Searcher:
         )
         return self._materialize(db, fused, signals, options)
 
+    def following(self, passage: SearchResult) -> SearchResult | None:
+        """The passage right after `passage` in its note (None at the note's end), with no
+        ranking signals of its own: it is read as the rest of `passage`, at its score."""
+        with self.database.read() as db:
+            chunk_id = chunks.chunk_after(db, passage.note_id, passage.seq)
+            rows = chunks.chunk_details(db, [chunk_id]) if chunk_id is not None else {}
+        if chunk_id not in rows:
+            return None
+        item = fusion.Fused(chunk_id, passage.score, None, None)
+        no_signals = _Signals({}, {}, {}, {}, trusted_dense=passage.trusted_dense)
+        return _result(rows[chunk_id], item, no_signals)
+
     def _newest(
         self, db: sqlite_utils.Database, stored: scopes.ChunkFilter, options: SearchOptions
     ) -> list[SearchResult]:

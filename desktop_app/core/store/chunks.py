@@ -53,6 +53,14 @@ def chunk_text(db: sqlite_utils.Database, chunk_id: int) -> str:
     return str(row[0]) if row else ""
 
 
+def chunk_after(db: sqlite_utils.Database, note_id: int, seq: int) -> int | None:
+    """The id of the note's chunk that follows chunk number `seq` (None at the note's end)."""
+    row = db.execute(
+        "SELECT id FROM chunks WHERE note_id = ? AND seq > ? ORDER BY seq LIMIT 1", (note_id, seq)
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
 def chunk_details(
     db: sqlite_utils.Database, chunk_ids: list[int], folder_ids: tuple[int, ...] | None = None
 ) -> dict[int, dict[str, Any]]:
