@@ -50,6 +50,11 @@ TIL_NOTES = MINI_EVAL_DIR / "til-en" / "notes"
 NUMBER = r"\d+(?:\.\d+)?"
 
 
+def cli(options: str, *paths: Path) -> list[str]:
+    """A bench's argv: its options as written, then the paths (which may hold spaces)."""
+    return [*options.split(), *(str(p) for p in paths)]
+
+
 def test_bench_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_gate.main(["--per-side", "3", "--eval", str(MINI_EVAL_DIR), "xquad-en"]) == 0
     out = capsys.readouterr().out
@@ -103,19 +108,9 @@ def test_bench_answers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     bundled one runs in test_bench_generation)."""
     answer = "It takes 42 minutes [1]. Run `git undo --all` first [2]."
     monkeypatch.setattr(llm, "LocalModel", lambda n_ctx: QueuedModel(*[answer] * 10, n_ctx=n_ctx))
-    argv = [
-        "--questions",
-        "3",
-        "--generate",
-        "1",
-        "--max-tokens",
-        "8",
-        "--eval",
-        str(MINI_EVAL_DIR),
-        "sample",
-        "xquad-en",
-        "til-en",
-    ]
+    argv = cli(
+        "--questions 3 --generate 1 --max-tokens 8 sample xquad-en til-en --eval", MINI_EVAL_DIR
+    )
     assert bench_answers.main(argv) == 0
     out = capsys.readouterr().out
     ms = rf"{NUMBER} / {NUMBER} ms"
@@ -147,18 +142,7 @@ def numpy_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.real_embedder
 @pytest.mark.usefixtures("numpy_embedder")
 def test_bench_index_search(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [
-        "--til",
-        str(MINI_EVAL_DIR / "til-en"),
-        "--runs",
-        "1",
-        "--embed-texts",
-        "8",
-        "--chunks",
-        "40",
-        "--queries",
-        "3",
-    ]
+    argv = cli("--runs 1 --embed-texts 8 --chunks 40 --queries 3 --til", MINI_EVAL_DIR / "til-en")
     assert bench_index_search.main(argv) == 0
     out = capsys.readouterr().out
     rate = rf"{NUMBER} chunks/s +{NUMBER}×"
@@ -246,18 +230,7 @@ def test_eval_all(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bench_corruption(capsys: pytest.CaptureFixture[str]) -> None:
     """Three damaged keyword indexes and one with vectors, each opened by the CLI and checked;
     then the til notes' check costs, a 300-passage copy of them and a truncated index rebuilt."""
-    argv = [
-        "--runs",
-        "3",
-        "--notes",
-        "4",
-        "--vector-runs",
-        "1",
-        "--til",
-        str(TIL_NOTES),
-        "--big-chunks",
-        "300",
-    ]
+    argv = cli("--runs 3 --notes 4 --vector-runs 1 --big-chunks 300 --til", TIL_NOTES)
     assert bench_corruption.main(argv) == 0
     out = capsys.readouterr().out
     assert re.search(r"keyword only: 3 runs in \d+ s", out), out
@@ -446,22 +419,10 @@ def test_bench_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     """xquad-en's six small articles as PDF, Word and web pages: two questions, their spans'
     boxes, and the speed runs once (a 3-page long PDF); the fake embedder for the vectors."""
     monkeypatch.setattr(bench_formats, "Embedder", FakeEmbedder)
-    argv = [
-        "--eval",
-        str(MINI_EVAL_DIR),
-        "--sets",
-        "xquad-en",
-        "--questions",
-        "2",
-        "--pages",
-        "3",
-        "--runs",
-        "1",
-        "--evidence",
-        "2",
-        "--show",
-        "1",
-    ]
+    argv = cli(
+        "--sets xquad-en --questions 2 --pages 3 --runs 1 --evidence 2 --show 1 --eval",
+        MINI_EVAL_DIR,
+    )
     assert bench_formats.main(argv) == 0
     out = capsys.readouterr().out
     for fmt in ("md", "pdf", "docx", "html"):
