@@ -1,9 +1,19 @@
 """Text helpers the core and the window share: user text made valid Unicode at the boundary,
-and the fence that keeps a piece of code one Markdown code block."""
+the fence that keeps a piece of code one Markdown code block, and a span of a text."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TextSpan:
+    """A piece of a text at its place in it: `whole[start:end] == text`."""
+
+    start: int
+    end: int
+    text: str
 
 
 def clean_text(text: str) -> str:

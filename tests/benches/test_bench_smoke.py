@@ -50,6 +50,12 @@ TIL_NOTES = MINI_EVAL_DIR / "til-en" / "notes"
 NUMBER = r"\d+(?:\.\d+)?"
 
 
+def assert_printed(out: str, *patterns: str) -> None:
+    """Each pattern is found in the bench's output (multi-line: ^ and $ match at lines)."""
+    for pattern in patterns:
+        assert re.search(pattern, out, re.MULTILINE), f"{pattern!r} not in:\n{out}"
+
+
 def cli(options: str, *paths: Path) -> list[str]:
     """A bench's argv: its options as written, then the paths (which may hold spaces)."""
     return [*options.split(), *(str(p) for p in paths)]
@@ -84,9 +90,12 @@ def test_evidence_dev_and_gate_dev(tmp_path: Path, capsys: pytest.CaptureFixture
     assert gate_dev.main(argv) == 0
     out = capsys.readouterr().out
     shares = rf"answered {NUMBER} weak {NUMBER} absent {NUMBER}"
-    assert re.search(rf"sample answerable: {shares}", out), out
-    assert re.search(rf"xquad-en answerable \[0:4\]: {shares}", out), out
-    assert re.search(rf"xquad-en unanswerable \(all \d+\): {shares}", out), out
+    assert_printed(
+        out,
+        rf"sample answerable: {shares}",
+        rf"xquad-en answerable \[0:4\]: {shares}",
+        rf"xquad-en unanswerable \(all \d+\): {shares}",
+    )
 
 
 def test_til_dev(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,12 +155,15 @@ def test_bench_index_search(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_index_search.main(argv) == 0
     out = capsys.readouterr().out
     rate = rf"{NUMBER} chunks/s +{NUMBER}×"
-    assert re.search(rf"raw FTS5 inserts of the chunk texts +{rate}", out), out
-    assert re.search(rf"floor: cutting the notes into chunks +{rate}", out), out
-    assert re.search(r"embedding: 8 texts \(8 embedded by Quire\)", out), out
-    assert re.search(rf"ratio +{NUMBER}× +\(goal ≥ 0\.9×\)", out), out
-    assert re.search(rf"quire +p50 +{NUMBER} ms +p95 +{NUMBER} ms +\(3 queries\)", out), out
-    assert re.search(rf"ratio +p50 {NUMBER}× +p95 {NUMBER}×", out), out
+    assert_printed(
+        out,
+        rf"raw FTS5 inserts of the chunk texts +{rate}",
+        rf"floor: cutting the notes into chunks +{rate}",
+        r"embedding: 8 texts \(8 embedded by Quire\)",
+        rf"ratio +{NUMBER}× +\(goal ≥ 0\.9×\)",
+        rf"quire +p50 +{NUMBER} ms +p95 +{NUMBER} ms +\(3 queries\)",
+        rf"ratio +p50 {NUMBER}× +p95 {NUMBER}×",
+    )
 
 
 @pytest.mark.real_embedder
@@ -161,10 +173,13 @@ def test_bench_live(capsys: pytest.CaptureFixture[str]) -> None:
     again (the bench's exit code says so)."""
     assert bench_live.main(["--til", str(TIL_NOTES), "--notes", "12", "--edits", "2"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"vault: 12 notes, \d+ passages", out), out
-    assert re.search(rf"keyword-searchable after +{NUMBER} s", out), out
-    assert re.search(rf"all vectors after +{NUMBER} s", out), out
-    assert re.search(r"over 2 edits: p50 \d+ ms, p95 \d+ ms, max \d+ ms", out), out
+    assert_printed(
+        out,
+        r"vault: 12 notes, \d+ passages",
+        rf"keyword-searchable after +{NUMBER} s",
+        rf"all vectors after +{NUMBER} s",
+        r"over 2 edits: p50 \d+ ms, p95 \d+ ms, max \d+ ms",
+    )
     assert re.search(r"re-embedded passages: (\d+); passages the edits changed: \1$", out, re.M)
 
 
@@ -176,9 +191,12 @@ def test_sigkill_crash(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--til", str(TIL_NOTES), "--kills", "2", "--notes", "6", "--max-delay", "1.5"]
     assert sigkill_crash.main(argv) == 0
     out = capsys.readouterr().out
-    assert re.search(rf"kill +1 \(index, +{NUMBER} s\): ok", out), out
-    assert re.search(rf"kill +2 \(watch, +{NUMBER} s\): ok", out), out
-    assert re.search(r"2/2 restarts consistent; final run embedded (\d+) of \1 missing", out), out
+    assert_printed(
+        out,
+        rf"kill +1 \(index, +{NUMBER} s\): ok",
+        rf"kill +2 \(watch, +{NUMBER} s\): ok",
+        r"2/2 restarts consistent; final run embedded (\d+) of \1 missing",
+    )
 
 
 @pytest.mark.slow  # the bundled chat model
@@ -205,9 +223,12 @@ def test_bench_window(capsys: pytest.CaptureFixture[str]) -> None:
     one question, every phase's stalls reported."""
     assert bench_window.main(["--generate", "5"]) == 0
     out = capsys.readouterr().out
-    assert re.search(rf"time to interactive: {NUMBER} s", out), out
-    assert re.search(rf"every note keyword-searchable after: {NUMBER} s", out), out
-    assert re.search(rf"indexed and embedded after: {NUMBER} s", out), out
+    assert_printed(
+        out,
+        rf"time to interactive: {NUMBER} s",
+        rf"every note keyword-searchable after: {NUMBER} s",
+        rf"indexed and embedded after: {NUMBER} s",
+    )
     for phase in ("indexing", "answering"):
         stall = rf"{phase}: longest stall {NUMBER} ms \(goal ≤ 100 ms\), p99 {NUMBER} ms"
         assert re.search(stall, out), out
@@ -239,9 +260,12 @@ def test_bench_corruption(capsys: pytest.CaptureFixture[str]) -> None:
     assert healthy == ["3", "1"], out
     assert "FAILED" not in out, out
     assert re.search(rf"til: first `quire index --no-embed` \(raw baseline\): {NUMBER} s", out)
-    assert re.search(r"big: \d+ chunks", out), out
-    assert re.search(r"big: opened with the \w+ check", out), out
-    assert re.search(rf"rebuild \(keyword\) via `quire status`: {NUMBER} s \(rc 0\)", out), out
+    assert_printed(
+        out,
+        r"big: \d+ chunks",
+        r"big: opened with the \w+ check",
+        rf"rebuild \(keyword\) via `quire status`: {NUMBER} s \(rc 0\)",
+    )
 
 
 @pytest.fixture
@@ -298,10 +322,13 @@ def test_bench_unique_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     argv = ["--home", str(tmp_path / "home"), "--notes", str(TIL_NOTES), "--n", "5"]
     assert bench_unique_tokens.main(argv) == 0
     out = capsys.readouterr().out
-    assert re.search(rf"index ready in {NUMBER} s", out), out
-    assert re.search(r"\d+ unique words; 5 sampled \(seed 13\)", out), out
-    assert re.search(rf"own note first: \d/5 = {NUMBER}% \(goal >= 99%\)", out), out
-    assert re.search(r"although from another note: \d+", out), out
+    assert_printed(
+        out,
+        rf"index ready in {NUMBER} s",
+        r"\d+ unique words; 5 sampled \(seed 13\)",
+        rf"own note first: \d/5 = {NUMBER}% \(goal >= 99%\)",
+        r"although from another note: \d+",
+    )
 
 
 def test_retrieval_ablation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -501,10 +528,13 @@ def test_bench_package(fake_deb: Path, capsys: pytest.CaptureFixture[str]) -> No
     argv = ["--deb", str(fake_deb), *small.split(), "--skip-self-test", "--skip-qemu"]
     assert bench_package.main(argv) == 0
     out = capsys.readouterr().out
-    assert re.search(r"\.deb +[\d.,]+ MiB +quire_0\.0_all\.deb", out), out
-    assert re.search(r"five largest parts: +\w+ [\d.,]+ MiB", out), out
-    assert re.search(rf"installed {NUMBER} s +\[{NUMBER}\]", out), out
-    assert re.search(rf"venv +{NUMBER} s +\[{NUMBER}\] +ratio {NUMBER}×", out), out
+    assert_printed(
+        out,
+        r"\.deb +[\d.,]+ MiB +quire_0\.0_all\.deb",
+        r"five largest parts: +\w+ [\d.,]+ MiB",
+        rf"installed {NUMBER} s +\[{NUMBER}\]",
+        rf"venv +{NUMBER} s +\[{NUMBER}\] +ratio {NUMBER}×",
+    )
     for backend in ("sentence-transformers", "numpy"):
         assert re.search(rf"{backend} +{NUMBER} passages/s +{NUMBER}× the time", out), out
     assert re.search(rf"dev venv \(NATIVE=OFF\) +{NUMBER} prompt tokens/s", out), out

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from desktop_app.core.retrieval import analyzer, languages
+from desktop_app.core.text import TextSpan
 
 _LANGUAGES = languages.REGISTERED
 NUMBER_WORDS = {w: v for lang in _LANGUAGES for w, v in lang.number_words.items()}
@@ -26,10 +27,7 @@ _SENTENCE_START = re.compile(r"[.!?:\n]\s*|\[\d+\]\s*")
 
 
 @dataclass(frozen=True)
-class Figure:
-    start: int
-    end: int
-    text: str
+class Figure(TextSpan):
     kind: str  # "number", "date", "name"
     value: float | str
 

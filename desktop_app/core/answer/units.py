@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from desktop_app.core.retrieval import analyzer, languages
+from desktop_app.core.text import TextSpan
 
 SENTENCE, ITEM, ROW, CODE = "sentence", "item", "row", "code"
 MAX_CODE_LINES = 15  # a longer block is cut into pieces…
@@ -43,12 +44,9 @@ _MARKUP = re.compile(r"<[^>\n]*>|[*_`~#>|\-=]+")
 
 
 @dataclass(frozen=True)
-class Unit:
-    """One sentence, list item, table row or code block: `note_text[start:end] == text`."""
+class Unit(TextSpan):
+    """One sentence, list item, table row or code block of a note (`text` its exact span)."""
 
-    start: int
-    end: int
-    text: str
     kind: str  # SENTENCE, ITEM, ROW or CODE
     heading: str = ""  # the nearest heading above it inside the passage
     code: tuple[int, int] | None = None  # a CODE unit's code lines (no fences), in the note

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import FENCE
 from desktop_app.core.retrieval import analyzer, languages
+from desktop_app.core.text import TextSpan
 
 # The label Quire puts before a sentence of the notes it quotes; a model imitating it is
 # presenting its own words as the notes'.
@@ -66,12 +67,10 @@ _SHORT = 12  # items up to this long must stand alone in the source ("-p" is not
 
 
 @dataclass(frozen=True)
-class VerbatimSpan:
-    """A part of an answer that must be found as such in the notes."""
+class VerbatimSpan(TextSpan):
+    """A part of an answer that must be found as such in the notes (its text is what is
+    marked, a quotation's label included)."""
 
-    start: int
-    end: int
-    text: str  # answer[start:end]: what is marked (a quotation's label included)
     kind: str
     value: str  # what is looked up (the code inside its backticks, the quotation's words)
 
