@@ -201,7 +201,7 @@ def _batch_search(
         found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
         line: dict[str, Any] = {"id": item["id"]}
         if gate:
-            decision = quire.gate(item["question"], found.results)
+            decision = quire.gate(item["question"], found.results, found.query.scope)
             line["answerable"] = decision.answerable
             line["outcome"] = decision.to_json()["outcome"]
         line["results"] = [as_json(r) for r in found.results]

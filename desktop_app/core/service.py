@@ -308,10 +308,13 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
         with self._reading() as db:
             return store_notes.page_starts(db, str(folder), path)
 
-    def gate(self, question: str, results: list[SearchResult]) -> GateDecision:
+    def gate(
+        self, question: str, results: list[SearchResult], scope: Scope | None = None
+    ) -> GateDecision:
         """The gate's decision, as `ask` makes it: do the notes seem to cover the question, and
-        how well (answered, weak evidence, not in your notes)?"""
-        return gate_decision(self.retrieval(), question, results)
+        how well (answered, weak evidence, not in your notes)? `scope`: what `results` were
+        searched in (nothing outside it is read)."""
+        return gate_decision(self.retrieval(scope), question, results)
 
     def apply_settings(self, new: Settings) -> list[str]:
         """Use new settings from now on and save them; returns what changed that costs work

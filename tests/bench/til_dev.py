@@ -16,6 +16,7 @@ import json
 import os
 import pickle
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,8 @@ class CachedRetrieval:
             self.live()
             assert self.quire is not None
             self.after[passage.chunk_id] = self.quire.searcher.following(passage)
-        return self.after[passage.chunk_id]
+        after = self.after[passage.chunk_id]  # cached for another question: this one's score
+        return replace(after, score=passage.score) if after is not None else None
 
     def save(self) -> None:
         cache = {"results": self.results, "cosines": self.cosines, "following": self.after}

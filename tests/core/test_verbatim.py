@@ -27,6 +27,7 @@ from desktop_app.core.answer.done_parts import citations_of, unfound_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Done, EvidenceShown, SourcesFound
+from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
@@ -371,4 +372,11 @@ def test_a_how_to_reads_on_into_the_passage_after_the_one_that_names_the_problem
     assert not any("mix hex.info" in e.text for e in alone.evidence)
     when = retrieval.read("When was the latest release of the package?")  # no "how do I"
     assert evidence.read_on(when, results[:1], retrieval.following) == results[:1]
+    after = retrieval.following(results[0])
+    assert after is not None and "mix hex.info" in after.text
+    low = replace(after, score=results[0].score / 10)  # found by the search, far below the best
+    moved = evidence.read_on(asked, [results[0], low], lambda _p: None)
+    assert [(r.chunk_id, r.score) for r in moved][1] == (after.chunk_id, results[0].score)
+    scoped = quire.retrieval(Scope(folders=("notes",)))  # a scope never reads past its search
+    assert scoped.following(results[0]) is None
     quire.close()

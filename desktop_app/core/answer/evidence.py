@@ -159,7 +159,8 @@ def read_on(
     after = found[0] if found else following(best)
     if after is None or (question.kind == cues.OTHER and not FENCE_LINE.search(after.text)):
         return list(results)
-    return [best, after, *(r for r in results[1:] if r is not after)]
+    after = replace(after, score=best.score)  # read as the rest of the best passage
+    return [best, after, *(r for r in results[1:] if r.chunk_id != after.chunk_id)]
 
 
 def select(

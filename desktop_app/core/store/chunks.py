@@ -56,7 +56,7 @@ def chunk_text(db: sqlite_utils.Database, chunk_id: int) -> str:
 def chunk_after(db: sqlite_utils.Database, note_id: int, seq: int) -> int | None:
     """The id of the note's chunk that follows chunk number `seq` (None at the note's end)."""
     row = db.execute(
-        "SELECT id FROM chunks WHERE note_id = ? AND seq > ? ORDER BY seq LIMIT 1", (note_id, seq)
+        "SELECT id FROM chunks WHERE note_id = ? AND seq = ?", (note_id, seq + 1)
     ).fetchone()
     return int(row[0]) if row else None
 
