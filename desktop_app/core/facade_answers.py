@@ -17,6 +17,7 @@ from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.facade_parts import FacadeParts
 from desktop_app.core.handle import HandleSlot
 from desktop_app.core.retrieval.scope import Scope
+from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.settings import Settings
 
 
@@ -58,8 +59,16 @@ class AnswerMethods(FacadeParts):
             is_empty=self.index_is_empty,
             idf=answering.index_weights(self.database),
             similarity=lambda language: answering.embedder_similarity(self.searcher, language),
-            following=lambda passage: None if not fixed.empty else self.searcher.following(passage),
+            following=lambda passage: self._following(passage, fixed),
         )
+
+    def _following(self, passage: SearchResult, scope: Scope) -> SearchResult | None:
+        """The passage after `passage` in its note; none for a scoped question (it never reads
+        past what it searched)."""
+        if not scope.empty:
+            return None
+        with self._slot.use() as handle:
+            return handle.searcher.following(passage)
 
     def ask(
         self,

@@ -189,14 +189,10 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
             "shown": len(found), "kinds": [e.kind for e in found]}  # fmt: skip
 
 
-def code_spans(text: str) -> list[str]:
-    """Code the answer presents: fenced blocks line by line (Quire's quotation of a note left
-    out: it is the note's own text), inline code, `$ command` lines; citations left out."""
-    return [code for code, _ in code_spans_at(text)]
-
-
 def code_spans_at(text: str) -> list[tuple[str, int]]:
-    """`code_spans` with where each stands in the answer."""
+    """Code the answer presents, each with where it stands in the answer: fenced blocks line by
+    line (Quire's quotation of a note left out: it is the note's own text), inline code,
+    `$ command` lines; citations left out."""
     text = re.sub(r"Your notes say: “.*?” \[\d+\]", lambda m: " " * len(m.group(0)), text,
                   flags=re.DOTALL)  # fmt: skip
     spans = []

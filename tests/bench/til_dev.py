@@ -16,7 +16,6 @@ import json
 import os
 import pickle
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +84,7 @@ class CachedRetrieval:
             self.live()
             assert self.quire is not None
             self.after[passage.chunk_id] = self.quire.searcher.following(passage)
-        after = self.after[passage.chunk_id]  # cached for another question: this one's score
-        return replace(after, score=passage.score) if after is not None else None
+        return self.after[passage.chunk_id]  # read_on gives it the best passage's score
 
     def save(self) -> None:
         cache = {"results": self.results, "cosines": self.cosines, "following": self.after}

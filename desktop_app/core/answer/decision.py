@@ -60,6 +60,7 @@ def decide(retrieval: Retrieval, question: Question, results: list[SearchResult]
     sources = build_sources(relevant(read))
     similarity = retrieval.similarity(question.language)
     found = evidence.select(question, read, sources, retrieval.idf, similarity)
+    # the gate judges what the search found; a passage read on has no ranking signals of its own
     return Decided(gate.judge(question, results, found), found, sources)
 
 

@@ -155,8 +155,8 @@ def read_on(
     if not results or question.kind not in (cues.PROCEDURE, cues.OTHER):
         return list(results)
     best = results[0]
-    found = [r for r in results if r.note_id == best.note_id and r.seq == best.seq + 1]
-    after = found[0] if found else following(best)
+    found = (r for r in results if r.note_id == best.note_id and r.seq == best.seq + 1)
+    after = next(found, None) or following(best)
     if after is None or (question.kind == cues.OTHER and not FENCE_LINE.search(after.text)):
         return list(results)
     after = replace(after, score=best.score)  # read as the rest of the best passage

@@ -152,12 +152,12 @@ class Searcher:
         ranking signals of its own: it is read as the rest of `passage`, at its score."""
         with self.database.read() as db:
             chunk_id = chunks.chunk_after(db, passage.note_id, passage.seq)
-            rows = chunks.chunk_details(db, [chunk_id]) if chunk_id is not None else {}
-        if chunk_id not in rows:
-            return None
-        item = fusion.Fused(chunk_id, passage.score, None, None)
-        no_signals = _Signals({}, {}, {}, {}, trusted_dense=passage.trusted_dense)
-        return _result(rows[chunk_id], item, no_signals)
+            if chunk_id is None:
+                return None
+            item = fusion.Fused(chunk_id, passage.score, None, None)
+            one = SearchOptions(top_k=1, min_relevance=0.0)
+            found = self._materialize(db, [item], _Signals.none(passage.trusted_dense), one)
+        return found[0] if found else None
 
     def _newest(
         self, db: sqlite_utils.Database, stored: scopes.ChunkFilter, options: SearchOptions
@@ -165,8 +165,8 @@ class Searcher:
         """A scope with nothing else asked: its passages, newest day first."""
         ids = scopes.newest_chunk_ids(db, stored, options.top_k * 3)
         fused = [fusion.Fused(i, 1.0, None, None) for i in ids]  # all equally inside
-        no_signals = _Signals({}, {}, {}, {}, trusted_dense=False)
-        return self._materialize(db, fused, no_signals, replace(options, min_relevance=0.0))
+        everything = replace(options, min_relevance=0.0)
+        return self._materialize(db, fused, _Signals.none(trusted_dense=False), everything)
 
     def _materialize(
         self,
@@ -199,6 +199,11 @@ class _Signals:
     evidence: dict[int, float]
     cosine: dict[int, float]
     trusted_dense: bool
+
+    @classmethod
+    def none(cls, trusted_dense: bool) -> _Signals:
+        """No ranking signals: passages listed, not ranked by the query."""
+        return cls({}, {}, {}, {}, trusted_dense)
 
 
 def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> SearchResult:
