@@ -1,7 +1,8 @@
 """Answers benchmark: Quire's evidence-first, checked answers vs a naive RAG baseline.
 
 usage: python tests/bench/bench_answers.py [--questions 100] [--generate 20] [--max-tokens 64]
-                                           [--no-embedder-evidence] [--eval DIR] [SET ...]
+                                           [--no-embedder-evidence] [--eval DIR]
+                                           [--model-cache FILE.jsonl] [SET ...]
 
 Per public set (xquad-en, xquad-de: the gold notes of `--questions` questions are removed from a
 copy of the folder, as bench_gate.py does, and `--questions` questions whose gold notes stay are
@@ -54,6 +55,7 @@ from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from tests.bench.bench_gate import indexed_without_gold  # noqa: E402
+from tests.bench.recorded_model import RecordedModel  # noqa: E402
 
 EMBED = [True]  # whether the bench's indexes get vectors (--no-embed: keyword only)
 SIGNALS: list[dict[str, Any]] = []  # per question, for checking the thresholds offline
@@ -400,17 +402,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-spans", action="store_true", help="skip til-en's whole-folder run")
     parser.add_argument("--spans-only", action="store_true", help="only til-en's whole-folder run")
     parser.add_argument("--eval", type=Path, default=EVAL, help="the eval sets' folder")
+    parser.add_argument("--model-cache", type=Path, help="record generations here; replay on rerun")
     parser.add_argument("sets", nargs="*")
     args = parser.parse_args(argv)
     ask.USE_EMBEDDER_FOR_EVIDENCE = not args.no_embedder_evidence
     EMBED[0] = not args.no_embed
     names = args.sets or ["sample", "xquad-en", "xquad-de", "ctkfacts-cs", "til-en"]
     names = ["til-en"] if args.spans_only else names
-    model = None
+    model: Any = None
     if args.generate:
         from desktop_app.core.answer.llm import LocalModel
 
         model = LocalModel(n_ctx=4096)
+        if args.model_cache:
+            model = RecordedModel(model, args.model_cache)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in [] if args.spans_only else names:
@@ -422,6 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     print_tables(rows)
     if "til-en" in names and not args.no_spans:
         print_spans(spans)
+    if isinstance(model, RecordedModel):
+        print(f"generations replayed {model.hits}, generated {model.misses} ({args.model_cache})")
     (Path(tempfile.gettempdir()) / "quire-answer-signals.json").write_text(json.dumps(SIGNALS))
     return 0
 

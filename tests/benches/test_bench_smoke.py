@@ -18,6 +18,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.answer import llm
+from desktop_app.core.cancel import CancelToken
 from tests.bench import (
     bench_answers,
     bench_corruption,
@@ -41,6 +42,7 @@ from tests.bench import (
     sigkill_crash,
     til_dev,
 )
+from tests.bench.recorded_model import RecordedModel
 from tests.conftest import MINI_EVAL_DIR
 from tests.fakes import FakeEmbedder, QueuedModel
 
@@ -111,17 +113,23 @@ def test_til_dev(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (tmp_path / "home" / "dev-cache.pickle").exists()
 
 
-def test_bench_answers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Evidence and outcomes on three sets, til-en's span evidence, and one generated answer per
     set (Quire's and the naive baseline's) and for til-en's commands, from a queued model (the
-    bundled one runs in test_bench_generation)."""
+    bundled one runs in test_bench_generation), its generations recorded."""
     answer = "It takes 42 minutes [1]. Run `git undo --all` first [2]."
     monkeypatch.setattr(llm, "LocalModel", lambda n_ctx: QueuedModel(*[answer] * 10, n_ctx=n_ctx))
     argv = cli(
-        "--questions 3 --generate 1 --max-tokens 8 sample xquad-en til-en --eval", MINI_EVAL_DIR
+        "--questions 3 --generate 1 --max-tokens 8 sample xquad-en til-en --model-cache",
+        tmp_path / "generations.jsonl",
+        Path("--eval"),
+        MINI_EVAL_DIR,
     )
     assert bench_answers.main(argv) == 0
     out = capsys.readouterr().out
+    assert_printed(out, r"^generations replayed \d+, generated [1-9]\d* \(")
     ms = rf"{NUMBER} / {NUMBER} ms"
     assert re.search(
         rf"\| xquad-en \| 3 \| {NUMBER} \| {NUMBER} \| {NUMBER} / {NUMBER} \| "
@@ -139,6 +147,20 @@ def test_bench_answers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
         r"\d+ of \d+ \|",
         out,
     ), out
+
+
+def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:
+    record = tmp_path / "generations.jsonl"
+    first = RecordedModel(QueuedModel("Bake it for 20 minutes [1]."), record)
+    stats = llm.Generation()
+    text = "".join(first.stream("<user>How long?", 16, CancelToken(), 0.0, stats))
+    assert text.strip() == "Bake it for 20 minutes [1]." and (first.hits, first.misses) == (0, 1)
+    again = RecordedModel(QueuedModel(), record)  # an empty queue: any generation would fail
+    replayed = llm.Generation()
+    assert "".join(again.stream("<user>How long?", 16, CancelToken(), 0.0, replayed)) == text
+    assert replayed == stats and (again.hits, again.misses) == (1, 0)
+    with pytest.raises(AssertionError, match="no answer queued"):  # another prompt is generated
+        list(again.stream("<user>How hot?", 16, CancelToken(), 0.0))
 
 
 @pytest.fixture

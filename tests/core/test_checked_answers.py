@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.answer import attribution, cues, evidence, gate
+from desktop_app.core.answer import attribution, citations, cues, evidence, gate
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.question import KeyWords, Question
 from desktop_app.core.as_json import as_json
@@ -182,3 +182,23 @@ def test_an_answer_repeating_a_lower_passage_off_the_question_gives_way_to_the_e
         assert done["backed"] is False and done["generated"].strip() == answer
     else:
         assert done["answer"] == answer and done["backed"] is True
+
+
+GURUS = (
+    "Im Hinduismus werden spirituelle Lehrer Guru genannt, und Gurus haben oft ein großes Maß an "
+    "Kontrolle über das Leben ihrer Schüler."
+)
+CHURCH = "Die Generalkonferenz tagt alle vier Jahre; christliche Gemeinden senden Delegierte."
+
+
+def test_a_shared_word_beginning_is_no_support() -> None:
+    """'kontrollieren' / 'Kontrolle', 'General' / 'Generalkonferenz', 'Christian' / 'christliche'
+    share five letters, not a word: a question echo or an English guess at a German note is not
+    backed by them, neither by the model's own `[1]` nor by a `[1]` Quire would add."""
+    echo = citations.check("Wenn kontrollieren Gurus [1]?", {1: GURUS}, "de")
+    assert [s["weak"] for s in echo.sentences] == [True]
+    guess = "The answer: The General Association of Christian Churches."
+    assert citations.check(guess[:-1] + " [1].", {1: CHURCH}, "de").sentences[0]["weak"]
+    assert "[1]" not in attribution.attribute(guess, {1: CHURCH}, "de").answer
+    backed = citations.check("Gurus haben Kontrolle über das Leben ihrer Schüler [1].", {1: GURUS})
+    assert [s["weak"] for s in backed.sentences] == [False]

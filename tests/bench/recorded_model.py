@@ -1,0 +1,71 @@
+"""A chat model whose generations are recorded by prompt and replayed on later runs.
+
+The bundled model answers 100 benchmark questions in about 20 minutes; the checks that follow
+generation (citations, support, attribution, marking) take seconds. With a record file, a change
+to those checks is re-measured on the very same generated text in minutes: each prompt already in
+the file is answered from it (text and timings as recorded), any other prompt by the real model,
+and appended. Generation is greedy (temperature 0 in the benches), so a recorded answer is the
+answer the model gives to that prompt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Generator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.answer.llm import Generation
+from desktop_app.core.cancel import CancelToken
+
+
+class RecordedModel:
+    """Wraps a model with `render`, `tokenize` and `stream`; `hits` / `misses` count replays."""
+
+    def __init__(self, model: Any, path: Path) -> None:
+        self.model = model
+        self.path = path
+        self.hits = 0
+        self.misses = 0
+        self.records: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            for line in path.read_text("utf-8").splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    self.records[row["key"]] = row
+
+    def __getattr__(self, name: str) -> Any:  # n_ctx, path, notices…: the real model's
+        return getattr(self.model, name)
+
+    def render(self, messages: list[dict[str, str]]) -> str:
+        return str(self.model.render(messages))
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self.model.tokenize(text))
+
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        cancel: CancelToken,
+        temperature: float = 0.2,
+        stats: Generation | None = None,
+    ) -> Generator[str, None, None]:
+        stats = stats if stats is not None else Generation()
+        key = hashlib.sha256(f"{max_tokens}\0{temperature}\0{prompt}".encode()).hexdigest()
+        if key in self.records:
+            self.hits += 1
+            row = self.records[key]
+            for name, value in row["stats"].items():
+                setattr(stats, name, value)
+            yield row["text"]
+            return
+        self.misses += 1
+        pieces = list(self.model.stream(prompt, max_tokens, cancel, temperature, stats))
+        row = {"key": key, "text": "".join(pieces), "stats": asdict(stats)}
+        self.records[key] = row
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        yield from pieces
