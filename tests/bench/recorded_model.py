@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Generator
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -45,15 +45,11 @@ class RecordedModel:
     def tokenize(self, text: str) -> list[int]:
         return list(self.model.tokenize(text))
 
-    def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        cancel: CancelToken,
-        temperature: float = 0.2,
-        stats: Generation | None = None,
-    ) -> Generator[str, None, None]:
-        stats = stats if stats is not None else Generation()
+    def stream(self, prompt: str, max_tokens: int, *more: Any) -> Iterator[str]:
+        """`LocalModel.stream`: `more` is the cancel token, then temperature and stats if given."""
+        cancel: CancelToken = more[0]
+        temperature: float = more[1] if len(more) > 1 else 0.2
+        stats: Generation = more[2] if len(more) > 2 and more[2] is not None else Generation()
         key = hashlib.sha256(f"{max_tokens}\0{temperature}\0{prompt}".encode()).hexdigest()
         if key in self.records:
             self.hits += 1
