@@ -184,6 +184,21 @@ def test_an_answer_repeating_a_lower_passage_off_the_question_gives_way_to_the_e
         assert done["answer"] == answer and done["backed"] is True
 
 
+def test_a_copy_that_echoes_the_question_counts_only_what_its_source_holds() -> None:
+    """The off-question rule weighs a backed sentence by the question's key words it holds; a
+    copy of a lower passage that echoes the question holds them all, the passage it copies does
+    not hold "Schlacht": only the key words both hold count."""
+    keys = KeyWords.of("Was war die erste Schlacht von 1754?", "de")
+    echo = "Die erste Schlacht von 1754 wurde eine Kompanie von 40 Männern unter William Trent."
+    copied = (
+        "Dinwiddie hatte eine Kompanie von 40 Männern unter William Trent an jenen Ort geschickt, "
+        "wo sie in den ersten Monaten 1754 mit dem Bau einer kleinen Festung begann."
+    )
+    assert evidence.question_overlap(echo, keys) == 1.0
+    assert evidence.question_overlap(echo, keys, copied) == pytest.approx(2 / 3)
+    assert evidence.question_overlap(echo, keys, "Nichts davon.") == 0.0
+
+
 GURUS = (
     "Im Hinduismus werden spirituelle Lehrer Guru genannt, und Gurus haben oft ein großes Maß an "
     "Kontrolle über das Leben ihrer Schüler."

@@ -220,6 +220,7 @@ def _replaced_because(
     report: citations.CitationReport,
     found: list[evidence.Evidence],
     question: Question,
+    texts: dict[int, str],
 ) -> DraftReplaced | None:
     """Why the best evidence sentence should replace the model's answer (None if it should not).
 
@@ -227,7 +228,8 @@ def _replaced_because(
     its own: whatever else it says, it gives way. The tiny model also often copies a sentence of
     a lower source that the notes do back but that is not about the question: backed only by
     sources other than the best evidence's, and holding less of the question's key words than
-    that evidence, it gives way too."""
+    that evidence (counting only the key words its sources hold too: a copy that echoes the
+    question holds the question's words, the passage it copies does not), it gives way too."""
     if not found:
         return None
     if any(_forged_quote(f) for f in checked.unsupported):
@@ -238,9 +240,14 @@ def _replaced_because(
     best = found[0]
     if any(best.number in s["cites"] for s in backed):
         return None
-    if all(evidence.question_overlap(s["text"], question.keys) < best.overlap for s in backed):
+    if all(_backed_overlap(s, texts, question) < best.overlap for s in backed):
         return DraftReplaced.OFF_QUESTION
     return None
+
+
+def _backed_overlap(sentence: dict[str, Any], texts: dict[int, str], question: Question) -> float:
+    cited = "\n".join(texts[n] for n in sentence["cites"] if n in texts)
+    return evidence.question_overlap(sentence["text"], question.keys, cited)
 
 
 def _forged_quote(unsupported: dict[str, Any]) -> bool:
@@ -268,7 +275,7 @@ def _checked_done(
     report = citations.check(checked.answer, texts, language)
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
-    replaced = _replaced_because(checked, report, found, question)
+    replaced = _replaced_because(checked, report, found, question, texts)
     if replaced is not None and answer.stats.stopped != "cancelled":
         draft = draft_of(checked, replaced)
         quote = found[0]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.figures import folded_words
-from desktop_app.core.answer.question import KeyWords, Question, Weights
+from desktop_app.core.answer.question import KeyWord, KeyWords, Question, Weights
 from desktop_app.core.answer.units import CODE, FENCE_LINE, SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
@@ -135,9 +135,19 @@ def unit_signals(unit: Unit, keys: KeyWords, context: _Forms | None = None) -> S
     return Signals(ranking / keys.mass, plain / keys.mass, near / max(1, len(pairs)))
 
 
-def question_overlap(text: str, keys: KeyWords) -> float:
-    """Share of the question's key-word IDF mass a text holds (the gate's plain overlap)."""
+def question_overlap(text: str, keys: KeyWords, source: str | None = None) -> float:
+    """Share of the question's key-word IDF mass a text holds (the gate's plain overlap); with
+    `source`, only the key words the source holds too count (an answer that echoes the question
+    holds its words, the passage it copies may not)."""
+    if source is not None:
+        held = tuple(k for k in keys.words if _holds(source, k, keys.language))
+        share = sum(k.weight for k in held) / keys.mass
+        return question_overlap(text, replace(keys, words=held)) * share if held else 0.0
     return unit_signals(Unit(0, len(text), text, SENTENCE), keys).plain
+
+
+def _holds(text: str, key: KeyWord, language: str) -> bool:
+    return question_overlap(text, KeyWords(language, (key,))) > 0
 
 
 Cosines = Callable[[str, list[str]], list[float]]  # question, texts → the embedder's cosines
