@@ -190,7 +190,8 @@ def test_edits_made_while_closed_are_caught_at_start(vault: Path, quire_home: Pa
     try:
         wait_for(lambda: paths_for(quire, "ibises") == ["alpha.md"])
         wait_for(lambda: paths_for(quire, "spoonbills") == ["new.md"])
-        assert paths_for(quire, "herons") == []
+        # one pass indexes what changed, then drops what is gone: a search may fall between
+        wait_for(lambda: paths_for(quire, "herons") == [])
     finally:
         watcher.stop()
         quire.close()
