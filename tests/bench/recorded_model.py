@@ -11,6 +11,7 @@ answer the model gives to that prompt.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -30,11 +31,16 @@ class RecordedModel:
         self.hits = 0
         self.misses = 0
         self.records: dict[str, dict[str, Any]] = {}
+        path_of_model = Path(getattr(model, "path", "") or "")
+        size = path_of_model.stat().st_size if path_of_model.is_file() else 0
+        self._model_id = f"{path_of_model.name}:{size}"  # another GGUF is another model
         if path.exists():
             for line in path.read_text("utf-8").splitlines():
-                if line.strip():
+                try:
                     row = json.loads(line)
-                    self.records[row["key"]] = row
+                except json.JSONDecodeError:  # a run killed mid-line: that one is generated again
+                    continue
+                self.records[row["key"]] = row
 
     def __getattr__(self, name: str) -> Any:  # n_ctx, path, notices…: the real model's
         return getattr(self.model, name)
@@ -45,12 +51,17 @@ class RecordedModel:
     def tokenize(self, text: str) -> list[int]:
         return list(self.model.tokenize(text))
 
-    def stream(self, prompt: str, max_tokens: int, *more: Any) -> Iterator[str]:
-        """`LocalModel.stream`: `more` is the cancel token, then temperature and stats if given."""
-        cancel: CancelToken = more[0]
-        temperature: float = more[1] if len(more) > 1 else 0.2
-        stats: Generation = more[2] if len(more) > 2 and more[2] is not None else Generation()
-        key = hashlib.sha256(f"{max_tokens}\0{temperature}\0{prompt}".encode()).hexdigest()
+    def stream(self, prompt: str, max_tokens: int, *more: Any, **named: Any) -> Iterator[str]:
+        """`LocalModel.stream` (cancel token, temperature, stats): replayed when recorded; else
+        generated, streamed as it comes, and recorded unless it was cancelled or failed."""
+        bound = inspect.signature(self.model.stream).bind(prompt, max_tokens, *more, **named)
+        bound.apply_defaults()
+        cancel: CancelToken = bound.arguments["cancel"]
+        temperature: float = bound.arguments["temperature"]
+        stats: Generation = bound.arguments["stats"] or Generation()
+        key = hashlib.sha256(
+            f"{self._model_id}\0{max_tokens}\0{temperature}\0{prompt}".encode()
+        ).hexdigest()
         if key in self.records:
             self.hits += 1
             row = self.records[key]
@@ -59,9 +70,23 @@ class RecordedModel:
             yield row["text"]
             return
         self.misses += 1
-        pieces = list(self.model.stream(prompt, max_tokens, cancel, temperature, stats))
-        row = {"key": key, "text": "".join(pieces), "stats": asdict(stats)}
+        pieces: list[str] = []
+        inner = self.model.stream(prompt, max_tokens, cancel, temperature, stats)
+        closed_early = False
+        try:
+            for piece in inner:
+                pieces.append(piece)
+                yield piece
+        except GeneratorExit:  # the consumer stopped (a stop marker): it saw all it needed
+            closed_early = True
+            raise
+        finally:
+            inner.close()
+            if not cancel.cancelled and (closed_early or stats.stopped in ("eos", "length")):
+                self._record(key, "".join(pieces), stats)
+
+    def _record(self, key: str, text: str, stats: Generation) -> None:
+        row = {"key": key, "text": text, "stats": asdict(stats)}
         self.records[key] = row
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        yield from pieces

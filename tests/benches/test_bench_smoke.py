@@ -160,7 +160,15 @@ def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:
     assert "".join(again.stream("<user>How long?", 16, CancelToken(), 0.0, replayed)) == text
     assert replayed == stats and (again.hits, again.misses) == (1, 0)
     with pytest.raises(AssertionError, match="no answer queued"):  # another prompt is generated
-        list(again.stream("<user>How hot?", 16, CancelToken(), 0.0))
+        list(again.stream("<user>How hot?", 16, CancelToken(), temperature=0.0))
+    cancel = CancelToken()
+    stopped = RecordedModel(QueuedModel("It is hot."), record)
+    for _piece in stopped.stream("<user>How hot?", 16, cancel, 0.0):
+        cancel.cancel()
+    with record.open("a", encoding="utf-8") as out:
+        out.write('{"key": "cut off mid-li')  # a run killed while writing
+    after = RecordedModel(QueuedModel(), record)
+    assert len(after.records) == 1  # the cancelled answer was not recorded, the cut line skipped
 
 
 @pytest.fixture
