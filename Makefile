@@ -26,7 +26,7 @@ run: $(STAMP)
 	$(BIN)/quire --sample-notes  # a copy in the data folder: edits never touch resources/
 
 # Two workers (pytest-xdist): each test has its own QUIRE_HOME and temporary folders; on the
-# 2-core CI machine this takes the suite from ~265 s to ~160 s.
+# 2-core CI machine this takes the suite from ~266 s to ~158 s.
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2
 

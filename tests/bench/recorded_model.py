@@ -42,14 +42,8 @@ class RecordedModel:
                     continue
                 self.records[row["key"]] = row
 
-    def __getattr__(self, name: str) -> Any:  # n_ctx, path, notices…: the real model's
+    def __getattr__(self, name: str) -> Any:  # render, tokenize, n_ctx, path…: the real model's
         return getattr(self.model, name)
-
-    def render(self, messages: list[dict[str, str]]) -> str:
-        return str(self.model.render(messages))
-
-    def tokenize(self, text: str) -> list[int]:
-        return list(self.model.tokenize(text))
 
     def stream(self, prompt: str, max_tokens: int, *more: Any, **named: Any) -> Iterator[str]:
         """`LocalModel.stream` (cancel token, temperature, stats): replayed when recorded; else

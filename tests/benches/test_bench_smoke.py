@@ -122,11 +122,8 @@ def test_bench_answers(
     answer = "It takes 42 minutes [1]. Run `git undo --all` first [2]."
     monkeypatch.setattr(llm, "LocalModel", lambda n_ctx: QueuedModel(*[answer] * 10, n_ctx=n_ctx))
     argv = cli(
-        "--questions 3 --generate 1 --max-tokens 8 sample xquad-en til-en --model-cache",
-        tmp_path / "generations.jsonl",
-        Path("--eval"),
-        MINI_EVAL_DIR,
-    )
+        "--questions 3 --generate 1 --max-tokens 8 sample xquad-en til-en --eval", MINI_EVAL_DIR
+    ) + cli("--model-cache", tmp_path / "generations.jsonl")
     assert bench_answers.main(argv) == 0
     out = capsys.readouterr().out
     assert_printed(out, r"^generations replayed \d+, generated [1-9]\d* \(")

@@ -246,7 +246,7 @@ def _replaced_because(
 
 
 def _backed_overlap(sentence: dict[str, Any], texts: dict[int, str], question: Question) -> float:
-    cited = "\n".join(texts[n] for n in sentence["cites"] if n in texts)
+    cited = "\n".join(texts[n] for n in sentence["cites"])  # valid numbers only (check())
     return evidence.question_overlap(sentence["text"], question.keys, cited)
 
 

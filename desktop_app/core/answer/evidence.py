@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.figures import folded_words
-from desktop_app.core.answer.question import KeyWord, KeyWords, Question, Weights
+from desktop_app.core.answer.question import KeyWords, Question, Weights
 from desktop_app.core.answer.units import CODE, FENCE_LINE, SENTENCE, Unit, split_units, words_of
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
@@ -140,14 +140,11 @@ def question_overlap(text: str, keys: KeyWords, source: str | None = None) -> fl
     `source`, only the key words the source holds too count (an answer that echoes the question
     holds its words, the passage it copies may not)."""
     if source is not None:
-        held = tuple(k for k in keys.words if _holds(source, k, keys.language))
-        share = sum(k.weight for k in held) / keys.mass
-        return question_overlap(text, replace(keys, words=held)) * share if held else 0.0
+        forms = _Forms.of(source, keys.language)
+        words = tuple(k for k in keys.words if forms.has(k.word, k.stem, k.prefix))
+        held = replace(keys, words=words)
+        return question_overlap(text, held) * held.mass / keys.mass if held.words else 0.0
     return unit_signals(Unit(0, len(text), text, SENTENCE), keys).plain
-
-
-def _holds(text: str, key: KeyWord, language: str) -> bool:
-    return question_overlap(text, KeyWords(language, (key,))) > 0
 
 
 Cosines = Callable[[str, list[str]], list[float]]  # question, texts → the embedder's cosines
