@@ -151,7 +151,7 @@ class Evidence:
     cue: bool  # holds the kind of thing the question asks for (a number, a date, a name)
     page: int | None = None  # the PDF page the unit stands on
     day: str | None = None  # ISO day its note says it was written
-    code: tuple[int, int] | None = None  # a code unit's code lines, in the note (the window's)
+    code: tuple[tuple[int, int], ...] = ()  # each code block's lines, in the note (the window's)
 
     def to_json(self) -> dict[str, Any]:
         return {

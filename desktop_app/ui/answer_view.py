@@ -122,26 +122,33 @@ def evidence_markdown(evidence: list[Quote], turn: int, when: bool = False) -> s
 
 
 def _unit_lines(e: Quote, link: str) -> list[str]:
-    """A unit as quoted Markdown lines: prose literal, a code unit's code as a code block."""
+    """A quote as Markdown lines: its prose literal, each code block's code as a code block (one
+    quote may hold several units that stand side by side in the note); its `[n]` at the end."""
+    lines: list[str] = []
+    for is_code, text in quote_pieces(e):
+        lines += [">"] if lines else []
+        if not is_code:
+            lines.append(f"> “{_literal_markdown(' '.join(text.split()))}”")
+            continue
+        fence = code_fence(text)
+        lines += [f"> {fence}", *(f"> {line}" for line in text.splitlines()), f"> {fence}"]
     cite = f"[[{e.number}]]({link})"
-    if e.kind != CODE:
-        return [f"> “{_literal_markdown(' '.join(e.text.split()))}” {cite}"]
-    lead, code, after = split_code(e)
-    lines = [f"> “{_literal_markdown(' '.join(lead.split()))}”", ">"] if lead.strip() else []
-    fence = code_fence(code)
-    lines += [f"> {fence}", *(f"> {line}" for line in code.splitlines()), f"> {fence}"]
-    if after.strip():
-        lines += [">", f"> “{_literal_markdown(' '.join(after.split()))}”"]
+    if lines and lines[-1].endswith("”"):
+        return [*lines[:-1], f"{lines[-1]} {cite}"]
     return [*lines, f"> {cite}"]
 
 
-def split_code(e: Quote) -> tuple[str, str, str]:
-    """A code unit's introducing sentence, its code lines and the sentence after it that says
-    what it does (fence lines left out)."""
-    if e.code is None:
-        return "", e.text, ""
-    begin, end = e.code[0] - e.start, e.code[1] - e.start
-    return _prose(e.text[:begin]), e.text[begin:end].strip("\n"), _prose(e.text[end:])
+def quote_pieces(e: Quote) -> list[tuple[bool, str]]:
+    """A quote's prose and code in text order as (is code, text): the sentences that introduce
+    and explain a block, fence lines left out, and each block's code lines."""
+    if e.kind == CODE and not e.code:
+        return [(True, e.text)]
+    pieces, at = [], 0
+    for begin, end in ((b - e.start, f - e.start) for b, f in e.code):
+        pieces += [(False, _prose(e.text[at:begin])), (True, e.text[begin:end].strip("\n"))]
+        at = end
+    pieces.append((False, _prose(e.text[at:]) if e.code else e.text))
+    return [(is_code, text) for is_code, text in pieces if is_code or text.strip()]
 
 
 def _prose(text: str) -> str:

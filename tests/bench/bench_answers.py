@@ -105,6 +105,8 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
         "naive1": bool(naive) and contains(naive[0], gold),
         "naive3": any(contains(s, gold) for s in naive[:3]),
         "top1": bool(results) and contains(results[0].text, gold),
+        "chars": sum(len(e.text) for e in found[:3]),
+        "top1_chars": len(results[0].text) if results else 0,
         "signals": [decision.coverage, decision.cosine, best.overlap if best else 0.0,
                     bool(best and best.cue), cues.question_kind(q["question"]),
                     any(r.trusted_dense for r in results)],
@@ -188,6 +190,8 @@ def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict
             "ev3": any(overlaps(e, q) for e in found[:3]),
             "top1": bool(results) and overlaps(results[0], q),
             "link_only": sum(bool(_LINK_ONLY.match(e.text.strip())) for e in found),
+            "chars": sum(len(e.text) for e in found[:3]),
+            "top1_chars": len(results[0].text) if results else 0,
             "shown": len(found), "kinds": [e.kind for e in found]}  # fmt: skip
 
 
@@ -243,6 +247,7 @@ def til_spans(args: argparse.Namespace, work: Path, model: Any) -> dict[str, Any
     out["link_only"] = sum(r["link_only"] for r in rows)
     out["shown"] = sum(r["shown"] for r in rows)
     out["code_first"] = pct([bool(r["kinds"]) and r["kinds"][0] == "code" for r in rows])
+    out["chars"] = shown_length(rows)
     if model is not None and args.generate:
         out["commands"] = til_commands(quire, model, questions[: args.generate], args.max_tokens)
     quire.close()
@@ -311,6 +316,7 @@ def run_set(name: str, args: argparse.Namespace, work: Path, model: Any) -> dict
     if with_gold:
         for key in ("ev1", "ev3", "naive1", "naive3", "top1"):
             out[key] = pct([r[key] for r in rows])
+        out["chars"] = shown_length(rows)
     if with_gold and model is not None and args.generate:
         out["gen"] = generation(quire, model, answerable[: args.generate], args.max_tokens)
     quire.close()
@@ -340,12 +346,21 @@ def generation(quire: Quire, model: Any, questions: list[dict], max_tokens: int)
     }  # fmt: skip
 
 
+def shown_length(rows: list[dict[str, Any]]) -> str:
+    """Mean characters quoted by the (up to) three shown units, and of the top-1 passage: what
+    evidence@3 and the passage ceiling each get to show."""
+    quoted = statistics.mean(r["chars"] for r in rows) if rows else 0.0
+    top1 = statistics.mean(r["top1_chars"] for r in rows) if rows else 0.0
+    return f"{quoted:.0f} / {top1:.0f}"
+
+
 def print_spans(r: dict[str, Any]) -> None:
     print("\n| set | questions | evidence@1 (span) | evidence@3 (span) | retrieval top-1 passage "
-          "(span) | code unit first | link-only units shown |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+          "(span) | code unit first | link-only units shown | characters quoted / top-1 passage "
+          "|")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     print(f"| til-en | {r['n']} | {r['ev1']} | {r['ev3']} | {r['top1']} | {r['code_first']} | "
-          f"{r['link_only']} of {r['shown']} |")  # fmt: skip
+          f"{r['link_only']} of {r['shown']} | {r['chars']} |")  # fmt: skip
     c = r.get("commands")
     if c:
         print("\n| answers | with an invented command | of them replaced by the quoted evidence | "
@@ -358,13 +373,13 @@ def print_spans(r: dict[str, Any]) -> None:
 def print_tables(rows: list[dict[str, Any]]) -> None:
     print(
         "\n| set | questions | evidence@1 | evidence@3 | naive sentences @1 / @3 | top-1 passage "
-        "holds answer | time to evidence p50 / p95 |"
+        "holds answer | characters quoted / top-1 passage | time to evidence p50 / p95 |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "ev1" in r:
             print(f"| {r['set']} | {r['n']} | {r['ev1']} | {r['ev3']} | {r['naive1']} / "
-                  f"{r['naive3']} | {r['top1']} | {r['evidence_ms'][0]:.0f} / "
+                  f"{r['naive3']} | {r['top1']} | {r['chars']} | {r['evidence_ms'][0]:.0f} / "
                   f"{r['evidence_ms'][1]:.0f} ms |")  # fmt: skip
     print(
         "\n| set | answerable: answered without caution | answerable: 'not in your notes' | "

@@ -26,7 +26,7 @@ from desktop_app.core.answer.decision import decide
 from desktop_app.core.answer.done_parts import citations_of, unfound_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
-from desktop_app.core.events import Done, EvidenceShown, SourcesFound
+from desktop_app.core.events import Done, EvidenceShown, Quote, SourcesFound
 from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
@@ -159,7 +159,7 @@ def test_a_block_cut_short_keeps_its_cut_and_no_sentence_is_lost() -> None:
     for text in (long, empty):
         for unit in units.split_units(text):
             assert text[unit.start : unit.end] == unit.text
-            assert unit.code is None or text[unit.code[0] : unit.code[1]] in unit.text
+            assert all(text[begin:end] in unit.text for begin, end in unit.code)
 
 
 def test_link_only_units_are_never_units_and_url_words_never_match() -> None:
@@ -272,7 +272,7 @@ def _first_evidence(tmp_path: Path, note: str, question: str) -> units.Unit:
     quire.close()
     first = next(e for e in events if isinstance(e, EvidenceShown)).evidence[0]
     assert note[first.start : first.end] == first.text
-    return units.Unit(first.start, first.end, first.text, first.kind)
+    return units.Unit(first.start, first.end, first.text, first.kind, code=first.code)
 
 
 def test_a_how_to_question_gets_the_fix_not_the_problem_restated(tmp_path: Path) -> None:
@@ -380,3 +380,30 @@ def test_a_how_to_reads_on_into_the_passage_after_the_one_that_names_the_problem
     scoped = quire.retrieval(Scope(folders=("notes",)))  # a scope never reads past its search
     assert scoped.following(results[0]) is None
     quire.close()
+
+
+STEPS_NOTE = (
+    "# Publish A New Branch\n\nA new branch lives only on my machine until I publish it.\n\n"
+    "First I create the branch and switch to it:\n\n```bash\n$ git switch -c fix-typo\n```\n\n"
+    "Then I push the branch and set its upstream:\n\n```bash\n$ git push -u origin fix-typo\n```"
+    "\n\n## Aside\n\nThe weather was fine that day, and the coffee machine broke again.\n"
+)
+
+
+def test_units_that_stand_side_by_side_are_quoted_as_one(tmp_path: Path) -> None:
+    """Both steps are kept on their own scores and stand next to each other in the note: one
+    quote holds them (exact span), so the sentence between them is not cut out and a second
+    quote is free for what stands elsewhere; the sentence off the question stays out."""
+    question = "How do I create a new branch and push it with its upstream?"
+    first = _first_evidence(tmp_path, STEPS_NOTE, question)
+    assert "git switch -c fix-typo" in first.text and "git push -u origin fix-typo" in first.text
+    assert "coffee" not in first.text and first.kind == units.CODE
+    from desktop_app.ui.answer_view import evidence_markdown  # the window's rendering, Qt-free
+
+    quote = Quote(1, "n.md", "/n", "P", first.start, first.end, 1, 1, first.text, first.kind,
+                  1.0, 1.0, True, code=first.code)  # fmt: skip
+    shown = evidence_markdown([quote], turn=0)
+    assert shown.count("> ```") == 4  # two code blocks, each fenced as code
+    assert "> $ git switch -c fix-typo" in shown and "> $ git push -u origin fix-typo" in shown
+    assert "“Then I push the branch and set its upstream:”" in shown
+    assert shown.count("[[1]]") == 1  # one quote, one citation

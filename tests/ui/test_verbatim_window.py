@@ -16,7 +16,7 @@ pytest.importorskip("pytestqt")
 from desktop_app.core.answer.units import CODE, split_units
 from desktop_app.core.events import DraftReplaced
 from desktop_app.core.passage import Evidence as Quote
-from desktop_app.ui.answer_view import FORGED_NOTICE, evidence_markdown, split_code
+from desktop_app.ui.answer_view import FORGED_NOTICE, evidence_markdown, quote_pieces
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.fakes import QueuedModel
@@ -93,7 +93,8 @@ def test_a_code_unit_is_shown_as_its_lead_its_code_and_what_explains_it(
     unit = next(u for u in split_units(note) if u.kind == CODE)
     quote = Quote(1, "a.md", "/n", "A", unit.start, unit.end, 1, 1, unit.text, CODE, 1.0, 1.0,
                   True, code=unit.code)  # fmt: skip
-    assert split_code(quote) == parts
+    lead, code, after = parts
+    assert quote_pieces(quote) == [p for p in ((False, lead), (True, code), (False, after)) if p[1]]
     shown = evidence_markdown([quote], turn=0)
     fence = shown.index("> ```") if "> ```" in shown else shown.index("> ~~~")
     assert shown.index(parts[1].splitlines()[0]) > fence  # the code inside the block

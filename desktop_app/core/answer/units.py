@@ -19,6 +19,7 @@ from desktop_app.core.retrieval import analyzer, languages
 from desktop_app.core.text import TextSpan
 
 SENTENCE, ITEM, ROW, CODE = "sentence", "item", "row", "code"
+Span = tuple[int, int]  # start, end in the note
 MAX_CODE_LINES = 15  # a longer block is cut into pieces…
 CODE_PIECE = 12  # …at a blank line after half this many lines (each piece quoted to MAX_CODE_LINES)
 
@@ -49,7 +50,7 @@ class Unit(TextSpan):
 
     kind: str  # SENTENCE, ITEM, ROW or CODE
     heading: str = ""  # the nearest heading above it inside the passage
-    code: tuple[int, int] | None = None  # a CODE unit's code lines (no fences), in the note
+    code: tuple[Span, ...] = ()  # each code block's lines (no fences), in the note
 
 
 def words_of(text: str) -> str:
@@ -218,10 +219,11 @@ class _Splitter:
             end -= 1
         if end <= start or is_link_only(text[start:end]):
             return
+        blocks: tuple[Span, ...] = ()
         if code is not None:  # the code lines, within the trimmed unit, in the note
-            code = (self.offset + max(code[0], start), self.offset + min(code[1], end))
+            blocks = ((self.offset + max(code[0], start), self.offset + min(code[1], end)),)
         unit = Unit(
-            self.offset + start, self.offset + end, text[start:end], kind, self.heading, code
+            self.offset + start, self.offset + end, text[start:end], kind, self.heading, blocks
         )
         if kind == CODE:
             yield from self._flush_code()
