@@ -64,8 +64,3 @@ class LiveMethods(FacadeParts):
     @property
     def paused(self) -> bool:
         return self.live_folders.paused
-
-    @property
-    def busy(self) -> bool:
-        """Whether live indexing or embedding runs or is asked for (read before status())."""
-        return self.live_folders.busy

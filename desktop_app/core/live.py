@@ -88,9 +88,3 @@ class LiveFolders:
     @property
     def paused(self) -> bool:
         return self.index is not None and self.index.paused
-
-    @property
-    def busy(self) -> bool:
-        """Whether indexing or embedding runs or is asked for (no live index counts as busy:
-        read it before a status query, see LiveIndex.busy)."""
-        return self.index is None or self.index.busy

@@ -30,7 +30,6 @@ from desktop_app.core.events import Done, Passage, Quote
 from desktop_app.core.service import (
     Conversation,
     IndexStatus,
-    LiveIndex,
     Quire,
     Recovery,
     SearchResult,
@@ -178,7 +177,7 @@ class MainWindow(QMainWindow):
 
     def _repaired(self, outcome: Recovery | str) -> None:
         self.repaired = outcome
-        if self.folders:
+        if self.service.folders:
             self.start_live_index()
 
     def _right_pane(self) -> QSplitter:
@@ -224,14 +223,6 @@ class MainWindow(QMainWindow):
             self.addAction(action)  # shortcuts work even while the menu bar is hidden
 
     # -- folders and the live index (LiveController) -------------------------------------------
-    @property
-    def folders(self) -> list[Path]:
-        return self.service.folders
-
-    @property
-    def live(self) -> LiveIndex | None:
-        return self.service.live
-
     @property
     def ready(self) -> bool:
         return self.live_status.ready
@@ -287,7 +278,7 @@ class MainWindow(QMainWindow):
         if isinstance(app, QApplication):  # typed as its QCoreApplication base
             apply_theme(app, settings.theme)
         self.sources.refresh()  # its highlight colours follow the theme
-        if not changed or self.live is None:
+        if not changed or self.service.live is None:
             return
         self.ready = False
         if "embedding model" in changed:

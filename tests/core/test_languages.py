@@ -12,6 +12,7 @@ from desktop_app.core.answer.question import Question
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import languages
+from desktop_app.core.retrieval.languages import language
 from desktop_app.core.service import Quire
 from tests.fakes import QueuedModel
 
@@ -22,6 +23,22 @@ def test_every_registered_language_names_each_kind_of_answer() -> None:
         assert set(lang.answer_kinds) == set(cues.KINDS), lang.code
         assert languages.registered(lang.code) is lang
     assert languages.registered("fr") is None
+
+
+def test_a_languages_words_are_data_and_a_bad_file_says_what_is_wrong() -> None:
+    english = languages.registered("en")
+    assert english is not None and english == language.load("en")
+    assert "the" in english.function_words and english.number_words["dozen"] == 12.0
+    assert english.time_units[0] == "hour" and english.answer_kinds["place"] == ("where",)
+    good = 'code = "xx"\nname = "Test"\n'
+    with pytest.raises(ValueError, match=r"xx\.toml: unknown key\(s\) stopwords"):
+        language.parse(good + 'stopwords = "a b"\n', "xx.toml")
+    with pytest.raises(ValueError, match=r"xx\.toml: .*expected words or an array of strings"):
+        language.parse(good + "function_words = [1, 2]\n", "xx.toml")
+    with pytest.raises(ValueError, match=r"xx\.toml: .*question_words"):  # a required list missing
+        language.parse(good + 'function_words = "a b"\n', "xx.toml")
+    with pytest.raises(ValueError, match=r"xx\.toml: "):
+        language.parse('code = "xx\n', "xx.toml")  # not TOML
 
 
 def test_one_content_word_rule_for_every_language() -> None:

@@ -32,6 +32,8 @@ def test_wheel_carries_the_resources(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "desktop_app/_resources/icons/quire.svg" in names
     assert "desktop_app/_resources/sample_notes/welcome.md" in names
+    for code in ("en", "de", "cs"):  # each language's words are data beside their module
+        assert f"desktop_app/core/retrieval/languages/{code}.toml" in names
 
 
 def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
@@ -41,7 +43,10 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
          "--target", str(target), str(wheel)],
         check=True, capture_output=True,
     )  # fmt: skip
-    probe = "from desktop_app import paths; print(paths.resources_dir())"
+    probe = (
+        "from desktop_app.core.retrieval import languages; assert languages.registered('cs'); "
+        "from desktop_app import paths; print(paths.resources_dir())"
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}
     found = subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(target)!r}); {probe}"],

@@ -79,7 +79,7 @@ def test_repair_from_the_menu(qtbot: QtBot, tmp_path: Path, quire_home: Path) ->
     action = next(a for a in win.actions() if "repair" in a.text())
     action.trigger()  # healthy: nothing replaced
     qtbot.waitUntil(lambda: getattr(win, "repaired", None) == "healthy", timeout=30_000)
-    assert win.live is not None
+    assert win.service.live is not None
     assert not list(quire_home.glob("quire.sqlite.*-*"))
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)

@@ -70,7 +70,7 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
         (folder / "later.md").write_text(f"# Later\n\nNow {word(50)} too.\n", "utf-8")
         qtbot.waitUntil(lambda: "vault/later.md" in _rows(win), timeout=60_000)
         assert "later.md" in _search(qtbot, win, word(50))
-        assert win.live is not None and all(t.is_alive() for t in win.live._threads)
+        assert win.service.live is not None and all(t.is_alive() for t in win.service.live._threads)
     finally:
         win.close()
         QThreadPool.globalInstance().waitForDone(10_000)

@@ -80,7 +80,7 @@ def test_welcome_then_sample_notes(qtbot: QtBot, quire_home: Path) -> None:
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     assert "sample_notes" in win.folders_panel.list.item(0).text()
     # a copy in the data folder: a user who edits a sample note never edits the installation
-    assert win.folders == [(quire_home / "sample_notes").resolve()]
+    assert win.service.folders == [(quire_home / "sample_notes").resolve()]
     assert win.last_status is not None and win.last_status.counts.notes == 6
     _close(win)
     service.close()
@@ -164,7 +164,7 @@ def test_closing_while_an_answer_streams(qtbot: QtBot, notes: Path, quire_home: 
     qtbot.waitUntil(lambda: win.chat._live is not None and win.chat._live.answer != "",
                     timeout=60_000)  # fmt: skip
     win.close()  # mid-stream
-    assert win.live is None and not win.chat.answering
+    assert win.service.live is None and not win.chat.answering
     QThreadPool.globalInstance().waitForDone(10_000)
     assert QThreadPool.globalInstance().activeThreadCount() == 0
     service.close()
@@ -212,7 +212,7 @@ def test_edit_on_disk_while_the_window_is_open(
 
 def test_pause_holds_changes_until_resume(qtbot: QtBot, window: MainWindow, notes: Path) -> None:
     qtbot.mouseClick(window.folders_panel.pause_button, LEFT)
-    assert window.live is not None and window.live.paused
+    assert window.service.live is not None and window.service.live.paused
     (notes / "later.md").write_text("# Later\n\nWritten while indexing was paused.\n", "utf-8")
     qtbot.wait(1500)  # well past the debounce: a running watcher would have indexed it
     assert "later.md" not in {f.path for f in window.service.status(False).files}

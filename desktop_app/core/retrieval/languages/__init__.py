@@ -1,7 +1,8 @@
 """The languages Quire reads questions and answers in, registered in one place, and the one
 content-word rule.
 
-Adding a language is one module beside `en.py` (a `Language`) and one line in `REGISTERED`.
+Adding a language is one data file beside `en.toml` (its words, read into a `Language`) and its
+code in `REGISTERED`.
 Questions and answers mix languages (a German question over English notes, an English word in
 a Czech note), so the word rules use every registered language's lists at once; what is said
 only in one language (the prompt's language name, German nouns written with a capital) is
@@ -13,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from desktop_app.core.retrieval.analyzer import fold
-from desktop_app.core.retrieval.languages import cs, de, en
-from desktop_app.core.retrieval.languages.language import Language
+from desktop_app.core.retrieval.languages.language import Language, load
 
-REGISTERED: tuple[Language, ...] = (en.LANGUAGE, de.LANGUAGE, cs.LANGUAGE)
+REGISTERED: tuple[Language, ...] = tuple(load(code) for code in ("en", "de", "cs"))
 _BY_CODE = {language.code: language for language in REGISTERED}
 
 FUNCTION_WORDS = frozenset(w for language in REGISTERED for w in language.function_words)

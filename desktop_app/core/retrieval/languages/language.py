@@ -1,31 +1,20 @@
 """What Quire knows of one language: the words that say nothing about a topic, the words a
 question asks with, the cues of the kind of answer asked for, and its stemmer (Snowball's, through
-`core.retrieval.analyzer`). Word lists are folded lower case (`analyzer.fold`): no diacritics."""
+`core.retrieval.analyzer`). Word lists are folded lower case (`analyzer.fold`): no diacritics.
+
+Each language's words are data, a TOML file beside this module (`en.toml`): a list of words is
+one string of words separated by white space, a list of phrases or regular expressions an array.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
 
 from desktop_app.core.retrieval import analyzer
-
-
-def word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-def word_tuple(words: str) -> tuple[str, ...]:
-    return tuple(words.split())
-
-
-def phrases(text: str) -> tuple[str, ...]:
-    """ "how long|how much time" → ("how long", "how much time")."""
-    return tuple(p.strip() for p in text.split("|"))
-
-
-def values(text: str) -> dict[str, float]:
-    """ "one:1 half:0.5" → {"one": 1.0, "half": 0.5}."""
-    return {w: float(v) for w, v in (pair.split(":") for pair in text.split())}
 
 
 @dataclass(frozen=True)
@@ -61,3 +50,43 @@ class Language:
     def stems(self, words: Sequence[str]) -> list[str]:
         """Its stemmer: Snowball's (`analyzer.SNOWBALL`), folded, as the index stores terms."""
         return analyzer.stems(words, self.code)
+
+
+def load(code: str) -> Language:
+    """The language whose words `<code>.toml` beside this module holds."""
+    path = Path(__file__).with_name(f"{code}.toml")
+    return parse(path.read_text("utf-8"), path.name)
+
+
+def parse(text: str, source: str) -> Language:
+    """A `Language` from the text of its TOML file; ValueError naming `source` and what is wrong."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{source}: {exc}") from exc
+    types = {f.name: str(f.type) for f in fields(Language)}
+    unknown = sorted(set(data) - set(types))
+    if unknown:
+        raise ValueError(f"{source}: unknown key(s) {', '.join(unknown)}")
+    try:
+        return Language(**{key: _READERS[types[key]](value) for key, value in data.items()})
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: {exc}") from exc
+
+
+def _items(value: str | list[str]) -> list[str]:
+    """A string of words, or an array of phrases or regular expressions, as a list."""
+    if isinstance(value, str):
+        return value.split()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"expected words or an array of strings, got {value!r}")
+    return value
+
+
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "str": str,
+    "frozenset[str]": lambda value: frozenset(_items(value)),
+    "tuple[str, ...]": lambda value: tuple(_items(value)),
+    "Mapping[str, tuple[str, ...]]": lambda table: {k: tuple(_items(v)) for k, v in table.items()},
+    "Mapping[str, float]": lambda table: {k: float(v) for k, v in table.items()},
+}
