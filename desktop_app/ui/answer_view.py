@@ -4,6 +4,7 @@ no source holds marked in place, the checks' notices. Note text is shown as itse
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 
 from desktop_app.core.answer.attribution import NOT_FOUND
@@ -18,6 +19,7 @@ from desktop_app.core.service import Turn
 from desktop_app.core.text import code_fence
 
 UNVERIFIED = "unverified"
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
@@ -140,7 +142,7 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
 
 def quote_pieces(e: Quote) -> list[tuple[bool, str]]:
     """A quote's prose and code in text order as (is code, text): the sentences that introduce
-    and explain a block, fence lines left out, and each block's code lines."""
+    and explain a block, fence lines left out, a paragraph a piece, and each block's code."""
     if e.kind == CODE and not e.code:
         return [(True, e.text)]
     pieces, at = [], 0
@@ -148,7 +150,12 @@ def quote_pieces(e: Quote) -> list[tuple[bool, str]]:
         pieces += [(False, _prose(e.text[at:begin])), (True, e.text[begin:end].strip("\n"))]
         at = end
     pieces.append((False, _prose(e.text[at:]) if e.code else e.text))
-    return [(is_code, text) for is_code, text in pieces if is_code or text.strip()]
+    return [
+        (is_code, part)
+        for is_code, text in pieces
+        for part in ([text] if is_code else _PARAGRAPH_BREAK.split(text))
+        if is_code or part.strip()
+    ]
 
 
 def _prose(text: str) -> str:

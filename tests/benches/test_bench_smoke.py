@@ -68,7 +68,8 @@ def expected_lines(bench: str) -> list[str]:
 
 
 def fill(pattern: str, parts: dict[str, str]) -> str:
-    return re.sub(r"\{(\w+)\}", lambda m: parts[m.group(1)], pattern)
+    """`pattern` with each {name} of `parts` filled in (a quantifier such as {4} stays)."""
+    return re.sub(r"\{([A-Za-z_]\w*)\}", lambda m: parts.get(m.group(1), m.group(0)), pattern)
 
 
 def cli(options: str, *paths: Path) -> list[str]:

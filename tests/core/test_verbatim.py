@@ -28,6 +28,7 @@ from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Done, EvidenceShown, Quote, SourcesFound
 from desktop_app.core.retrieval.scope import Scope
+from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
@@ -159,7 +160,7 @@ def test_a_block_cut_short_keeps_its_cut_and_no_sentence_is_lost() -> None:
     for text in (long, empty):
         for unit in units.split_units(text):
             assert text[unit.start : unit.end] == unit.text
-            assert all(text[begin:end] in unit.text for begin, end in unit.code)
+            assert all(unit.start <= b <= e <= unit.end for b, e in unit.code)
 
 
 def test_link_only_units_are_never_units_and_url_words_never_match() -> None:
@@ -407,3 +408,50 @@ def test_units_that_stand_side_by_side_are_quoted_as_one(tmp_path: Path) -> None
     assert "> $ git switch -c fix-typo" in shown and "> $ git push -u origin fix-typo" in shown
     assert "“Then I push the branch and set its upstream:”" in shown
     assert shown.count("[[1]]") == 1  # one quote, one citation
+
+
+JOIN_NOTE = (
+    "# T\n\nFirst I make it:\n\n```python\nx = 1\n```\n\nThen I test it:\n\n```python\nassert x\n"
+    "```\n\nIt passes.\n\n- an item here\n- another item here\n\nA closing sentence of the note. "
+    "And one more sentence after it.\n"
+)
+
+
+def test_units_join_only_side_by_side_sentences_and_code_within_the_limit() -> None:
+    make, check, item, other, closing, more = units.split_units(JOIN_NOTE)
+    for passage, offset in ((JOIN_NOTE, 0), (JOIN_NOTE[5:], 5)):  # a passage further in its note
+        both = units.joined(check, make, passage, offset, 600)  # in either order
+        assert both is not None and JOIN_NOTE[both.start : both.end] == both.text
+        assert both.kind == units.CODE and both.code == make.code + check.code
+    assert units.joined(closing, more, JOIN_NOTE, 0, 600) is None  # prose: a sentence a quote
+    assert units.joined(check, closing, JOIN_NOTE, 0, 600) is None  # the list stands between
+    assert units.joined(item, other, JOIN_NOTE, 0, 600) is None  # list items stay apart
+    assert units.joined(make, check, JOIN_NOTE, 0, check.end - make.start - 1) is None  # too long
+    lines = (
+        "\n".join(f"line {i}" for i in range(14)) + "\n\n" + "\n".join(f"m {i}" for i in range(8))
+    )
+    block = f"Run:\n\n```\n{lines}\n```\n"
+    head, tail = units.split_units(block)  # a long block is cut at a blank line…
+    whole = units.joined(head, tail, block, 0, 600)
+    assert whole is not None and whole.code == ((head.code[0][0], tail.code[0][1]),)  # …one again
+
+
+def test_a_unit_between_two_shown_ones_makes_them_one_quote() -> None:
+    """Scored first, third, second in note order: the second joins the first, then the third
+    (already a quote of its own) joins them — one quote, the best one's place."""
+    text = "".join(f"Step {n}:\n\n```\nrun {n}\n```\n\n" for n in ("one", "two", "three", "four"))
+    result = SearchResult("n.md", 0, len(text), 1.0, text, "/n", "N", [], 1, 1, 7, 7, [], 1, None)
+    one, two, three, four = units.split_units(text)
+
+    def scored(unit: units.Unit, score: float) -> evidence.ScoredUnit:
+        return evidence.ScoredUnit(result, unit, 0, evidence.Signals(score, score, 0.0), False)
+
+    quotes = evidence._runs([scored(one, 3), scored(three, 2), scored(two, 1)])
+    assert [(q.unit.start, q.unit.end) for q in quotes] == [(one.start, three.end)]
+    assert quotes[0].signals.ranking == 3  # the best unit's signals, its place
+    assert quotes[0].unit.code == one.code + two.code + three.code
+    far = evidence._runs([scored(one, 3), scored(three, 2), scored(four, 1)])
+    assert [(q.unit.start, q.unit.end) for q in far] == [
+        (one.start, one.end),
+        (three.start, four.end),
+    ]

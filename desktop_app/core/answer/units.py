@@ -30,6 +30,7 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
 FENCE = r"^[ \t]{0,3}(`{3,}|~{3,})"  # a code fence line opens (the marker is group 1)
 _FENCE = re.compile(FENCE)
 FENCE_LINE = re.compile(FENCE, re.MULTILINE)  # a fence line anywhere in a text
+_FENCE_LINES = re.compile(FENCE + r".*$", re.MULTILINE)  # whole fence lines, info string and all
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _COMMAND = re.compile(r"^[ \t]*\$ (?!\d)\S")  # "$ 20 for the taxi" is no command
 # A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
@@ -65,6 +66,27 @@ def is_link_only(text: str) -> bool:
     if _LINK_ONLY.match(text.strip()):
         return True
     return not analyzer.words(_MARKUP.sub(" ", words_of(text)))
+
+
+def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | None:
+    """A code unit and a sentence or code unit beside it, of one passage (its text starts at
+    `offset` in the note), as one: when nothing but white space and fence lines stands between
+    them and they hold `longest` characters at most together; None otherwise (two sentences of
+    prose stay apart). A code block cut into pieces (MAX_CODE_LINES) is one block again."""
+    first, second = sorted((a, b), key=lambda u: u.start)
+    kinds = {first.kind, second.kind}
+    if kinds - {SENTENCE, CODE} or CODE not in kinds or second.end - first.start > longest:
+        return None
+    gap = passage[first.end - offset : second.start - offset]
+    if second.start < first.end or _FENCE_LINES.sub("", gap).strip():
+        return None
+    code = first.code + second.code
+    if first.code and second.code and not gap.strip():
+        between = passage[first.code[-1][1] - offset : second.code[0][0] - offset]
+        if not between.strip():  # one block, cut at a blank line: one again
+            code = (*first.code[:-1], (first.code[-1][0], second.code[0][1]), *second.code[1:])
+    text = passage[first.start - offset : second.end - offset]
+    return Unit(first.start, second.end, text, CODE if code else SENTENCE, a.heading, code)
 
 
 def split_units(text: str, offset: int = 0) -> Iterator[Unit]:

@@ -8,6 +8,8 @@ one string of words separated by white space, a list of phrases or regular expre
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -15,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.retrieval import analyzer
+
+REGEXES = {"array": "regular expressions"}  # a field's items are written as an array of these
+PHRASES = {"array": "phrases"}
 
 
 @dataclass(frozen=True)
@@ -27,11 +32,19 @@ class Language:
     # What a question asks with ("how long", "wie viele", "kolik"): no passage needs to hold them.
     question_words: frozenset[str]
     # The kind of answer asked for (see `core.answer.cues.KINDS`) → question openers.
-    answer_kinds: Mapping[str, tuple[str, ...]]
-    procedure: tuple[str, ...]  # regexes: a how-to question, anywhere in its folded words
-    fix_turns: tuple[str, ...]  # regexes (any case): a how-to story turns to its fix
-    temperature_asked: tuple[str, ...]  # regexes: the question asks for a temperature
-    degrees: tuple[str, ...]  # regexes (any case): a text states a temperature
+    answer_kinds: Mapping[str, tuple[str, ...]] = field(metadata=PHRASES)
+    procedure: tuple[str, ...] = field(
+        metadata=REGEXES
+    )  # regexes: a how-to question, anywhere in its folded words
+    fix_turns: tuple[str, ...] = field(
+        metadata=REGEXES
+    )  # regexes (any case): a how-to story turns to its fix
+    temperature_asked: tuple[str, ...] = field(
+        metadata=REGEXES
+    )  # regexes: the question asks for a temperature
+    degrees: tuple[str, ...] = field(
+        metadata=REGEXES
+    )  # regexes (any case): a text states a temperature
     number_words: Mapping[str, float]
     short_figures: frozenset[str]  # number words of three letters that are never anything else
     articles: frozenset[str]  # indefinite articles: "an hour" is one hour
@@ -40,7 +53,9 @@ class Language:
     months: frozenset[str]
     weekdays: frozenset[str]
     follow_up_openers: frozenset[str]  # a question opening so leans on the previous one
-    abbreviations: tuple[str, ...]  # regexes: an abbreviation whose point ends no sentence
+    abbreviations: tuple[str, ...] = field(
+        metadata=REGEXES
+    )  # regexes: an abbreviation whose point ends no sentence
     # A capitalized word after these, or with these endings, is a common noun, not a name.
     noun_determiners: frozenset[str] = field(default_factory=frozenset)
     noun_endings: tuple[str, ...] = ()
@@ -64,17 +79,34 @@ def parse(text: str, source: str) -> Language:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{source}: {exc}") from exc
-    types = {f.name: str(f.type) for f in fields(Language)}
-    unknown = sorted(set(data) - set(types))
+    return from_data(data, source)
+
+
+def from_data(data: dict[str, Any], source: str) -> Language:
+    """A `Language` from a language file's keys and values (`parse`)."""
+    known = {f.name: f for f in fields(Language)}
+    unknown = sorted(set(data) - set(known))
     if unknown:
         raise ValueError(f"{source}: unknown key(s) {', '.join(unknown)}")
     try:
-        return Language(**{key: _READERS[types[key]](value) for key, value in data.items()})
-    except (AttributeError, TypeError, ValueError) as exc:
+        return Language(**{key: _read(known[key], value) for key, value in data.items()})
+    except (KeyError, TypeError, ValueError, re.error) as exc:
         raise ValueError(f"{source}: {exc}") from exc
 
 
-def _items(value: str | list[str]) -> list[str]:
+def _read(spec: Any, value: Any) -> Any:
+    """One field's value as the `Language` holds it, checked against how the file must write it."""
+    array = spec.metadata.get("array")
+    if array and isinstance(value, str):
+        raise TypeError(f"{spec.name}: write its {array} as an array of strings")
+    read = _READERS[str(spec.type)](value)
+    if array == REGEXES["array"]:
+        for pattern in read:
+            re.compile(pattern)
+    return read
+
+
+def _items(value: Any) -> list[str]:
     """A string of words, or an array of phrases or regular expressions, as a list."""
     if isinstance(value, str):
         return value.split()
@@ -83,10 +115,22 @@ def _items(value: str | list[str]) -> list[str]:
     return value
 
 
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {value!r}")
+    return value
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
 _READERS: dict[str, Callable[[Any], Any]] = {
-    "str": str,
+    "str": _text,
     "frozenset[str]": lambda value: frozenset(_items(value)),
     "tuple[str, ...]": lambda value: tuple(_items(value)),
     "Mapping[str, tuple[str, ...]]": lambda table: {k: tuple(_items(v)) for k, v in table.items()},
-    "Mapping[str, float]": lambda table: {k: float(v) for k, v in table.items()},
+    "Mapping[str, float]": lambda table: {k: _number(v) for k, v in table.items()},
 }
