@@ -16,6 +16,7 @@ from desktop_app.core.answer.ask import answer_events, index_weights
 from desktop_app.core.answer.decision import relevant
 from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question
+from desktop_app.core.answer.units import split_units
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest import formats
@@ -53,12 +54,12 @@ def _evidence(quire: Quire, question: str) -> list[evidence.Evidence]:
 def test_units_round_trip_and_split_lists_and_sentences() -> None:
     for note in sample_notes().rglob("*.*"):
         text = formats.load(note, 10_000_000).text
-        units = list(evidence.split_units(text))
+        units = list(split_units(text))
         assert units
         for unit in units:
             assert text[unit.start : unit.end] == unit.text and unit.text.strip() == unit.text
     bread = (sample_notes() / "recipes" / "bread.md").read_text("utf-8")
-    shown = [u.text for u in evidence.split_units(bread)]
+    shown = [u.text for u in split_units(bread)]
     assert "500 g bread flour" in shown and "10 g salt" in shown  # list items, marker dropped
     assert (
         "Feed the starter with equal weights of flour and water the evening before baking." in shown
@@ -68,7 +69,7 @@ def test_units_round_trip_and_split_lists_and_sentences() -> None:
 
 def test_sentences_keep_abbreviations_and_offsets_shift() -> None:
     text = "Intro.\n\nWe met Dr. Novák at 9 a.m. in Brno. Then z. B. Tee trinken! Done?"
-    units = list(evidence.split_units(text, offset=100))
+    units = list(split_units(text, offset=100))
     assert [u.text for u in units] == ["Intro.", "We met Dr. Novák at 9 a.m. in Brno.",
                                        "Then z. B. Tee trinken!", "Done?"]  # fmt: skip
     assert all(("x" * 100 + text)[u.start : u.end] == u.text for u in units)

@@ -11,11 +11,12 @@ dates for "when", names for "who / where") in English, German and Czech.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
+from desktop_app.core.answer.candidates import candidate_units
 from desktop_app.core.answer.figures import folded_words
 from desktop_app.core.answer.question import KeyWords, Question, Weights
 from desktop_app.core.answer.units import (
@@ -24,7 +25,6 @@ from desktop_app.core.answer.units import (
     SENTENCE,
     Unit,
     joined,
-    split_units,
     words_of,
 )
 from desktop_app.core.passage import Evidence
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from desktop_app.core.retrieval.search import SearchResult
 
 MAX_EVIDENCE = 3
-PASSAGES_READ = 4  # the top passages split into units
 # Weights fitted by tests/bench/evidence_dev.py --fit on 300 + 300 XQuAD questions (en + de)
 # the answers bench never measures (its 100 per set are kept apart): global, the same for every
 # language and question. A share of the previous unit's overlap ("It was…" after the topic)
@@ -44,7 +43,6 @@ PASSAGES_READ = 4  # the top passages split into units
 # answer for 0.92-0.96 of them).
 KEEP_RATIO = 0.4  # a second or third unit is shown when it scores this close to the best
 MAX_RUN = 600  # characters: kept units side by side in a passage are quoted as one up to this
-MIN_UNIT_WORDS = 3
 COSINE_WEIGHT = 1.2  # how much the embedder's similarity adds (only where it is trusted)
 RANK_PRIOR = 0.15  # a preference for units of higher-ranked passages
 CUE_WEIGHT = 0.2  # the unit holds the kind of thing asked for (a number, a date, a name)
@@ -357,20 +355,6 @@ def _overlap(a: ScoredUnit, b: ScoredUnit) -> bool:
     return same_note and a.unit.start < b.unit.end and b.unit.start < a.unit.end
 
 
-def candidate_units(
-    results: Sequence[SearchResult], numbered: Container[int]
-) -> Iterator[tuple[SearchResult, Unit, int]]:
-    """The units worth showing of the first PASSAGES_READ results that are prompt sources (chunk
-    ids in `numbered`), each with its passage and the passage's rank among them."""
-    for rank, r in enumerate(r for r in results if r.chunk_id in numbered):
-        if rank >= PASSAGES_READ:
-            return
-        heading = r.heading_path[-1] if r.heading_path else ""
-        for u in split_units(r.text, r.start):
-            if _worth_showing(u, r):
-                yield r, (u if u.heading else replace(u, heading=heading)), rank
-
-
 def _add_cosines(scored: list[ScoredUnit], question: str, similarity: Cosines) -> None:
     """Add the embedder's cosine to the COSINE_READ best units by words.
     Encoding every unit of four passages took xquad-en's time to evidence to 978 ms p50 on a
@@ -379,13 +363,6 @@ def _add_cosines(scored: list[ScoredUnit], question: str, similarity: Cosines) -
     cosines = similarity(question, [words_of(c.unit.text) for c in head])
     for c, cosine in zip(head, cosines, strict=True):
         c.cosine = cosine
-
-
-def _worth_showing(unit: Unit, r: SearchResult) -> bool:
-    """Not a fragment of two words, not the note's title line repeated."""
-    if unit.kind == SENTENCE and len(analyzer.words(words_of(unit.text))) < MIN_UNIT_WORDS:
-        return False
-    return unit.text.strip() != (r.title or "").strip()
 
 
 def _evidence(number: int, c: ScoredUnit) -> Evidence:
