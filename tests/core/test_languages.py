@@ -49,6 +49,8 @@ def test_a_languages_words_are_data_and_a_bad_file_says_what_is_wrong() -> None:
         ("procedure", "how (?:do|can) i", "procedure: write its regular expressions as an array"),
         ("procedure", ["how (to"], "missing \\)"),  # a regular expression that does not compile
         ("number_words", {"one": True}, "expected a number"),
+        ("number_words", "one two", "expected a table"),
+        ("answer_kinds", {"place": "where is"}, "answer_kinds: write its phrases as an array"),
     ):
         data = tomllib.loads(words) | {key: wrong}
         with pytest.raises(ValueError, match=rf"en\.toml: .*{says}"):

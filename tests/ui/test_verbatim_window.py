@@ -100,3 +100,23 @@ def test_a_code_unit_is_shown_as_its_lead_its_code_and_what_explains_it(
     assert shown.index(parts[1].splitlines()[0]) > fence  # the code inside the block
     if parts[2].strip():  # the explaining sentence is prose after the block, not code inside it
         assert shown.index(f"“{' '.join(parts[2].split())}”") > shown.rindex("> ```")
+
+
+def test_a_quote_shows_its_prose_a_paragraph_a_line_and_each_block_as_code() -> None:
+    note = (
+        "Make it:\n\n```\nmake\n```\n\nIt builds.\n\nThen more words here.\n\n"
+        "```\nmake install\n```"
+    )
+    blocks = tuple((note.index(c), note.index(c) + len(c)) for c in ("make\n", "make install"))
+    quote = Quote(1, "a.md", "/n", "A", 0, len(note), 1, 12, note, CODE, 1.0, 1.0, True,
+                  code=((blocks[0][0], blocks[0][1] - 1), blocks[1]))  # fmt: skip
+    assert quote_pieces(quote) == [
+        (False, "Make it:"),
+        (True, "make"),
+        (False, "It builds."),
+        (False, "Then more words here."),
+        (True, "make install"),
+    ]
+    shown = evidence_markdown([quote], turn=0)
+    assert "> “It builds.”\n>\n> “Then more words here.”" in shown
+    assert shown.count("> ```") == 4 and shown.count("[[1]]") == 1

@@ -213,7 +213,7 @@ def _runs(kept: list[ScoredUnit]) -> list[ScoredUnit]:
     questions: evidence@3 0.77 → 0.80 and 0.75 → 0.83; the quotes' length 630 → 860 characters
     a question, a passage's ~750). Prose stays a sentence a quote: joined, XQuAD's sentences
     made the bundled model's answers worse (holding gold 0.49 → 0.46 on xquad-en). Once three
-    quotes stand, a lower unit is not shown, not even joined."""
+    quotes stand, the first lower unit that touches none of them ends the reading."""
     runs: list[ScoredUnit] = []
     for c in kept:
         if _join(runs, c):

@@ -71,8 +71,10 @@ def is_link_only(text: str) -> bool:
 def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | None:
     """A code unit and a sentence or code unit beside it, of one passage (its text starts at
     `offset` in the note), as one: when nothing but white space and fence lines stands between
-    them and they hold `longest` characters at most together; None otherwise (two sentences of
-    prose stay apart). A code block cut into pieces (MAX_CODE_LINES) is one block again."""
+    them and they hold `longest` characters at most together; None otherwise. Two sentences of
+    prose stay apart, but a quote that holds code takes in the sentences beside it. Code units
+    with only white space between are one block (a block cut at MAX_CODE_LINES, two `$`
+    lines)."""
     first, second = sorted((a, b), key=lambda u: u.start)
     kinds = {first.kind, second.kind}
     if kinds - {SENTENCE, CODE} or CODE not in kinds or second.end - first.start > longest:
@@ -83,7 +85,7 @@ def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | 
     code = first.code + second.code
     if first.code and second.code and not gap.strip():
         between = passage[first.code[-1][1] - offset : second.code[0][0] - offset]
-        if not between.strip():  # one block, cut at a blank line: one again
+        if not between.strip():  # nothing but white space between the code: one block
             code = (*first.code[:-1], (first.code[-1][0], second.code[0][1]), *second.code[1:])
     text = passage[first.start - offset : second.end - offset]
     return Unit(first.start, second.end, text, CODE if code else SENTENCE, a.heading, code)

@@ -90,20 +90,30 @@ def from_data(data: dict[str, Any], source: str) -> Language:
         raise ValueError(f"{source}: unknown key(s) {', '.join(unknown)}")
     try:
         return Language(**{key: _read(known[key], value) for key, value in data.items()})
-    except (KeyError, TypeError, ValueError, re.error) as exc:
+    except (TypeError, ValueError, re.error) as exc:
         raise ValueError(f"{source}: {exc}") from exc
 
 
 def _read(spec: Any, value: Any) -> Any:
-    """One field's value as the `Language` holds it, checked against how the file must write it."""
+    """One field's value as the `Language` holds it, checked against how the file must write it:
+    phrases and regular expressions (both regex sources: `cues` joins them) as arrays, each one
+    compiled."""
     array = spec.metadata.get("array")
-    if array and isinstance(value, str):
+    lists = value.values() if isinstance(value, dict) else [value]
+    if array and any(isinstance(v, str) for v in lists):
         raise TypeError(f"{spec.name}: write its {array} as an array of strings")
     read = _READERS[str(spec.type)](value)
-    if array == REGEXES["array"]:
-        for pattern in read:
+    if array:
+        parts = read.values() if isinstance(read, Mapping) else [read]
+        for pattern in (p for part in parts for p in part):
             re.compile(pattern)
     return read
+
+
+def _table(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a table, got {value!r}")
+    return value
 
 
 def _items(value: Any) -> list[str]:
@@ -131,6 +141,6 @@ _READERS: dict[str, Callable[[Any], Any]] = {
     "str": _text,
     "frozenset[str]": lambda value: frozenset(_items(value)),
     "tuple[str, ...]": lambda value: tuple(_items(value)),
-    "Mapping[str, tuple[str, ...]]": lambda table: {k: tuple(_items(v)) for k, v in table.items()},
-    "Mapping[str, float]": lambda table: {k: _number(v) for k, v in table.items()},
+    "Mapping[str, tuple[str, ...]]": lambda t: {k: tuple(_items(v)) for k, v in _table(t).items()},
+    "Mapping[str, float]": lambda table: {k: _number(v) for k, v in _table(table).items()},
 }
