@@ -5,6 +5,7 @@ prints, not their values (those are what the benches measure)."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -62,9 +64,14 @@ def assert_printed(out: str, bench: str) -> None:
 
 def expected_lines(bench: str) -> list[str]:
     """The patterns of `bench` in `bench_output.toml`, their {number} and {parts} filled in."""
-    data = tomllib.loads((Path(__file__).with_name("bench_output.toml")).read_text("utf-8"))
+    data = _bench_output()
     parts = {"number": NUMBER} | {k: fill(v, {"number": NUMBER}) for k, v in data["parts"].items()}
     return [fill(line, parts) for line in data[bench]["lines"]]
+
+
+@functools.cache
+def _bench_output() -> dict[str, Any]:
+    return tomllib.loads((Path(__file__).with_name("bench_output.toml")).read_text("utf-8"))
 
 
 def fill(pattern: str, parts: dict[str, str]) -> str:

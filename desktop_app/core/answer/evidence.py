@@ -210,10 +210,11 @@ def _runs(kept: list[ScoredUnit]) -> list[ScoredUnit]:
     right next to a better one of its passage (`units.joined`: only white space or fence lines
     between) joins its quote: the sentence before a command, the command, the next step are
     read as the note gives them, and the three quotes reach further (til-en development
-    questions: evidence@3 0.77 → 0.80 and 0.75 → 0.83; the quotes' length 630 → 860 characters
-    a question, a passage's ~750). Prose stays a sentence a quote: joined, XQuAD's sentences
-    made the bundled model's answers worse (holding gold 0.49 → 0.46 on xquad-en). Once three
-    quotes stand, the first lower unit that touches none of them ends the reading."""
+    questions: evidence@3 0.77 → 0.80 and 0.75 → 0.83; on the first, the quotes' length 695 →
+    893 characters a question, its first passage's ~770). Prose stays a sentence a quote:
+    joined, XQuAD's sentences made the bundled model's answers worse (holding gold 0.49 → 0.46
+    on xquad-en). Once three quotes stand, the first lower unit that touches none of them ends
+    the reading."""
     runs: list[ScoredUnit] = []
     for c in kept:
         if _join(runs, c):
@@ -227,18 +228,24 @@ def _runs(kept: list[ScoredUnit]) -> list[ScoredUnit]:
 def _join(runs: list[ScoredUnit], c: ScoredUnit) -> bool:
     """Grow the first run `c` touches by it, then by every run it now touches (the better run
     keeps its place); False if it touches none."""
-    at = next((i for i, run in enumerate(runs) if _joined(run, c) is not None), None)
-    if at is None:
+    grown = next(((i, g) for i, run in enumerate(runs) if (g := _joined(run, c))), None)
+    if grown is None:
         return False
-    runs[at] = _joined(runs[at], c) or runs[at]
+    at = grown[0]
+    runs[at] = grown[1]
     while True:
-        other = next((j for j, run in enumerate(runs) if j != at and _joined(runs[at], run)), None)
-        if other is None:
+        pairs = ((j, _joined(*_in_rank(runs, at, j))) for j in range(len(runs)) if j != at)
+        merged = next(((j, g) for j, g in pairs if g is not None), None)
+        if merged is None:
             return True
-        better, worse = sorted((at, other))
-        runs[better] = _joined(runs[better], runs[worse]) or runs[better]
+        better, worse = sorted((at, merged[0]))
+        runs[better] = merged[1]
         del runs[worse]
         at = better
+
+
+def _in_rank(runs: list[ScoredUnit], i: int, j: int) -> tuple[ScoredUnit, ScoredUnit]:
+    return runs[min(i, j)], runs[max(i, j)]
 
 
 def _joined(run: ScoredUnit, c: ScoredUnit) -> ScoredUnit | None:

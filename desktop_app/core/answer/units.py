@@ -30,7 +30,6 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
 FENCE = r"^[ \t]{0,3}(`{3,}|~{3,})"  # a code fence line opens (the marker is group 1)
 _FENCE = re.compile(FENCE)
 FENCE_LINE = re.compile(FENCE, re.MULTILINE)  # a fence line anywhere in a text
-_FENCE_LINES = re.compile(FENCE + r".*$", re.MULTILINE)  # whole fence lines, info string and all
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _COMMAND = re.compile(r"^[ \t]*\$ (?!\d)\S")  # "$ 20 for the taxi" is no command
 # A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
@@ -80,7 +79,7 @@ def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | 
     if kinds - {SENTENCE, CODE} or CODE not in kinds or second.end - first.start > longest:
         return None
     gap = passage[first.end - offset : second.start - offset]
-    if second.start < first.end or _FENCE_LINES.sub("", gap).strip():
+    if second.start < first.end or not _only_fences(gap):
         return None
     code = first.code + second.code
     if first.code and second.code and not gap.strip():
@@ -89,6 +88,11 @@ def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | 
             code = (*first.code[:-1], (first.code[-1][0], second.code[0][1]), *second.code[1:])
     text = passage[first.start - offset : second.end - offset]
     return Unit(first.start, second.end, text, CODE if code else SENTENCE, a.heading, code)
+
+
+def _only_fences(text: str) -> bool:
+    """Nothing but white space and code fence lines."""
+    return not any(line.strip() and not _FENCE.match(line) for line in text.splitlines())
 
 
 def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
@@ -227,7 +231,7 @@ class _Splitter:
         self.block = None
         first, last = block.start - self.offset, lead.end - self.offset
         between = self.text[block.end - self.offset : lead.start - self.offset]
-        if any(line.strip() and not _FENCE.match(line) for line in between.splitlines()):
+        if not _only_fences(between):
             yield block  # the block was cut (MAX_CODE_LINES): its sentence is not next to it
             yield lead
             return

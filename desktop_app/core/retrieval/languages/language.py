@@ -33,18 +33,14 @@ class Language:
     question_words: frozenset[str]
     # The kind of answer asked for (see `core.answer.cues.KINDS`) → question openers.
     answer_kinds: Mapping[str, tuple[str, ...]] = field(metadata=PHRASES)
-    procedure: tuple[str, ...] = field(
-        metadata=REGEXES
-    )  # regexes: a how-to question, anywhere in its folded words
-    fix_turns: tuple[str, ...] = field(
-        metadata=REGEXES
-    )  # regexes (any case): a how-to story turns to its fix
-    temperature_asked: tuple[str, ...] = field(
-        metadata=REGEXES
-    )  # regexes: the question asks for a temperature
-    degrees: tuple[str, ...] = field(
-        metadata=REGEXES
-    )  # regexes (any case): a text states a temperature
+    # Regexes: a how-to question, anywhere in its folded words.
+    procedure: tuple[str, ...] = field(metadata=REGEXES)
+    # Regexes (any case): a how-to story turns to its fix.
+    fix_turns: tuple[str, ...] = field(metadata=REGEXES)
+    # Regexes: the question asks for a temperature.
+    temperature_asked: tuple[str, ...] = field(metadata=REGEXES)
+    # Regexes (any case): a text states a temperature.
+    degrees: tuple[str, ...] = field(metadata=REGEXES)
     number_words: Mapping[str, float]
     short_figures: frozenset[str]  # number words of three letters that are never anything else
     articles: frozenset[str]  # indefinite articles: "an hour" is one hour
@@ -53,9 +49,8 @@ class Language:
     months: frozenset[str]
     weekdays: frozenset[str]
     follow_up_openers: frozenset[str]  # a question opening so leans on the previous one
-    abbreviations: tuple[str, ...] = field(
-        metadata=REGEXES
-    )  # regexes: an abbreviation whose point ends no sentence
+    # Regexes: an abbreviation whose point ends no sentence.
+    abbreviations: tuple[str, ...] = field(metadata=REGEXES)
     # A capitalized word after these, or with these endings, is a common noun, not a name.
     noun_determiners: frozenset[str] = field(default_factory=frozenset)
     noun_endings: tuple[str, ...] = ()
