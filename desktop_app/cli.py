@@ -201,7 +201,8 @@ def _batch_search(
         found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
         line: dict[str, Any] = {"id": item["id"]}
         if gate:
-            decision = quire.gate(item["question"], found.results, found.query.scope)
+            asked = found.query.text or item["question"]  # without its scope words, as in ask
+            decision = quire.gate(asked, found.results, found.query.scope)
             line["answerable"] = decision.answerable
             line["outcome"] = decision.to_json()["outcome"]
         line["results"] = [as_json(r) for r in found.results]

@@ -6,6 +6,7 @@ import json
 import os
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.markdown import parse_front_matter
 from desktop_app.core.retrieval.scope import Scope, parse_query
 from desktop_app.core.retrieval.time_phrases import Period
-from desktop_app.core.service import Quire
+from desktop_app.core.service import GateDecision, Quire
 
 TODAY = date(2026, 12, 2)  # a Wednesday
 MTIME_NS = int(1_700_000_000 * 1e9)  # 14 Nov 2023
@@ -238,6 +239,31 @@ def test_a_scope_that_matches_nothing_says_so(
     assert code == 0
     line = json.loads(out)
     assert line["results"] == [] and line["scope"]["folders"] == ["work"]
+
+
+def test_batch_search_judges_a_scoped_question_as_ask_does(
+    journal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate of `search --queries` reads the question without its scope words, as `ask`
+    does: "folder:work" and "last week" say where to look, not words a passage must hold."""
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
+    run(capsys, "index", "--no-embed", str(journal))
+    judged: list[str] = []
+    gate = Quire.gate
+
+    def spy(self: Quire, question: str, *args: Any, **kwargs: Any) -> GateDecision:
+        judged.append(question)
+        return gate(self, question, *args, **kwargs)
+
+    monkeypatch.setattr(Quire, "gate", spy)
+    asked = ["What is the budget for the heating folder:work", "What did I cook last week"]
+    queries = journal.parent / "q.jsonl"
+    queries.write_text(
+        "".join(json.dumps({"id": n, "question": q}) + "\n" for n, q in enumerate(asked))
+    )
+    code, out, _ = run(capsys, "search", "--queries", str(queries), "--json")
+    assert code == 0 and [json.loads(line)["outcome"] for line in out.splitlines()]
+    assert judged == ["What is the budget for the heating", "What did I cook"]
 
 
 def test_a_year_no_note_is_dated_in_stays_part_of_the_question(
