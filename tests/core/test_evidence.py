@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from desktop_app.core.answer import attribution, cues, evidence, gate, grounded
+from desktop_app.core.answer import attribution, cues, evidence, figures, gate, grounded
 from desktop_app.core.answer.ask import answer_events, index_weights
 from desktop_app.core.answer.decision import relevant
 from desktop_app.core.answer.prompt import build_sources
@@ -172,6 +172,15 @@ def test_german_common_nouns_are_not_names() -> None:
     answer = "Die Reise nach Dresden dauert vier Stunden."
     found = attribution.unsupported_figures(answer, [BERLIN], "de")
     assert [f["text"] for f in found] == ["Dresden"]
+
+
+def test_a_word_after_any_citation_form_starts_a_sentence_and_is_no_name() -> None:
+    """`[1, 2]` ends a sentence as `[1]` does (the one citation pattern), so the capital of the
+    next word is no sign of a name."""
+    for cited in ("[1]", "[1, 2]", "[1; 2]"):
+        answer = f"Bake it at 250 degrees {cited} Afterwards rest it."
+        names = [f.text for f in figures.figures(answer) if f.kind == "name"]
+        assert names == [], cited
 
 
 def test_a_wrong_citation_stays_and_the_backing_source_is_added() -> None:

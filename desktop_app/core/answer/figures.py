@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from desktop_app.core.answer.support import CITATION
 from desktop_app.core.retrieval import analyzer, languages
 from desktop_app.core.text import TextSpan
 
@@ -23,7 +24,7 @@ TIME_UNITS = tuple(dict.fromkeys(u for lang in _LANGUAGES for u in lang.time_uni
 MONTHS = frozenset(w for lang in _LANGUAGES for w in lang.months)
 WEEKDAYS = frozenset(w for lang in _LANGUAGES for w in lang.weekdays)
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_SENTENCE_START = re.compile(r"[.!?:\n]\s*|\[\d+\]\s*")
+_SENTENCE_START = re.compile(r"[.!?:\n]\s*|(?:" + CITATION.pattern + r")\s*")
 
 
 @dataclass(frozen=True)
