@@ -204,7 +204,7 @@ def _batch_search(
             asked = found.query.text or item["question"]  # without its scope words, as in ask
             decision = quire.gate(asked, found.results, found.query.scope)
             line["answerable"] = decision.answerable
-            line["outcome"] = decision.to_json()["outcome"]
+            line["outcome"] = decision.outcome
         line["results"] = [as_json(r) for r in found.results]
         line["scope"] = found.query.scope.to_json()
         yield line

@@ -70,11 +70,10 @@ def answer_sources(
 
 def verdict(decision: gate.GateDecision) -> GateVerdict:
     """The gate's decision, its scores rounded as the events carry them."""
-    default = gate.ANSWERED if decision.answerable else gate.ABSENT
     cosine = None if decision.cosine is None else round(decision.cosine, 3)
     return GateVerdict(
         answerable=decision.answerable,
-        outcome=Outcome(decision.outcome or default),
+        outcome=decision.outcome,
         reason=decision.reason,
         missing=list(decision.missing),
         coverage=round(decision.coverage, 3),

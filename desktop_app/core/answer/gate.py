@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop_app.core.answer.cues import FACT_KINDS
 from desktop_app.core.answer.question import Question
+from desktop_app.core.events import Outcome
 
 if TYPE_CHECKING:
     from desktop_app.core.passage import Evidence
@@ -36,7 +37,7 @@ CUED_COVERAGE = 0.45  # a passage this close to MIN_COVERAGE answers when a sent
 # words and the kind of thing asked for (a duration, a date, a number, a name)…
 AGREED_COSINE = 0.55  # …or when the embedder, where trusted, finds it this close: two retrievers
 # each just short of their bar agree
-ANSWERED, WEAK, ABSENT = "answered", "weak", "absent"
+ANSWERED, WEAK, ABSENT = Outcome.ANSWERED, Outcome.WEAK, Outcome.ABSENT
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
 
@@ -46,18 +47,8 @@ class GateDecision:
     reason: str
     coverage: float
     cosine: float | None
-    outcome: str = ""
+    outcome: Outcome
     missing: list[str] = field(default_factory=list)  # key words of the question found nowhere
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "answerable": self.answerable,
-            "outcome": self.outcome or (ANSWERED if self.answerable else ABSENT),
-            "reason": self.reason,
-            "missing": self.missing,
-            "coverage": round(self.coverage, 3),
-            "cosine": None if self.cosine is None else round(self.cosine, 3),
-        }
 
     def overridden(self) -> GateDecision:
         """The user asked for an answer although the notes seem not to cover the question."""
@@ -79,19 +70,20 @@ def judge(
 def by_retrieval(results: list[SearchResult]) -> GateDecision:
     """The first step: answerable or not from the two retrieval signals alone."""
     if not results:
-        return GateDecision(False, "nothing in your notes matches", 0.0, None)
+        return GateDecision(False, "nothing in your notes matches", 0.0, None, ABSENT)
     coverage = max(r.evidence for r in results)
     cosines = [r.cosine for r in results if r.cosine is not None]
     cosine = max(cosines) if cosines else None
     trusted = any(r.trusted_dense for r in results)
     if coverage >= MIN_COVERAGE:
-        return GateDecision(True, "passages share the question's key words", coverage, cosine)
+        why = "passages share the question's key words"
+        return GateDecision(True, why, coverage, cosine, ANSWERED)
     if trusted and cosine is not None and cosine >= MIN_COSINE:
-        return GateDecision(True, "passages are close in meaning", coverage, cosine)
+        return GateDecision(True, "passages are close in meaning", coverage, cosine, ANSWERED)
     if any(_agreed(r) for r in results):
         why = "passages share most of the question's key words and are close in meaning"
-        return GateDecision(True, why, coverage, cosine)
-    return GateDecision(False, "no passage is relevant enough", coverage, cosine)
+        return GateDecision(True, why, coverage, cosine, ANSWERED)
+    return GateDecision(False, "no passage is relevant enough", coverage, cosine, ABSENT)
 
 
 def _agreed(r: SearchResult) -> bool:
