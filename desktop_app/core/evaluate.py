@@ -58,11 +58,13 @@ def evaluate_set(
     out = results_path.open("w", encoding="utf-8") if results_path else None
     try:
         for q in questions:
-            results = [r.to_json() for r in quire.search(q["question"], top_k=10, folders=[notes])]
+            found = quire.search(q["question"], top_k=10, folders=[notes])
+            results = [
+                {"path": r.path, "start": r.start, "end": r.end, "score": r.score} for r in found
+            ]
             ranks.append(first_hit(results, q))
             if out:
-                slim = [{k: r[k] for k in ("path", "start", "end", "score")} for r in results]
-                out.write(json.dumps({"id": q["id"], "results": slim}) + "\n")
+                out.write(json.dumps({"id": q["id"], "results": results}) + "\n")
     finally:
         if out:
             out.close()

@@ -162,7 +162,7 @@ def test_citation_forms_and_validation() -> None:
         {1: "Bake in a preheated oven at 250 degrees for 20 minutes.", 2: "Salt and flour."},
     )
     assert report.valid == [1, 2] and report.invalid == [7]
-    weak = {s["cites"][0]: s["weak"] for s in report.sentences}
+    weak = {s.cites[0]: s.weak for s in report.sentences}
     assert weak == {1: False, 2: True}
 
 

@@ -63,19 +63,19 @@ def test_a_paraphrase_whose_figures_all_stand_in_the_source_is_cited() -> None:
     assert en.answer == "Heat everything strongly: 250 °C during 20 minutes [1]."
     invented = attribution.attribute("Heat everything strongly: 300 °C during 20 minutes.",
                                      {1: BREAD})  # fmt: skip
-    assert "[1]" not in invented.answer and [f["text"] for f in invented.unsupported] == ["300"]
+    assert "[1]" not in invented.answer and [f.text for f in invented.unsupported] == ["300"]
     de = attribution.attribute("Man braucht mit der Bahn ungefähr vier Stunden bis Berlin.",
                                {1: BERLIN}, "de")  # fmt: skip
     assert de.answer.endswith("bis Berlin [1].")
     wrong = attribution.attribute("Man braucht mit der Bahn ungefähr fünf Stunden bis Berlin.",
                                   {1: BERLIN}, "de")  # fmt: skip
-    assert "[1]" not in wrong.answer and [f["text"] for f in wrong.unsupported] == ["fünf"]
+    assert "[1]" not in wrong.answer and [f.text for f in wrong.unsupported] == ["fünf"]
 
 
 def test_an_article_stands_for_one_only_before_a_unit_of_time() -> None:
     assert not attribution.unsupported_figures("It rests for 1 hour.", ["Let it rest an hour."])
     found = attribution.unsupported_figures("It has 1 lid.", ["Bake it with a lid on."])
-    assert [f["text"] for f in found] == ["1"]
+    assert [f.text for f in found] == ["1"]
 
 
 def test_question_words_standing_together_count_for_a_unit() -> None:
@@ -211,9 +211,9 @@ def test_a_shared_word_beginning_is_no_support() -> None:
     share five letters, not a word: a question echo or an English guess at a German note is not
     backed by them, neither by the model's own `[1]` nor by a `[1]` Quire would add."""
     echo = citations.check("Wenn kontrollieren Gurus [1]?", {1: GURUS}, "de")
-    assert [s["weak"] for s in echo.sentences] == [True]
+    assert [s.weak for s in echo.sentences] == [True]
     guess = "The answer: The General Association of Christian Churches."
-    assert citations.check(guess[:-1] + " [1].", {1: CHURCH}, "de").sentences[0]["weak"]
+    assert citations.check(guess[:-1] + " [1].", {1: CHURCH}, "de").sentences[0].weak
     assert "[1]" not in attribution.attribute(guess, {1: CHURCH}, "de").answer
     backed = citations.check("Gurus haben Kontrolle über das Leben ihrer Schüler [1].", {1: GURUS})
-    assert [s["weak"] for s in backed.sentences] == [False]
+    assert [s.weak for s in backed.sentences] == [False]

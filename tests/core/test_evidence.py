@@ -129,9 +129,9 @@ def test_attribution_and_invented_figures_en() -> None:
     answer = "Bake the bread at 250 °C for 20 minutes with the lid on. It takes about 12 hours."
     checked = attribution.attribute(answer, {1: "Starter notes.", 2: BREAD}, "en")
     assert checked.answer.startswith("Bake the bread at 250 °C for 20 minutes with the lid on [2].")
-    assert [f["text"] for f in checked.unsupported] == ["12"]
+    assert [f.text for f in checked.unsupported] == ["12"]
     f = checked.unsupported[0]
-    assert checked.answer[f["start"] : f["end"]] == "12"
+    assert checked.answer[f.start : f.end] == "12"
     assert "12 (not found in the notes) hours" in checked.marked()
 
 
@@ -139,7 +139,7 @@ def test_attribution_and_invented_figures_de() -> None:
     answer = "Die Fahrt von Prag nach Berlin dauert etwa vier Stunden. Sie kostet 30 Euro."
     checked = attribution.attribute(answer, {1: BERLIN}, "de")
     assert "vier Stunden [1]." in checked.answer
-    assert [f["text"] for f in checked.unsupported] == ["30", "Euro"]
+    assert [f.text for f in checked.unsupported] == ["30", "Euro"]
 
 
 def test_attribution_and_invented_figures_cs() -> None:
@@ -149,7 +149,7 @@ def test_attribution_and_invented_figures_cs() -> None:
         "Maso se peče v troubě zhruba dvě a půl hodiny při 160 °C [1]."
     )
     assert checked.answer.endswith("s rýží a 180 g.")  # nothing in the notes backs it: no [n]
-    assert [f["text"] for f in checked.unsupported] == ["180"]
+    assert [f.text for f in checked.unsupported] == ["180"]
 
 
 def test_own_valid_citations_kept_invalid_never_become_sources() -> None:
@@ -157,7 +157,7 @@ def test_own_valid_citations_kept_invalid_never_become_sources() -> None:
     checked = attribution.attribute(answer, {1: BREAD}, "en")
     assert checked.answer.count("[1]") == 2 and "[7]" not in checked.answer  # not shown as one
     assert checked.invalid == [7]  # listed once, below the answer
-    assert checked.added and checked.added[0]["n"] == 1
+    assert checked.added and checked.added[0].number == 1
 
 
 def test_invalid_numbers_leave_the_answer_and_valid_groups_stay_as_written() -> None:
@@ -171,7 +171,7 @@ def test_invalid_numbers_leave_the_answer_and_valid_groups_stay_as_written() -> 
 def test_german_common_nouns_are_not_names() -> None:
     answer = "Die Reise nach Dresden dauert vier Stunden."
     found = attribution.unsupported_figures(answer, [BERLIN], "de")
-    assert [f["text"] for f in found] == ["Dresden"]
+    assert [f.text for f in found] == ["Dresden"]
 
 
 def test_a_word_after_any_citation_form_starts_a_sentence_and_is_no_name() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.as_json import as_json
 from desktop_app.core.service import Quire
 from desktop_app.core.text import clean_text
 from tests.conftest import EMBEDDERS, ROOT
@@ -102,7 +103,7 @@ def test_core_search_with_surrogate_escaped_bytes(quire: Quire) -> None:
     results = quire.search("caf\udce9 opens")  # 'café' typed in a Latin-1 terminal
     assert results[0].path == "cafe.md"
     assert isinstance(quire.search("\udcff\udcfe"), list)  # nothing to match, and no error
-    json.dumps([r.to_json() for r in results]).encode("utf-8")
+    json.dumps([as_json(r) for r in results]).encode("utf-8")
 
 
 def test_cli_search_with_invalid_utf8_argv(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from desktop_app.core.answer import (
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.cues import tells_the_fix as cues_fix
 from desktop_app.core.answer.decision import decide
-from desktop_app.core.answer.done_parts import citations_of, unfound_of
+from desktop_app.core.answer.done_parts import citations_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Done, EvidenceShown, Quote, SourcesFound
@@ -94,20 +94,20 @@ def test_an_invented_command_gets_no_citation_whatever_words_it_shares() -> None
     answer = "To find the first commit of a repository, run `git ls-clone --head=1`."
     checked = attribution.attribute(answer, {1: NOTE}, "en")
     assert checked.added == [] and "[1]" not in checked.answer
-    assert [(f["kind"], f["text"]) for f in checked.unsupported] == [
+    assert [(f.kind, f.text) for f in checked.unsupported] == [
         ("code", "`git ls-clone --head=1`")]  # fmt: skip  # the "1" inside is not marked twice
     assert "`git ls-clone --head=1` (not found in the notes)" in checked.marked()
     real = attribution.attribute("Run `git rev-list --max-parents=0 HEAD` for the first "
                                  "commit with no parents.", {1: NOTE}, "en")  # fmt: skip
-    assert real.unsupported == [] and real.added and real.added[0]["n"] == 1
+    assert real.unsupported == [] and real.added and real.added[0].number == 1
 
 
 def test_the_models_own_citation_on_a_forged_sentence_is_unverified() -> None:
     answer = "The initial commit of a repository has no parents: run `git ls-clone -r` [1]."
     report = citations.check(answer, {1: NOTE}, "en")
     (sentence,) = report.sentences
-    assert sentence["unverified"] and not sentence["weak"] and sentence["cites"] == [1]
-    assert answer[sentence["start"] : sentence["end"]] == sentence["text"]
+    assert sentence.unverified and not sentence.weak and sentence.cites == [1]
+    assert answer[sentence.start : sentence.end] == sentence.text
     assert not report.backed_sentences  # so the answer is not passed off as backed
 
 
@@ -255,7 +255,7 @@ def test_unverified_citations_are_plain_text_in_the_window() -> None:
 
     answer = "It has no parents [1]. Run `git ls-clone -r` [1]."
     sentences = citations_of(citations.check(answer, {1: NOTE}, "en")).sentences
-    unfound = unfound_of(attribution.unsupported(answer, [NOTE]))
+    unfound = attribution.unsupported(answer, [NOTE])
     markdown = answer_markdown(answer, unfound, sentences, lambda n: n == 1, turn=2)
     assert markdown.count("(quire:source/2/1)") == 1  # the backed sentence links its source
     assert "\\[1\\] *(unverified)*" in markdown

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop_app.core.answer import attribution, citations, evidence, gate, grounded, verbatim
 from desktop_app.core.answer.decision import Retrieval, decide, retrieval_query
 from desktop_app.core.answer.done_parts import (
-    added_of,
     answer_sources,
     citations_of,
     draft_of,
     refusal,
     timings_of,
-    unfound_of,
     verdict,
 )
 from desktop_app.core.answer.evidence import Cosines
@@ -38,12 +36,14 @@ from desktop_app.core.answer.question import Question, Weights
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.events import (
     AnswerEvent,
+    CitedSentence,
     Done,
     Draft,
     DraftReplaced,
     Error,
     EvidenceShown,
     Token,
+    Unfound,
 )
 from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval import lexical
@@ -238,22 +238,20 @@ def _replaced_because(
     if not backed:
         return DraftReplaced.UNBACKED
     best = found[0]
-    if any(best.number in s["cites"] for s in backed):
+    if any(best.number in s.cites for s in backed):
         return None
     if all(_backed_overlap(s, texts, question) < best.overlap for s in backed):
         return DraftReplaced.OFF_QUESTION
     return None
 
 
-def _backed_overlap(sentence: dict[str, Any], texts: dict[int, str], question: Question) -> float:
-    cited = "\n".join(texts[n] for n in sentence["cites"])  # valid numbers only (check())
-    return evidence.question_overlap(sentence["text"], question.keys, cited)
+def _backed_overlap(sentence: CitedSentence, texts: dict[int, str], question: Question) -> float:
+    cited = "\n".join(texts[n] for n in sentence.cites)  # valid numbers only (check())
+    return evidence.question_overlap(sentence.text, question.keys, cited)
 
 
-def _forged_quote(unsupported: dict[str, Any]) -> bool:
-    return unsupported["kind"] == verbatim.QUOTE and unsupported["text"].startswith(
-        verbatim.NOTES_SAY
-    )
+def _forged_quote(unsupported: Unfound) -> bool:
+    return unsupported.kind == verbatim.QUOTE and unsupported.text.startswith(verbatim.NOTES_SAY)
 
 
 def _checked_done(
@@ -289,8 +287,8 @@ def _checked_done(
         timings=timings_of(answer.stats, retrieval_seconds, evidence_seconds),
         outcome=verdict(decision).outcome,
         caution=_caution(decision),
-        added_citations=added_of(checked),
-        unsupported=unfound_of(checked.unsupported),
+        added_citations=list(checked.added),
+        unsupported=list(checked.unsupported),
         marked_answer=checked.marked(),
         generated=answer.text,
         draft=draft,

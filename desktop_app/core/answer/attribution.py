@@ -27,6 +27,7 @@ from desktop_app.core.answer.support import (
     WEAK_SUPPORT,
     support,
 )
+from desktop_app.core.events import AddedCitation, Unfound
 from desktop_app.core.passage import Evidence
 
 MIN_SHARED = 2  # a source added must share this many words (or all of a short sentence's)
@@ -39,8 +40,8 @@ _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r
 @dataclass
 class Checked:
     answer: str  # the answer with the added citations
-    added: list[dict[str, Any]] = field(default_factory=list)  # sentence, n, support
-    unsupported: list[dict[str, Any]] = field(default_factory=list)  # text, start, end, kind
+    added: list[AddedCitation] = field(default_factory=list)
+    unsupported: list[Unfound] = field(default_factory=list)  # in the answer's order
     invalid: list[int] = field(default_factory=list)  # cited numbers that are no source
 
     def marked(self, render: Any = None) -> str:
@@ -48,17 +49,9 @@ class Checked:
         render = render or (lambda text: f"{text} ({NOT_FOUND})")
         out, pos = [], 0
         for figure in self.unsupported:
-            out += [self.answer[pos : figure["start"]], render(figure["text"])]
-            pos = figure["end"]
+            out += [self.answer[pos : figure.start], render(figure.text)]
+            pos = figure.end
         return "".join(out) + self.answer[pos:]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "answer": self.answer,
-            "added_citations": self.added,
-            "unsupported": self.unsupported,
-            "marked_answer": self.marked(),
-        }
 
 
 def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Checked:
@@ -75,27 +68,21 @@ def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Che
         number, share = (0, 0.0) if forged else _backing(sentence, sources, language)
         if number:
             sentence = _cite(sentence, number)
-            added.append(
-                {"sentence": match.group(0).strip(), "n": number, "support": round(share, 2)}
-            )
+            added.append(AddedCitation(match.group(0).strip(), number, round(share, 2)))
         out.append(sentence)
     out.append(answer[pos:])
     text = "".join(out)
     return Checked(text, added, unsupported(text, list(sources.values()), language), invalid)
 
 
-def unsupported(answer: str, source_texts: list[str], language: str = "en") -> list[dict[str, Any]]:
+def unsupported(answer: str, source_texts: list[str], language: str = "en") -> list[Unfound]:
     """What the answer states that no source holds: what must be verbatim and is not, and the
     figures (numbers, dates, names) outside those spans; in text order."""
     spans = verbatim.unfound(answer, source_texts)
-    out = [{"text": s.text, "start": s.start, "end": s.end, "kind": s.kind} for s in spans]
+    out = [Unfound(s.text, s.start, s.end, s.kind) for s in spans]
     figures_alone = unsupported_figures(answer, source_texts, language)
-    out += [
-        f
-        for f in figures_alone
-        if not any(s.start < f["end"] and f["start"] < s.end for s in spans)
-    ]
-    return sorted(out, key=lambda f: f["start"])
+    out += [f for f in figures_alone if not any(s.start < f.end and f.start < s.end for s in spans)]
+    return sorted(out, key=lambda f: f.start)
 
 
 def _backing(sentence: str, sources: dict[int, str], language: str) -> tuple[int, float]:
@@ -141,16 +128,14 @@ def _cite(sentence: str, number: int) -> str:
 
 def unsupported_figures(
     answer: str, source_texts: list[str], language: str = "en"
-) -> list[dict[str, Any]]:
+) -> list[Unfound]:
     """Numbers, dates and names of `answer` found in none of the sources (citations ignored)."""
     blanked = verbatim.blank_citations(answer)
     values, words = figures.source_values(source_texts)
     out = []
     for figure in sorted(figures.figures(blanked, language), key=lambda f: f.start):
         if not figures.found_in(figure, values, words):
-            out.append(
-                {"text": figure.text, "start": figure.start, "end": figure.end, "kind": figure.kind}
-            )
+            out.append(Unfound(figure.text, figure.start, figure.end, figure.kind))
     return out
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from desktop_app.core.answer import verbatim
 from desktop_app.core.answer.support import CITATION, SENTENCE_BODY, WEAK_SUPPORT, support
+from desktop_app.core.events import CitedSentence
 
 _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+|\n|$)")
 
@@ -19,13 +20,12 @@ _SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+|\n|$)")
 class CitationReport:
     valid: list[int] = field(default_factory=list)  # source numbers cited and present
     invalid: list[int] = field(default_factory=list)  # numbers that are not sources of this prompt
-    # text, start, end (in the answer), cites, support, weak, unverified
-    sentences: list[dict] = field(default_factory=list)
+    sentences: list[CitedSentence] = field(default_factory=list)
 
     @property
-    def backed_sentences(self) -> list[dict]:
+    def backed_sentences(self) -> list[CitedSentence]:
         """The sentences that cite a source supporting them, holding nothing unfound verbatim."""
-        return [s for s in self.sentences if s["cites"] and not s["weak"] and not s["unverified"]]
+        return [s for s in self.sentences if s.cites and not s.weak and not s.unverified]
 
 
 def numbers_in(text: str) -> list[int]:
@@ -75,14 +75,14 @@ def check(answer: str, sources: dict[int, str], language: str = "en") -> Citatio
         start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
         end = start + len(sentence)
         report.sentences.append(
-            {
-                "text": sentence,
-                "start": start,
-                "end": end,
-                "cites": cites,
-                "support": round(share, 2),
-                "weak": share < WEAK_SUPPORT,
-                "unverified": any(u.start < end and start < u.end for u in unfound),
-            }
+            CitedSentence(
+                text=sentence,
+                start=start,
+                end=end,
+                cites=cites,
+                support=round(share, 2),
+                weak=share < WEAK_SUPPORT,
+                unverified=any(u.start < end and start < u.end for u in unfound),
+            )
         )
     return report

@@ -5,16 +5,13 @@ replaced draft and the timings; and the events of a refusal ("not in your notes"
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from desktop_app.core.answer import attribution, citations, gate
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt
 from desktop_app.core.events import (
-    AddedCitation,
     AnswerEvent,
     Citations,
-    CitedSentence,
     Done,
     Draft,
     DraftReplaced,
@@ -24,7 +21,6 @@ from desktop_app.core.events import (
     SourcesFound,
     Timings,
     Token,
-    Unfound,
 )
 from desktop_app.core.passage import Passage
 
@@ -84,36 +80,15 @@ def verdict(decision: gate.GateDecision) -> GateVerdict:
 def citations_of(report: citations.CitationReport, invalid: Sequence[int] = ()) -> Citations:
     """The report as `Done` carries it; `invalid`: the numbers taken out of the answer."""
     taken_out = [n for n in invalid if n not in report.invalid]
-    sentences = [
-        CitedSentence(
-            text=s["text"],
-            start=s["start"],
-            end=s["end"],
-            cites=list(s["cites"]),
-            support=s["support"],
-            weak=s["weak"],
-            unverified=s["unverified"],
-        )
-        for s in report.sentences
-    ]
-    return Citations(list(report.valid), [*report.invalid, *taken_out], sentences)
-
-
-def added_of(checked: attribution.Checked) -> list[AddedCitation]:
-    return [AddedCitation(a["sentence"], a["n"], a["support"]) for a in checked.added]
-
-
-def unfound_of(spans: list[dict[str, Any]]) -> list[Unfound]:
-    """The spans the checks report (text, start, end, kind) as `Unfound`."""
-    return [Unfound(s["text"], s["start"], s["end"], s["kind"]) for s in spans]
+    return Citations(list(report.valid), [*report.invalid, *taken_out], list(report.sentences))
 
 
 def draft_of(checked: attribution.Checked, replaced: DraftReplaced) -> Draft:
     """The model's answer, checked, as it goes along when it gave way."""
     return Draft(
         answer=checked.answer,
-        added_citations=added_of(checked),
-        unsupported=unfound_of(checked.unsupported),
+        added_citations=list(checked.added),
+        unsupported=list(checked.unsupported),
         marked_answer=checked.marked(),
         replaced=replaced,
     )
