@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from desktop_app.core.answer.attribution import NOT_FOUND
 from desktop_app.core.answer.citations import numbers_in, replace_citations
-from desktop_app.core.answer.cues import question_kind
+from desktop_app.core.answer.cues import AnswerKind, question_kind
 from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import CODE, FENCE_LINE
 from desktop_app.core.answer.verbatim import NOTES_SAY
@@ -43,7 +43,7 @@ def turn_markdown(turn: Turn, index: int) -> str:
         answer = answer_markdown(
             turn.answer, turn.unsupported, sentences, lambda n: 1 <= n <= count, index
         )
-    when = question_kind(turn.question) == "date"  # "when did I…": say the day of each quote
+    when = question_kind(turn.question) == AnswerKind.DATE  # "when did I…": say each quote's day
     answer = evidence_markdown(turn.evidence, index, when) + caution_markdown(turn.caution) + answer
     notice = check_notice(turn.citations) if turn.answerable else ""
     notice = f"\n\n*⚠ {notice}*" if notice else ""

@@ -10,6 +10,7 @@ import pytest
 
 from desktop_app.core.answer import attribution, citations, cues, evidence, gate
 from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.question import KeyWords, Question
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
@@ -88,12 +89,18 @@ def test_question_words_standing_together_count_for_a_unit() -> None:
 
 def test_a_passage_near_the_bar_answers_when_a_sentence_holds_what_is_asked() -> None:
     weak = gate.GateDecision(True, "part", 0.5, None, gate.WEAK, [])
-    assert gate.refine(weak, 0.26, True, "duration").outcome == gate.ANSWERED
-    assert gate.refine(weak, 0.26, False, "duration").outcome == gate.WEAK  # no duration in it
-    assert gate.refine(weak, 0.26, True, "other").outcome == gate.WEAK  # nothing typed asked
-    assert gate.refine(weak, 0.1, True, "duration").outcome == gate.WEAK  # too few key words
+    assert gate.refine(weak, 0.26, True, AnswerKind.DURATION).outcome == gate.ANSWERED
+    assert (
+        gate.refine(weak, 0.26, False, AnswerKind.DURATION).outcome == gate.WEAK
+    )  # no duration in it
+    assert (
+        gate.refine(weak, 0.26, True, AnswerKind.OTHER).outcome == gate.WEAK
+    )  # nothing typed asked
+    assert (
+        gate.refine(weak, 0.1, True, AnswerKind.DURATION).outcome == gate.WEAK
+    )  # too few key words
     far = gate.GateDecision(True, "part", 0.4, None, gate.WEAK, [])
-    assert gate.refine(far, 0.26, True, "duration").outcome == gate.WEAK
+    assert gate.refine(far, 0.26, True, AnswerKind.DURATION).outcome == gate.WEAK
 
 
 def test_light_verbs_and_question_words_are_not_key_words(sample_keywords: Quire) -> None:
@@ -139,13 +146,13 @@ def test_both_retrievers_just_short_of_their_bar_agree_on_one_passage(
 def test_a_figure_the_question_states_is_no_answer_to_it() -> None:
     question = _read("How long did the fighting last in the Seven Years War?")
     conflict = "The whole conflict is known as the Seven Years' War."
-    assert not cues.matches("duration", conflict, question)
-    assert cues.matches("duration", "The fighting was concluded in six years.", question)
+    assert not cues.matches(AnswerKind.DURATION, conflict, question)
+    assert cues.matches(AnswerKind.DURATION, "The fighting was concluded in six years.", question)
     asked = _read("When did the 1756 war end?")
-    assert not cues.matches("date", "The war of 1756 began in Europe.", asked)
-    assert cues.matches("date", "It ended in 1763.", asked)
+    assert not cues.matches(AnswerKind.DATE, "The war of 1756 began in Europe.", asked)
+    assert cues.matches(AnswerKind.DATE, "It ended in 1763.", asked)
     teams = _read("How many points did two teams score?")
-    assert not cues.matches("quantity", "Two teams played.", teams)
+    assert not cues.matches(AnswerKind.QUANTITY, "Two teams played.", teams)
 
 
 BOILER = "# Boiler\n\nThe boiler service is booked for 14 March at nine. The technician is Jana.\n"

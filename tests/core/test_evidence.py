@@ -13,6 +13,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.answer import attribution, cues, evidence, figures, gate, grounded
 from desktop_app.core.answer.ask import answer_events, index_weights
+from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.decision import relevant
 from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question
@@ -310,8 +311,12 @@ def test_without_evidence_the_best_sources_are_cut_to_their_start() -> None:
 def test_a_temperature_in_a_sentence_is_what_a_temperature_question_asks_for() -> None:
     question = Question.read("At what temperature do I bake the bread with the lid on?", "en")
     assert question.kind == "temperature"
-    assert cues.matches("temperature", "Bake at 250 °C for 20 minutes with the lid on.", question)
-    assert cues.matches("temperature", "Pečeme při 160 stupních asi dvě hodiny.", question)
-    assert cues.matches("temperature", "Bei 200 Grad backen.", question)
-    assert not cues.matches("temperature", "Add the flour gradually.", question)
-    assert not cues.matches("temperature", "Bake for 20 minutes with the lid on.", question)
+    assert cues.matches(
+        AnswerKind.TEMPERATURE, "Bake at 250 °C for 20 minutes with the lid on.", question
+    )
+    assert cues.matches(AnswerKind.TEMPERATURE, "Pečeme při 160 stupních asi dvě hodiny.", question)
+    assert cues.matches(AnswerKind.TEMPERATURE, "Bei 200 Grad backen.", question)
+    assert not cues.matches(AnswerKind.TEMPERATURE, "Add the flour gradually.", question)
+    assert not cues.matches(
+        AnswerKind.TEMPERATURE, "Bake for 20 minutes with the lid on.", question
+    )

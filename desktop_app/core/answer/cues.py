@@ -5,6 +5,7 @@ one. The figures of an answer (numbers, dates, names) are in `figures`."""
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from desktop_app.core.answer.figures import MONTHS, TIME_UNITS, WEEKDAYS, folded_words, numbers
@@ -13,12 +14,35 @@ from desktop_app.core.retrieval import analyzer, languages
 if TYPE_CHECKING:
     from desktop_app.core.answer.question import Question
 
+
+class AnswerKind(StrEnum):
+    """What a question asks for (its value names the phrases in the language files)."""
+
+    DURATION = "duration"
+    QUANTITY = "quantity"
+    DATE = "date"
+    PERSON = "person"
+    PLACE = "place"
+    NAME = "name"
+    TEMPERATURE = "temperature"
+    PROCEDURE = "procedure"  # how to do something: answered by code, a command or steps
+    OTHER = "other"  # none of the above ("What built-in function gives…")
+
+
 # In this order: a question is of the first kind one of its opening phrases names.
-KINDS = ("duration", "quantity", "date", "person", "place", "name")
-PROCEDURE = "procedure"
-OTHER = "other"  # a question of none of the kinds above ("What built-in function gives…")
+KINDS = (
+    AnswerKind.DURATION,
+    AnswerKind.QUANTITY,
+    AnswerKind.DATE,
+    AnswerKind.PERSON,
+    AnswerKind.PLACE,
+    AnswerKind.NAME,
+)
+PROCEDURE = AnswerKind.PROCEDURE
+OTHER = AnswerKind.OTHER
 # The kinds that ask for a fact a sentence states (a "how do I" is answered by code or steps).
-FACT_KINDS = frozenset({*KINDS, "temperature"})
+FACT_KINDS = frozenset({*KINDS, AnswerKind.TEMPERATURE})
+NAMED_KINDS = frozenset({AnswerKind.PERSON, AnswerKind.PLACE, AnswerKind.NAME})
 OPENING_WORDS = 4  # "when" later in a question is a clause ("…when I use it?"), not what is asked
 
 
@@ -53,13 +77,13 @@ _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 _CAPITALIZED = re.compile(r"\b[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ][\w'’-]*")
 
 
-def question_kind(question: str) -> str:
+def question_kind(question: str) -> AnswerKind:
     words = folded_words(question)
     if _TEMPERATURE_ASKED.search(" ".join(words)):
-        return "temperature"
+        return AnswerKind.TEMPERATURE
     folded = " ".join(words[:OPENING_WORDS])
     for kind, pattern in _KIND_PATTERNS.items():
-        if kind == "quantity" and _KIND_PATTERNS["duration"].search(folded):
+        if kind == AnswerKind.QUANTITY and _KIND_PATTERNS[AnswerKind.DURATION].search(folded):
             continue
         if pattern.search(folded):
             return kind
@@ -94,17 +118,19 @@ def has_name(text: str, question: Question) -> bool:
     return False
 
 
-def matches(kind: str, text: str, question: Question) -> bool:
+def matches(kind: AnswerKind, text: str, question: Question) -> bool:
     """`text` holds the kind of thing the question asks for."""
-    if kind == "duration":
+    if kind == AnswerKind.DURATION:
         return has_duration(text, question)
-    if kind == "quantity":
+    if kind == AnswerKind.QUANTITY:
         return has_number(text, question)
-    if kind == "date":  # "when" in notes is often relative: "the evening before", "weeks ahead"
+    if (
+        kind == AnswerKind.DATE
+    ):  # "when" in notes is often relative: "the evening before", "weeks ahead"
         return has_date(text, question) or any(w.startswith(TIME_UNITS) for w in folded_words(text))
-    if kind == "temperature":
+    if kind == AnswerKind.TEMPERATURE:
         return bool(_TEMPERATURE.search(text))
-    if kind in ("person", "place", "name"):
+    if kind in NAMED_KINDS:
         return has_name(text, question)
     if kind == PROCEDURE:
         return has_new_code(text, question)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from desktop_app.core.answer.cues import FACT_KINDS
+from desktop_app.core.answer.cues import FACT_KINDS, AnswerKind
 from desktop_app.core.answer.question import Question
 from desktop_app.core.events import Outcome
 
@@ -118,7 +118,9 @@ def classify(question: Question, results: list[SearchResult]) -> GateDecision:
     return GateDecision(False, why, base.coverage, base.cosine, ABSENT, missing)
 
 
-def refine(decision: GateDecision, best_overlap: float, cue: bool, kind: str) -> GateDecision:
+def refine(
+    decision: GateDecision, best_overlap: float, cue: bool, kind: AnswerKind
+) -> GateDecision:
     """Let the best evidence sentence move a decision one step: a sentence holding much of the
     question (and, for how long / how many / when / who / where, the kind of thing asked for)
     answers it; one holding part of it makes a refusal a cautioned answer."""

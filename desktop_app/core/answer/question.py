@@ -61,7 +61,7 @@ class Question:
     words: tuple[str, ...]  # as `analyzer.words` splits them (case-folded)
     folded: frozenset[str]  # the same, folded: what the question itself says
     keys: KeyWords
-    kind: str  # the kind of answer asked for (cues.question_kind)
+    kind: cues.AnswerKind  # the kind of answer asked for (cues.question_kind)
     numbers: frozenset[float]  # the figures it states itself ("the Seven Years' War")
     years: frozenset[str]
     follow_up: bool  # it leans on the previous turn ("and how long?")
