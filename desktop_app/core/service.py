@@ -19,7 +19,6 @@ from pathlib import Path
 import sqlite_utils
 
 from desktop_app import paths
-from desktop_app.core import dates
 from desktop_app.core.answer import ask as answering
 from desktop_app.core.answer.decision import gate_decision, relevant
 from desktop_app.core.answer.gate import GateDecision
@@ -33,6 +32,7 @@ from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_emb
 from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, LiveIndex, Watching
+from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.embedder import EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult

@@ -4,6 +4,7 @@ decision shared by `ask` and `quire search --queries`."""
 from __future__ import annotations
 
 import tomllib
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from desktop_app.core.answer.decision import gate_decision
 from desktop_app.core.answer.question import Question
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.retrieval import languages
+from desktop_app.core.retrieval import dates, languages, time_phrases
 from desktop_app.core.retrieval.languages import language
 from desktop_app.core.service import Quire
 from tests.fakes import QueuedModel
@@ -50,10 +51,29 @@ def test_a_languages_words_are_data_and_a_bad_file_says_what_is_wrong() -> None:
         ("number_words", {"one": True}, "expected a number"),
         ("number_words", "one two", "expected a table"),
         ("answer_kinds", {"place": "where is"}, "answer_kinds: write its phrases as an array"),
+        ("month_forms", ["january jan", "february"], "twelve months, January first, not 2"),
+        ("period_words", {"fortnight": "fortnight"}, "period_words: no unit fortnight"),
+        ("last_period", "last past", "last_period: write its regular expressions as an array"),
+        ("days_back", {"today": "0"}, "expected a number"),
     ):
         data = tomllib.loads(words) | {key: wrong}
         with pytest.raises(ValueError, match=rf"en\.toml: .*{says}"):
             language.from_data(data, "en.toml")
+
+
+def test_dates_and_time_phrases_read_the_language_files() -> None:
+    """Month forms, weekdays and the words of time phrases come from each language's file (no
+    second list in `dates` or `time_phrases`)."""
+    german, english = languages.registered("de"), languages.registered("en")
+    assert german is not None and english is not None
+    assert german.month_forms[2].split() == ["marz", "maerz"] and german.days_back["gestern"] == 1
+    assert dates.MONTHS["maerz"] == 3 and {"may", "mai", "zari"} <= dates.MONTH_NAMES
+    assert dates.parse_day("Mon, 30 Nov 2026") == date(2026, 11, 30)  # English's abbreviation
+    found = time_phrases.find_time_phrase("Was war vor 3 Wochen?", date(2026, 12, 2))
+    assert found is not None and (found[0].first, found[0].last) == (
+        date(2026, 11, 9),
+        date(2026, 11, 15),
+    )
 
 
 def test_one_content_word_rule_for_every_language() -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from desktop_app import cli
-from desktop_app.core import dates
 from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.markdown import parse_front_matter
+from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.scope import Scope, parse_query
 from desktop_app.core.retrieval.time_phrases import Period
 from desktop_app.core.service import GateDecision, Quire

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from desktop_app.core import dates
+from desktop_app.core.retrieval import dates
 
 # Front matter keys that date a note, the day it is about before the day it was edited.
 DATE_KEYS = ("date", "day", "created", "created_at", "published", "updated", "modified")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core import dates, names
+from desktop_app.core import names
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest import formats, loaders, note_file
 from desktop_app.core.ingest.document import Document
@@ -33,6 +33,7 @@ from desktop_app.core.ingest.writer import (
     status_writer,
     touch_writer,
 )
+from desktop_app.core.retrieval import dates
 from desktop_app.core.store import folder_rows, meta, notes
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.note_status import NoteStatus

@@ -80,7 +80,7 @@ def _load_yaml(raw: str) -> dict[str, Any]:
 @cache
 def _front_matter_loader() -> type:
     """YAML's safe loader, but dates stay text: `date: 2026-02-31` must not lose the whole front
-    matter (YAML raises on it), and every date is judged by one parser (`core.dates`)."""
+    matter (YAML raises on it), and every date is judged by one parser (`core.retrieval.dates`)."""
     import yaml
 
     class Loader(yaml.SafeLoader):

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 
 import sqlite_utils
 
-from desktop_app.core import dates
+from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.time_phrases import (
     OPEN_FUTURE,
     OPEN_PAST,

@@ -1,14 +1,17 @@
-"""Time phrases in questions, in English, German and Czech ("last week", "im März", "minulý
-týden", "před 3 dny", "2025"), resolved against a given today into a span of days."""
+"""Time phrases in questions, in every registered language ("last week", "im März", "minulý
+týden", "před 3 dny", "2025"), resolved against a given today into a span of days. The words are
+the language files' (`period_words`, `this_period`, `last_period`, … `days_back`)."""
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from desktop_app.core import dates
+from desktop_app.core.retrieval import dates, languages
+from desktop_app.core.retrieval.languages import Language
 
 OPEN_PAST, OPEN_FUTURE = date(1900, 1, 1), date(9999, 12, 31)  # the ends of "after:" / "until:"
 
@@ -42,73 +45,58 @@ def month_period(year: int, month: int, label: str) -> Period:
     return Period(date(year, month, 1), date(year, month, last), label)
 
 
-_UNITS = {
-    "day": ("day", "days", "tag", "tage", "tagen", "den", "dny", "dni", "dnu"),
-    "week": ("week", "weeks", "woche", "wochen", "tyden", "tydne", "tydnu", "tydny", "tydnech"),
-    "month": (
-        "month",
-        "months",
-        "monat",
-        "monate",
-        "monaten",
-        "monats",
-        "mesic",
-        "mesice",
-        "mesici",
-        "mesicu",
-    ),
-    "year": ("year", "years", "jahr", "jahre", "jahren", "jahres", "rok", "roku", "roky", "let"),
-    "weekend": ("weekend", "wochenende", "vikend", "vikendu"),
+_LANGUAGES = languages.REGISTERED
+
+
+def _alt(phrases: Iterable[str]) -> str:
+    """One regex of the alternatives, in the language files' order."""
+    return "(?:" + "|".join(phrases) + ")"
+
+
+def _joined(field: Callable[[Language], Iterable[str]]) -> str:
+    return _alt(p for language in _LANGUAGES for p in field(language))
+
+
+_UNIT = {
+    form: unit
+    for language in _LANGUAGES
+    for unit, forms in language.period_words.items()
+    for form in forms
 }
-_UNIT = {form: unit for unit, forms in _UNITS.items() for form in forms}
 _UNIT_WORDS = "|".join(sorted(_UNIT, key=len, reverse=True))
-_THIS = r"this|current|diese[nmrs]?|dieses|tento|tenhle|tuhle|tuto|letosni|aktualni|tomto|tom"
-_LAST = (
-    r"last|past|previous|prior|letzte[nmrs]?|vergangene[nmrs]?|vorige[nmrs]?|"
-    r"minuly|minuleho|minulem|minulou|minula|minule|predchozi|predchoziho|predchozim|"
-    r"posledni|poslednim|posledniho"
-)
-_PREP = (
-    r"(?:(?:in|on|during|over|within|from|im|in der|in den|am|vom|v|ve|za|od|behem|der|den)\s+)?"
-)
+_THIS = _joined(lambda language: language.this_period)
+_LAST = _joined(lambda language: language.last_period)
+_PREP = rf"(?:{_joined(lambda language: language.period_prepositions)}\s+)?"
+_ARTICLE = rf"(?:{_joined(lambda language: language.period_articles)}\s+)?"
+_AGO_AFTER = _joined(lambda language: language.ago_after)
+_AGO_BEFORE = _joined(lambda language: language.ago_before)
+_MONTH_PREP = _joined(lambda language: language.month_prepositions)
+_YEAR_PREP = _joined(lambda language: language.year_prepositions)
+# A month by its name or by a form of four letters or more ("Sept", not "Sep").
 _MONTH_NAMES = "|".join(
-    sorted((f for f in dates.MONTHS if len(f) >= 4 or f in ("may", "mai")), key=len, reverse=True)
+    sorted(
+        (f for f in dates.MONTHS if len(f) >= 4 or f in dates.MONTH_NAMES), key=len, reverse=True
+    )
 )
-_DAYS_WORDS = {
-    "today": 0,
-    "heute": 0,
-    "dnes": 0,
-    "dneska": 0,
-    "yesterday": 1,
-    "gestern": 1,
-    "vcera": 1,
-    "vorgestern": 2,
-    "predevcirem": 2,
-}
-_YEAR_WORDS = {"letos": 0, "heuer": 0, "loni": 1, "vloni": 1, "lonsky": 1}
+_DAYS_WORDS = {w: int(n) for language in _LANGUAGES for w, n in language.days_back.items()}
+_YEAR_WORDS = {w: int(n) for language in _LANGUAGES for w, n in language.years_back.items()}
 _PHRASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(r"(?<![\w.-])" + pattern + r"(?![\w-])"))
     for name, pattern in (
-        ("count", rf"{_PREP}(?:the\s+)?(?:{_LAST})\s+(\d{{1,3}})\s+({_UNIT_WORDS})"),
+        ("count", rf"{_PREP}{_ARTICLE}{_LAST}\s+(\d{{1,3}})\s+({_UNIT_WORDS})"),
         (
             "ago",
-            rf"(\d{{1,3}})\s+({_UNIT_WORDS})\s+ago|(?:vor|pred)\s+(\d{{1,3}})\s+({_UNIT_WORDS})",
+            rf"(\d{{1,3}})\s+({_UNIT_WORDS})\s+{_AGO_AFTER}"
+            rf"|{_AGO_BEFORE}\s+(\d{{1,3}})\s+({_UNIT_WORDS})",
         ),
-        ("relative", rf"{_PREP}(?:the\s+)?({_THIS}|{_LAST})\s+({_UNIT_WORDS})"),
+        ("relative", rf"{_PREP}{_ARTICLE}({_THIS}|{_LAST})\s+({_UNIT_WORDS})"),
         ("day-month", rf"{_PREP}(\d{{1,2}})\.?\s+({_MONTH_NAMES})(?:\s+(\d{{4}}))?"),
         ("month-day", rf"{_PREP}({_MONTH_NAMES})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?"),
-        (
-            "month",
-            rf"(?:in|im|during|v|ve|behem|seit|since|od)\s+({_MONTH_NAMES})(?:\s+(\d{{4}}))?",
-        ),
+        ("month", rf"{_MONTH_PREP}\s+({_MONTH_NAMES})(?:\s+(\d{{4}}))?"),
         ("month-year", rf"{_PREP}({_MONTH_NAMES})\s+(\d{{4}})"),
         ("iso", rf"{_PREP}(\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}})"),
         ("words", rf"{_PREP}({'|'.join(list(_DAYS_WORDS) + list(_YEAR_WORDS))})"),
-        (
-            "year",
-            r"(?:(?:in|im|jahr|im jahr|v roce|roku|during|since|seit|od roku)\s+)?"
-            r"((?:19|20)\d{2})(?![.,]?\d)",
-        ),
+        ("year", rf"(?:{_YEAR_PREP}\s+)?((?:19|20)\d{{2}})(?![.,]?\d)"),
     )
 )
 

@@ -20,6 +20,7 @@ from desktop_app.core.retrieval import analyzer
 
 REGEXES = {"array": "regular expressions"}  # a field's items are written as an array of these
 PHRASES = {"array": "phrases"}
+PERIOD_UNITS = ("day", "week", "month", "year", "weekend")
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,36 @@ class Language:
     noun_endings: tuple[str, ...] = ()
     # Ordinary prose before a flag ("use -p", "the --force"): not the command the flag belongs to.
     prose_before_flag: frozenset[str] = field(default_factory=frozenset)
+    # Dates: the twelve months' forms, January first, each "name form form…" (`core.retrieval.
+    # dates`); weekday abbreviations ("Mon, 30 Nov 2026").
+    month_forms: tuple[str, ...] = ()
+    weekday_abbreviations: frozenset[str] = field(default_factory=frozenset)
+    # Time phrases in questions (`core.retrieval.time_phrases`): a unit (day, week, month, year,
+    # weekend) → its forms; regexes of this period and of the last one; the phrases before
+    # them, before "3 weeks ago"'s count or after it, before a month or a year; the words that
+    # name a day or a year back from today.
+    period_words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    this_period: tuple[str, ...] = field(default=(), metadata=REGEXES)
+    last_period: tuple[str, ...] = field(default=(), metadata=REGEXES)
+    period_prepositions: tuple[str, ...] = field(default=(), metadata=PHRASES)
+    period_articles: tuple[str, ...] = field(default=(), metadata=PHRASES)
+    ago_before: tuple[str, ...] = field(default=(), metadata=PHRASES)
+    ago_after: tuple[str, ...] = field(default=(), metadata=PHRASES)
+    month_prepositions: tuple[str, ...] = field(default=(), metadata=PHRASES)
+    year_prepositions: tuple[str, ...] = field(default=(), metadata=PHRASES)
+    days_back: Mapping[str, float] = field(default_factory=dict)
+    years_back: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.month_forms and len(self.month_forms) != 12:
+            raise ValueError(
+                f"month_forms: twelve months, January first, not {len(self.month_forms)}"
+            )
+        units = set(self.period_words) - set(PERIOD_UNITS)
+        if units:
+            raise ValueError(
+                f"period_words: no unit {', '.join(sorted(units))} ({', '.join(PERIOD_UNITS)})"
+            )
 
     def stems(self, words: Sequence[str]) -> list[str]:
         """Its stemmer: Snowball's (`analyzer.SNOWBALL`), folded, as the index stores terms."""

@@ -1,7 +1,8 @@
 """Calendar days written the ways people write them, in English, German and Czech: ISO
 (`2026-11-30`), local (`30.11.2026`, `30. 11. 2026`), with month names (`30 November 2026`,
 `30. listopadu 2026`, `November 30, 2026`), in file names and folder paths. One lexicon of month
-names serves note dates, journal headings and the time phrases of questions."""
+names (the language files' `month_forms`) serves note dates, journal headings and the time
+phrases of questions."""
 
 from __future__ import annotations
 
@@ -10,30 +11,24 @@ import re
 import unicodedata
 from datetime import date
 
-# Month names and the inflected forms questions and headings use (folded: lower case, no
-# accents). Czech months change form by case: leden / ledna / lednu.
-_MONTH_FORMS: dict[int, tuple[str, ...]] = {
-    1: ("january", "jan", "januar", "janner", "leden", "ledna", "lednu"),
-    2: ("february", "feb", "februar", "feber", "unor", "unora", "unoru"),
-    3: ("march", "mar", "marz", "maerz", "brezen", "brezna", "breznu"),
-    4: ("april", "apr", "duben", "dubna", "dubnu"),
-    5: ("may", "mai", "kveten", "kvetna", "kvetnu"),
-    6: ("june", "jun", "juni", "cerven", "cervna", "cervnu"),
-    7: ("july", "jul", "juli", "cervenec", "cervence", "cervenci"),
-    8: ("august", "aug", "srpen", "srpna", "srpnu"),
-    9: ("september", "sep", "sept", "zari"),
-    10: ("october", "oct", "oktober", "okt", "rijen", "rijna", "rijnu"),
-    11: ("november", "nov", "listopad", "listopadu"),
-    12: ("december", "dec", "dezember", "dez", "prosinec", "prosince", "prosinci"),
-}
-MONTHS: dict[str, int] = {form: month for month, forms in _MONTH_FORMS.items() for form in forms}
+from desktop_app.core.retrieval import languages
 
-_WEEKDAY_NAMES = (
-    "monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun",
-    "montag dienstag mittwoch donnerstag freitag samstag sonntag",
-    "pondeli utery streda ctvrtek patek sobota nedele",
+# Month names and the inflected forms questions and headings use (folded: lower case, no
+# accents), from each registered language's file: form → month number.
+MONTHS: dict[str, int] = {
+    form: month
+    for language in languages.REGISTERED
+    for month, forms in enumerate(language.month_forms, start=1)
+    for form in forms.split()
+}
+MONTH_NAMES = frozenset(
+    forms.split()[0] for language in languages.REGISTERED for forms in language.month_forms
 )
-_WEEKDAYS = frozenset(word for names in _WEEKDAY_NAMES for word in names.split())
+_WEEKDAYS = frozenset(
+    word
+    for language in languages.REGISTERED
+    for word in language.weekdays | language.weekday_abbreviations
+)
 
 _MONTH_WORD = r"([^\W\d_]{3,10})\.?"
 _TIME = r"(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
