@@ -8,7 +8,13 @@ import re
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from desktop_app.core.answer.figures import MONTHS, TIME_UNITS, WEEKDAYS, folded_words, numbers
+from desktop_app.core.answer.figures import (
+    DATE_MONTHS,
+    DATE_WEEKDAYS,
+    TIME_UNITS,
+    folded_words,
+    numbers,
+)
 from desktop_app.core.retrieval import analyzer, languages
 
 if TYPE_CHECKING:
@@ -106,7 +112,7 @@ def has_duration(text: str, question: Question) -> bool:
 def has_date(text: str, question: Question) -> bool:
     words = set(folded_words(text)) - question.folded
     years = set(_YEAR.findall(text)) - question.years
-    return bool(years) or bool(words & MONTHS) or bool(words & WEEKDAYS)
+    return bool(years) or bool(words & DATE_MONTHS) or bool(words & DATE_WEEKDAYS)
 
 
 def has_name(text: str, question: Question) -> bool:

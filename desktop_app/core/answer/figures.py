@@ -21,8 +21,8 @@ _SOURCE_NUMBER_WORDS = {w: v for w, v in NUMBER_WORDS.items() if w not in ARTICL
 _SHORT_FIGURES = frozenset(w for lang in _LANGUAGES for w in lang.short_figures)
 FIGURE_WORDS = {w: v for w, v in NUMBER_WORDS.items() if len(w) > 3 or w in _SHORT_FIGURES}
 TIME_UNITS = tuple(dict.fromkeys(u for lang in _LANGUAGES for u in lang.time_units))
-MONTHS = frozenset(w for lang in _LANGUAGES for w in lang.months)
-WEEKDAYS = frozenset(w for lang in _LANGUAGES for w in lang.weekdays)
+DATE_MONTHS = frozenset(w for lang in _LANGUAGES for w in lang.months)  # make a date figure
+DATE_WEEKDAYS = frozenset(w for lang in _LANGUAGES for w in lang.weekdays)
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _SENTENCE_START = re.compile(r"[.!?:\n]\s*|(?:" + CITATION.pattern + r")\s*")
 
@@ -91,7 +91,7 @@ def figures(text: str, language: str = "en") -> Iterator[Figure]:
             continue
         if folded in FIGURE_WORDS:
             yield Figure(start, end, word, "number", FIGURE_WORDS[folded])
-        elif folded in MONTHS or folded in WEEKDAYS:
+        elif folded in DATE_MONTHS or folded in DATE_WEEKDAYS:
             yield Figure(start, end, word, "date", folded)
         elif _is_name(word, folded, before, start not in sentence_starts, language):
             yield Figure(start, end, word, "name", folded)

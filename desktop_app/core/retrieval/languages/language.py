@@ -47,6 +47,8 @@ class Language:
     articles: frozenset[str]  # indefinite articles: "an hour" is one hour
     duration_articles: frozenset[str]  # …those that make a time unit a duration ("eine Stunde")
     time_units: tuple[str, ...]  # beginnings of the words for units of time
+    # Month and weekday names that make a date in an answer's figures (`month_forms` below: every
+    # form a written date or a question's time phrase may use).
     months: frozenset[str]
     weekdays: frozenset[str]
     follow_up_openers: frozenset[str]  # a question opening so leans on the previous one
