@@ -68,7 +68,10 @@ class RepairMethods(FacadeParts):
         """Replace the index file with a fresh one (the old one is kept aside) once running
         answers are cancelled and reads are done; what starts meanwhile waits for the new one.
         The folders are indexed again by `reindex` before the new index is used, else by the
-        CLI (cli_repair) or the live index (the window)."""
+        CLI (cli_repair) or the live index (the window). A live index still running is stopped
+        first (nothing may write into the file being replaced) and started again on the new one."""
+        was_live = self.live_folders.index is not None
+        self.live_folders.stop()
         self.live_folders.join_stopped()
         recovered: list[Recovery] = []
 
@@ -88,6 +91,8 @@ class RepairMethods(FacadeParts):
 
         self._slot.swap(fresh)
         self._recovery = recovered[0]
+        if was_live:
+            self.live_folders.start()  # on the new index: it catches up with the folders
         return recovered[0]
 
     def repair(

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
@@ -112,3 +113,31 @@ def test_searches_and_answers_run_through_a_rebuild(
     finally:
         quire.close()
     assert _sqlite_fds(db_path) == []
+
+
+def test_a_repair_while_the_live_index_runs_restarts_it_on_the_new_index(tmp_path: Path) -> None:
+    """`recover` stops a live index its caller left running (nothing writes into the file it
+    replaces) and starts it again on the new index, which then keeps up with the folder."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "alpha.md").write_text("# Alpha\n\nThe quokka sleeps in the shade.\n", "utf-8")
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.watch(notes)
+        before = quire.start_live()
+        _wait_for(lambda: bool(quire.search("quokka")))
+        quire.recover(["test"], requested=True)
+        after = quire.live
+        assert after is not None and after is not before and before.ended
+        (notes / "beta.md").write_text("# Beta\n\nThe pangolin rolls up.\n", "utf-8")
+        _wait_for(lambda: bool(quire.search("pangolin")) and bool(quire.search("quokka")))
+    finally:
+        quire.stop_live()
+        quire.close()
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)

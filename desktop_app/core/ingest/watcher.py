@@ -129,6 +129,10 @@ class LiveIndex:
         for thread in self._threads:
             thread.join(timeout)
 
+    @property
+    def ended(self) -> bool:  # stopped, and its threads have ended: nothing of it writes
+        return self._stop.cancelled and not any(t.is_alive() for t in self._threads)
+
     def reconcile_now(self) -> None:
         """Ask for a full (cheap) comparison with the disk, e.g. after events were dropped."""
         self._rescan.set()
