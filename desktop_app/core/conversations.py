@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.as_json import JsonDict, citations_json
-from desktop_app.core.events import Citations, CitedSentence, Draft, Quote, Unfound
+from desktop_app.core.events import Citations, CitedSentence, Draft, Evidence, Unfound
 from desktop_app.core.passage import Passage, is_number
 
 TITLE_CHARS = 60
@@ -37,11 +37,11 @@ class Turn:
     sources: list[Passage] = field(default_factory=list)  # what its `[n]` open
     citations: Citations | None = None  # the `Done` event's report (None: none yet, unreadable)
     answerable: bool = True
-    evidence: list[Quote] = field(default_factory=list)  # verbatim sentences, shown first
+    evidence: list[Evidence] = field(default_factory=list)  # verbatim sentences, shown first
     caution: str = ""  # "weak evidence" notice
     unsupported: list[Unfound] = field(default_factory=list)  # what no source holds
     draft: Draft | None = None  # the model's answer when the notes backed none of it
-    quote: Quote | None = None  # the evidence unit the answer quotes instead of the draft
+    quote: Evidence | None = None  # the evidence unit the answer quotes instead of the draft
 
     @property
     def cited(self) -> set[int]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from desktop_app.core.passage import Evidence as Quote
-from desktop_app.core.passage import Passage
+from desktop_app.core.passage import Evidence, Passage
 
 __all__ = [
     "AddedCitation",
@@ -23,11 +22,11 @@ __all__ = [
     "Draft",
     "DraftReplaced",
     "Error",
+    "Evidence",
     "EvidenceShown",
     "GateVerdict",
     "Outcome",
     "Passage",
-    "Quote",
     "SourcesFound",
     "Timings",
     "Token",
@@ -83,7 +82,7 @@ class EvidenceShown:
 
     outcome: Outcome
     caution: str  # the "weak evidence" notice, or ""
-    evidence: list[Quote]
+    evidence: list[Evidence]
     seconds: float
 
 
@@ -177,7 +176,7 @@ class Done:
     draft: Draft | None = None
     # The evidence unit `answer` quotes when the draft was replaced: "Your notes say" is only
     # ever its exact text (`note_text[quote.start:quote.end]`).
-    quote: Quote | None = None
+    quote: Evidence | None = None
 
     @property
     def cited(self) -> set[int]:

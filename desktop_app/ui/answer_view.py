@@ -13,7 +13,14 @@ from desktop_app.core.answer.cues import AnswerKind, question_kind
 from desktop_app.core.answer.support import CITATION
 from desktop_app.core.answer.units import CODE, FENCE_LINE
 from desktop_app.core.answer.verbatim import NOTES_SAY
-from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Quote, Unfound
+from desktop_app.core.events import (
+    Citations,
+    CitedSentence,
+    Draft,
+    DraftReplaced,
+    Evidence,
+    Unfound,
+)
 from desktop_app.core.passage import day_label
 from desktop_app.core.service import Turn
 from desktop_app.core.text import code_fence
@@ -100,7 +107,7 @@ def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain
     )
 
 
-def quoted_markdown(quote: Quote, evidence: list[Quote], turn: int) -> str:
+def quoted_markdown(quote: Evidence, evidence: list[Evidence], turn: int) -> str:
     """Quire's own answer when the model's was not backed: the evidence unit, exactly as the
     note holds it, its `[n]` selecting its span."""
     where = (quote.path, quote.start, quote.end)
@@ -109,7 +116,7 @@ def quoted_markdown(quote: Quote, evidence: list[Quote], turn: int) -> str:
     return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, link))
 
 
-def evidence_markdown(evidence: list[Quote], turn: int, when: bool = False) -> str:
+def evidence_markdown(evidence: list[Evidence], turn: int, when: bool = False) -> str:
     """The "From your notes" block: each unit quoted verbatim, its `[n]` selects its span; for a
     question about when, each dated unit says the day its note was written."""
     if not evidence:
@@ -123,7 +130,7 @@ def evidence_markdown(evidence: list[Quote], turn: int, when: bool = False) -> s
     return "\n".join(lines[:-1]) + "\n\n"
 
 
-def _unit_lines(e: Quote, link: str) -> list[str]:
+def _unit_lines(e: Evidence, link: str) -> list[str]:
     """A quote as Markdown lines: its prose literal, each code block's code as a code block (one
     quote may hold several units that stand side by side in the note); its `[n]` at the end."""
     lines: list[str] = []
@@ -140,7 +147,7 @@ def _unit_lines(e: Quote, link: str) -> list[str]:
     return [*lines, f"> {cite}"]
 
 
-def quote_pieces(e: Quote) -> list[tuple[bool, str]]:
+def quote_pieces(e: Evidence) -> list[tuple[bool, str]]:
     """A quote's prose and code in text order as (is code, text): the sentences that introduce
     and explain a block, fence lines left out, a paragraph a piece, and each block's code."""
     if e.kind == CODE and not e.code:

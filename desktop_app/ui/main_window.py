@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.events import Done, Passage, Quote
+from desktop_app.core.events import Done, Evidence, Passage
 from desktop_app.core.service import (
     Conversation,
     IndexStatus,
@@ -334,7 +334,7 @@ class MainWindow(QMainWindow):
     def _answered(self, done: Done) -> None:
         self.sources.mark_cited(done.cited)
 
-    def open_source(self, source: Passage | Quote | SearchResult) -> None:
+    def open_source(self, source: Passage | Evidence | SearchResult) -> None:
         folder, path = Path(source.folder), source.path
         self.open_passage(
             folder, path, source.start, source.end, source.line_start, source.line_end

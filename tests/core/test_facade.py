@@ -18,11 +18,11 @@ import pytest
 
 from desktop_app.core import events as ev
 from desktop_app.core.answer.ask import EMPTY_INDEX, Retrieval, answer_events
-from desktop_app.core.answer.evidence import Evidence as Quote
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import ConversationStore, Turn
 from desktop_app.core.live import Watching
+from desktop_app.core.passage import Evidence
 from desktop_app.core.service import Quire
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.status import Counts, FileStatus, IndexStatus, Integrity, last_repair
@@ -33,7 +33,7 @@ from tests.fakes import FakeEmbedder
 DATA = Path(__file__).resolve().parents[1] / "data"
 PASSAGE = ev.Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"], 10, 60, 3, 5,
                   "Bake at 250 °C.", 0.8, [7], 1, {0}, ["bake"])  # fmt: skip
-QUOTE = Quote(2, "recipes/bread.md", "/notes", "Bread", 10, 25, 3, 3, "Bake at 250 °C.",
+QUOTE = Evidence(2, "recipes/bread.md", "/notes", "Bread", 10, 25, 3, 3, "Bake at 250 °C.",
               "sentence", 0.91234, 0.5, True)  # fmt: skip
 GATE = ev.GateVerdict(True, ev.Outcome.ANSWERED, "r", [], 0.9, None)
 OLD_GATE = {"answerable": True, "outcome": "answered", "reason": "r", "missing": [],

@@ -13,7 +13,7 @@ from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
-from desktop_app.core.passage import Evidence as Quote
+from desktop_app.core.passage import Evidence
 from desktop_app.core.service import Quire
 from tests.documents import (
     write_docx,
@@ -113,7 +113,7 @@ def test_a_title_line_atop_a_page_is_not_a_passage_of_its_own(tmp_path: Path) ->
         quire.close()
 
 
-def _evidence(quire: Quire, question: str) -> list[Quote]:
+def _evidence(quire: Quire, question: str) -> list[Evidence]:
     from desktop_app.core.events import EvidenceShown
     from tests.fakes import QueuedModel
 

@@ -26,7 +26,7 @@ from desktop_app.core.answer.decision import decide
 from desktop_app.core.answer.done_parts import citations_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
-from desktop_app.core.events import Done, EvidenceShown, Quote, SourcesFound
+from desktop_app.core.events import Done, Evidence, EvidenceShown, SourcesFound
 from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.core.service import Quire
@@ -401,7 +401,7 @@ def test_units_that_stand_side_by_side_are_quoted_as_one(tmp_path: Path) -> None
     assert "coffee" not in first.text and first.kind == units.CODE
     from desktop_app.ui.answer_view import evidence_markdown  # the window's rendering, Qt-free
 
-    quote = Quote(1, "n.md", "/n", "P", first.start, first.end, 1, 1, first.text, first.kind,
+    quote = Evidence(1, "n.md", "/n", "P", first.start, first.end, 1, 1, first.text, first.kind,
                   1.0, 1.0, True, code=first.code)  # fmt: skip
     shown = evidence_markdown([quote], turn=0)
     assert shown.count("> ```") == 4  # two code blocks, each fenced as code

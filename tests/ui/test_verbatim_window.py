@@ -15,7 +15,7 @@ pytest.importorskip("pytestqt")
 
 from desktop_app.core.answer.units import CODE, split_units
 from desktop_app.core.events import DraftReplaced
-from desktop_app.core.passage import Evidence as Quote
+from desktop_app.core.passage import Evidence
 from desktop_app.ui.answer_view import FORGED_NOTICE, evidence_markdown, quote_pieces
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
@@ -91,7 +91,7 @@ def test_a_code_unit_is_shown_as_its_lead_its_code_and_what_explains_it(
     note: str, parts: tuple[str, str, str]
 ) -> None:
     unit = next(u for u in split_units(note) if u.kind == CODE)
-    quote = Quote(1, "a.md", "/n", "A", unit.start, unit.end, 1, 1, unit.text, CODE, 1.0, 1.0,
+    quote = Evidence(1, "a.md", "/n", "A", unit.start, unit.end, 1, 1, unit.text, CODE, 1.0, 1.0,
                   True, code=unit.code)  # fmt: skip
     lead, code, after = parts
     assert quote_pieces(quote) == [p for p in ((False, lead), (True, code), (False, after)) if p[1]]
@@ -108,7 +108,7 @@ def test_a_quote_shows_its_prose_a_paragraph_a_line_and_each_block_as_code() -> 
         "```\nmake install\n```"
     )
     blocks = tuple((note.index(c), note.index(c) + len(c)) for c in ("make\n", "make install"))
-    quote = Quote(1, "a.md", "/n", "A", 0, len(note), 1, 12, note, CODE, 1.0, 1.0, True,
+    quote = Evidence(1, "a.md", "/n", "A", 0, len(note), 1, 12, note, CODE, 1.0, 1.0, True,
                   code=((blocks[0][0], blocks[0][1] - 1), blocks[1]))  # fmt: skip
     assert quote_pieces(quote) == [
         (False, "Make it:"),
