@@ -95,8 +95,7 @@ class LiveIndex:
 
     @property
     def folders(self) -> tuple[Path, ...]:
-        """The watched folders: a tuple swapped whole under a lock (add_folder, remove_folder),
-        never changed in place, so the watchdog and indexing threads read a consistent list."""
+        """The watched folders: a tuple swapped whole under a lock, never changed in place."""
         return self._folders
 
     @property
