@@ -20,8 +20,7 @@ from desktop_app.core.evaluate import evaluate_set
 from desktop_app.core.names import printable
 from desktop_app.core.passage import pages_label
 from desktop_app.core.retrieval.scope import Scope
-from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
-from desktop_app.core.store.note_status import NoteStatus
+from desktop_app.core.service import DiskFull, NewerDatabaseError, NoteStatus, Quire
 from desktop_app.core.text import clean_text
 from desktop_app.paths import quire_home, user_sample_notes
 from desktop_app.progressbar import ProgressBar

@@ -47,7 +47,8 @@ from desktop_app.core.store.status import FileStatus, IndexStatus
 from desktop_app.core.tokens import encoding
 from desktop_app.settings import Settings
 
-# What the window and the CLI use along with the facade (they import nothing else of the core).
+# What the window and the CLI use along with the facade (besides, only stateless helpers:
+# docs/architecture.md).
 __all__ = [
     "QUIET_KINDS",
     "CancelToken",
