@@ -36,9 +36,9 @@ def spans(quire: Quire, chunk_ids: list[int]) -> list[dict[str, Any]]:
     seen: set[str] = set()
     for cid in chunk_ids:
         row = rows.get(cid)
-        if row and row["text"] not in seen:
-            seen.add(row["text"])
-            out.append({"path": row["path"], "start": row["start"], "end": row["end"]})
+        if row and row.text not in seen:
+            seen.add(row.text)
+            out.append({"path": row.path, "start": row.start, "end": row.end})
     return out[:10]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -180,9 +179,9 @@ class Searcher:
             rows = chunks.chunk_details(db, [f.chunk_id for f in window], options.folder_ids)
             for item in window:
                 row = rows.get(item.chunk_id)
-                if row is None or row["text"] in seen_texts:
+                if row is None or row.text in seen_texts:
                     continue
-                seen_texts.add(row["text"])
+                seen_texts.add(row.text)
                 results.append(_result(row, item, signals))
                 if len(results) >= options.top_k:
                     return results
@@ -203,21 +202,21 @@ class _Signals:
         return cls({}, {}, {}, {}, trusted_dense)
 
 
-def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> SearchResult:
-    chunk_id = row["id"]
+def _result(row: chunks.ChunkDetail, item: fusion.Fused, signals: _Signals) -> SearchResult:
+    chunk_id = row.id
     return SearchResult(
-        path=row["path"],
-        start=row["start"],
-        end=row["end"],
+        path=row.path,
+        start=row.start,
+        end=row.end,
         score=round(item.score, 6),
-        text=row["text"],
-        folder=row["folder"],
-        title=row["title"] or "",
-        heading_path=json.loads(row["heading_path"] or "[]"),
-        line_start=row["line_start"],
-        line_end=row["line_end"],
-        chunk_id=row["id"],
-        note_id=row["note_id"],
+        text=row.text,
+        folder=row.folder,
+        title=row.title or "",
+        heading_path=json.loads(row.heading_path or "[]"),
+        line_start=row.line_start,
+        line_end=row.line_end,
+        chunk_id=row.id,
+        note_id=row.note_id,
         matched_terms=list(signals.matched.get(chunk_id, ())),
         lexical_rank=item.lexical_rank,
         dense_rank=item.dense_rank,
@@ -225,22 +224,22 @@ def _result(row: dict[str, Any], item: fusion.Fused, signals: _Signals) -> Searc
         evidence=round(signals.evidence.get(chunk_id, 0.0), 4),
         cosine=signals.cosine.get(chunk_id),
         trusted_dense=signals.trusted_dense,
-        seq=row["seq"],
-        page=row.get("page_start"),
-        page_end=row.get("page_end"),
-        day=row.get("day"),
-        written=row.get("written"),
-        tags=(row.get("tags") or "").split(),
+        seq=row.seq,
+        page=row.page_start,
+        page_end=row.page_end,
+        day=row.day,
+        written=row.written,
+        tags=(row.tags or "").split(),
         page_breaks=_page_breaks(row),
     )
 
 
-def _page_breaks(row: dict[str, Any]) -> list[int]:
+def _page_breaks(row: chunks.ChunkDetail) -> list[int]:
     """Where the pages after its first begin, for a passage over a page break."""
-    if not row.get("paged"):
+    if not row.paged:
         return []
     try:
-        pages = json.loads(row["paged"]).get("pages", [])
+        pages = json.loads(row.paged).get("pages", [])
     except (ValueError, AttributeError):
         return []
-    return [p for p in pages if isinstance(p, int) and row["start"] < p < row["end"]]
+    return [p for p in pages if isinstance(p, int) and row.start < p < row.end]

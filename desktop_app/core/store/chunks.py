@@ -2,9 +2,36 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import sqlite_utils
+
+
+@dataclass(frozen=True)
+class ChunkDetail:
+    """A chunk as search reads it: where it stands in its note, its note and its folder."""
+
+    id: int
+    note_id: int
+    seq: int
+    start: int
+    end: int
+    text: str
+    heading_path: str  # JSON array
+    line_start: int
+    line_end: int
+    page_start: int | None
+    page_end: int | None
+    day: str | None
+    path: str
+    title: str | None
+    folder_id: int
+    written: str | None  # the day the note's own words give
+    tags: str | None  # space-separated
+    paged: str | None  # the note's metadata (its page offsets) when the chunk runs over a page
+    folder: str
+
 
 # (id, note_id, seq, start, end, line_start, line_end, heading_path JSON, text, page_start,
 # page_end)
@@ -63,7 +90,7 @@ def chunk_after(db: sqlite_utils.Database, note_id: int, seq: int) -> int | None
 
 def chunk_details(
     db: sqlite_utils.Database, chunk_ids: list[int], folder_ids: tuple[int, ...] | None = None
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, ChunkDetail]:
     """Chunks with their note's path and title and their folder, by id (only chunks of
     `folder_ids` when given)."""
     if not chunk_ids:
@@ -84,6 +111,4 @@ def chunk_details(
     if folder_ids is not None:
         sql += f" AND n.folder_id IN ({', '.join('?' for _ in folder_ids)})"
         params.extend(folder_ids)
-    cursor = db.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
+    return {row[0]: ChunkDetail(*row) for row in db.execute(sql, params).fetchall()}
