@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.events import Done, Evidence, Passage
 from desktop_app.core.service import (
     Conversation,
+    Health,
     IndexStatus,
     Quire,
     Recovery,
@@ -60,7 +61,7 @@ class MainWindow(QMainWindow):
         self.settings_notice: QMessageBox | None = None
         self.recovery_reports: list[str] = []  # what was shown about a replaced index
         self.recovery_box: QMessageBox | None = None
-        self.repaired: Recovery | str | None = None  # the last repair's outcome
+        self.repaired: Recovery | Health | None = None  # the last repair's outcome
         self.setWindowTitle("Quire")
         self.resize(1280, 820)
         self._build()
@@ -175,7 +176,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message, 15000)
         self.recovery_box = show_info(self, message, problems)
 
-    def _repaired(self, outcome: Recovery | str) -> None:
+    def _repaired(self, outcome: Recovery | Health) -> None:
         self.repaired = outcome
         if self.service.folders:
             self.start_live_index()

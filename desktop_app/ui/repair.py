@@ -13,7 +13,7 @@ class RepairController(QObject):
     repair_started = Signal()  # the live index is stopped: the window is not ready
     message = Signal(str, int)  # status-bar text and how long it stays (ms)
     recovered = Signal(str, str)  # the index was replaced: what happened, and the problems found
-    repaired = Signal(object)  # a repair's outcome (a Recovery, or "healthy"): live again
+    repaired = Signal(object)  # a repair's outcome (a Recovery, or the Health found): live again
     failed = Signal(str)
 
     def __init__(self, service: Quire, parent: QObject) -> None:
@@ -36,12 +36,15 @@ class RepairController(QObject):
         self.repair_started.emit()
         self.message.emit("Checking the index…", 0)
 
-        def work(progress: ProgressFn, cancel: CancelToken) -> Recovery | None:
-            return service.recover(problems) if problems else service.repair()[1]
+        def work(progress: ProgressFn, cancel: CancelToken) -> Recovery | Health:
+            if problems:
+                return service.recover(problems)
+            health, recovery = service.repair()
+            return recovery or health
 
-        def done(recovery: Recovery | None) -> None:
-            self.repaired.emit(recovery or "healthy")
-            if recovery is None:
+        def done(outcome: Recovery | Health) -> None:
+            self.repaired.emit(outcome)
+            if isinstance(outcome, Health):
                 self.message.emit("The index is healthy: nothing to repair.", 8000)
             else:
                 self.report_recovery()

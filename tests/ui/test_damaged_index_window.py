@@ -15,7 +15,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QMessageBox
 
-from desktop_app.core.service import Quire
+from desktop_app.core.service import Health, Quire
 from desktop_app.core.store import health
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
@@ -78,7 +78,7 @@ def test_repair_from_the_menu(qtbot: QtBot, tmp_path: Path, quire_home: Path) ->
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     action = next(a for a in win.actions() if "repair" in a.text())
     action.trigger()  # healthy: nothing replaced
-    qtbot.waitUntil(lambda: getattr(win, "repaired", None) == "healthy", timeout=30_000)
+    qtbot.waitUntil(lambda: isinstance(win.repaired, Health) and win.repaired.ok, timeout=30_000)
     assert win.service.live is not None
     assert not list(quire_home.glob("quire.sqlite.*-*"))
     win.close()

@@ -13,6 +13,7 @@ import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,15 @@ from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
+
+
+class Extracted(StrEnum):
+    """How the worker's extraction of one file went (sent back over the pipe with its value)."""
+
+    OK = "ok"  # the value: a Document's fields
+    SKIPPED = "skipped"  # the value: why (not a note)
+    FAILED = "failed"  # the value: why (damaged, hostile, too big)
+
 
 TIMEOUT_SECONDS = 60.0  # a 2,000-page PDF takes a few seconds
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
@@ -108,9 +118,9 @@ class Extractor:
             raise NoteFailed(
                 f"the extractor stopped on this file (exit code {code}): damaged or hostile file?"
             ) from None
-        if status == "ok":
+        if status == Extracted.OK:
             return Document(**value)
-        raise (NoteSkipped if status == "skipped" else NoteFailed)(value)
+        raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
 
     def _wait(self, conn: Connection) -> bool:
         """Whether the answer came within the time limit; Cancelled (the worker stopped) if
@@ -174,7 +184,7 @@ def _lean_main() -> Iterator[None]:
 
 
 def serve(conn: Connection, memory: int) -> None:
-    """The worker: load each path sent, send back ("ok", fields) or (status, reason)."""
+    """The worker: load each path sent, send back (OK, fields) or (SKIPPED / FAILED, reason)."""
     _cap_memory(memory)
     while True:
         try:
@@ -184,20 +194,21 @@ def serve(conn: Connection, memory: int) -> None:
         conn.send(_extract(Path(path), max_bytes, memory))
 
 
-def _extract(path: Path, max_bytes: int, memory: int) -> tuple[str, Any]:
+def _extract(path: Path, max_bytes: int, memory: int) -> tuple[Extracted, Any]:
+    failed = Extracted.FAILED
     try:
         document = formats.load(path, max_bytes)
     except NoteSkipped as exc:
-        return "skipped", str(exc)
+        return Extracted.SKIPPED, str(exc)
     except NoteFailed as exc:
-        return "failed", str(exc)
+        return failed, str(exc)
     except MemoryError:
-        return "failed", f"needs more than {memory // 1024**2} MB to extract (decompression bomb?)"
+        return failed, f"needs more than {memory // 1024**2} MB to extract (decompression bomb?)"
     except RecursionError:
-        return "failed", "nested too deeply to extract (crafted file?)"
+        return failed, "nested too deeply to extract (crafted file?)"
     except Exception as exc:
-        return "failed", f"cannot extract: {type(exc).__name__}: {exc}"
-    return "ok", document.__dict__
+        return failed, f"cannot extract: {type(exc).__name__}: {exc}"
+    return Extracted.OK, document.__dict__
 
 
 def _cap_memory(memory: int) -> None:
