@@ -226,11 +226,11 @@ def _result(row: chunks.ChunkDetail, item: fusion.Fused, signals: _Signals) -> S
         trusted_dense=signals.trusted_dense,
         seq=row.seq,
         page=row.page_start,
+        page_breaks=_page_breaks(row),
         page_end=row.page_end,
         day=row.day,
         written=row.written,
         tags=(row.tags or "").split(),
-        page_breaks=_page_breaks(row),
     )
 
 
