@@ -70,7 +70,7 @@ class RepairMethods(FacadeParts):
         The folders are indexed again by `reindex` before the new index is used, else by the
         CLI (cli_repair) or the live index (the window). A live index still running is stopped
         first (nothing may write into the file being replaced) and started again on the new one."""
-        was_live = self.live_folders.index is not None
+        was_live, was_paused = self.live_folders.index is not None, self.live_folders.paused
         self.live_folders.stop()
         self.live_folders.join_stopped()
         recovered: list[Recovery] = []
@@ -91,8 +91,10 @@ class RepairMethods(FacadeParts):
 
         self._slot.swap(fresh)
         self._recovery = recovered[0]
-        if was_live:
-            self.live_folders.start()  # on the new index: it catches up with the folders
+        if was_live:  # on the new index: it catches up with the folders
+            live = self.live_folders.start()
+            if was_paused:
+                live.pause()  # …once resumed
         return recovered[0]
 
     def repair(

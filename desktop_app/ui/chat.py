@@ -39,7 +39,7 @@ NOTHING_IN_SCOPE = (
 
 
 class ChatPane(QWidget):
-    source_clicked = Signal(object)  # a Passage or a Evidence of some turn: open it in its note
+    source_clicked = Signal(object)  # a Passage or an Evidence of some turn: open it in its note
     sources_ready = Signal(list, bool, object)  # passages, answerable, cited numbers (or None)
     finished = Signal(object)  # the Done event of each answer
     conversation_saved = Signal(str)
