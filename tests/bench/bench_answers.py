@@ -44,12 +44,13 @@ EVAL = ROOT.parent / "shared" / "eval"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from desktop_app.core.answer import ask, cues, gate  # noqa: E402
+from desktop_app.core.answer import ask, cues  # noqa: E402
 from desktop_app.core.answer.ask import answer_events  # noqa: E402
 from desktop_app.core.answer.decision import decide  # noqa: E402
 from desktop_app.core.answer.llm import Generation  # noqa: E402
 from desktop_app.core.as_json import as_json  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
+from desktop_app.core.events import Outcome  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
@@ -307,10 +308,10 @@ def run_set(name: str, args: argparse.Namespace, work: Path, model: Any) -> dict
     SIGNALS.append({"set": name, "answerable": [r["signals"] for r in rows],
                     "unanswerable": [r["signals"] for r in un_rows]})  # fmt: skip
     out: dict[str, Any] = {"set": name, "n": len(rows), "n_un": len(unanswerable)}
-    out["answered"] = pct([r["outcome"] == gate.ANSWERED for r in rows])
-    out["false_refusal"] = pct([r["outcome"] == gate.ABSENT for r in rows])
-    out["un_caught"] = pct([o != gate.ANSWERED for o in un_outcomes])
-    out["un_refused"] = pct([o == gate.ABSENT for o in un_outcomes])
+    out["answered"] = pct([r["outcome"] == Outcome.ANSWERED for r in rows])
+    out["false_refusal"] = pct([r["outcome"] == Outcome.ABSENT for r in rows])
+    out["un_caught"] = pct([o != Outcome.ANSWERED for o in un_outcomes])
+    out["un_refused"] = pct([o == Outcome.ABSENT for o in un_outcomes])
     secs = [r["seconds"] for r in rows]
     out["evidence_ms"] = (1000 * statistics.median(secs), 1000 * quantile(secs, 0.95))
     if with_gold:

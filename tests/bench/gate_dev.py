@@ -22,8 +22,8 @@ EVAL = ROOT.parent / "shared" / "eval"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from desktop_app.core.answer import gate  # noqa: E402
 from desktop_app.core.answer.decision import decide  # noqa: E402
+from desktop_app.core.events import Outcome  # noqa: E402
 from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from tests.bench.bench_gate import split_all  # noqa: E402
@@ -43,7 +43,9 @@ def outcomes(quire: Quire, questions: list[dict]) -> Counter[str]:
 
 def shares(counts: Counter[str]) -> str:
     n = sum(counts.values()) or 1
-    return " ".join(f"{k} {counts[k] / n:.2f}" for k in (gate.ANSWERED, gate.WEAK, gate.ABSENT))
+    return " ".join(
+        f"{k} {counts[k] / n:.2f}" for k in (Outcome.ANSWERED, Outcome.WEAK, Outcome.ABSENT)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

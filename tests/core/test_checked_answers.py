@@ -14,6 +14,7 @@ from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.question import KeyWords, Question
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
+from desktop_app.core.events import Outcome
 from desktop_app.core.retrieval import languages
 from desktop_app.core.service import Quire
 from tests.fakes import QueuedModel
@@ -88,19 +89,19 @@ def test_question_words_standing_together_count_for_a_unit() -> None:
 
 
 def test_a_passage_near_the_bar_answers_when_a_sentence_holds_what_is_asked() -> None:
-    weak = gate.GateDecision(True, "part", 0.5, None, gate.WEAK, [])
-    assert gate.refine(weak, 0.26, True, AnswerKind.DURATION).outcome == gate.ANSWERED
+    weak = gate.GateDecision(True, "part", 0.5, None, Outcome.WEAK, [])
+    assert gate.refine(weak, 0.26, True, AnswerKind.DURATION).outcome == Outcome.ANSWERED
     assert (
-        gate.refine(weak, 0.26, False, AnswerKind.DURATION).outcome == gate.WEAK
+        gate.refine(weak, 0.26, False, AnswerKind.DURATION).outcome == Outcome.WEAK
     )  # no duration in it
     assert (
-        gate.refine(weak, 0.26, True, AnswerKind.OTHER).outcome == gate.WEAK
+        gate.refine(weak, 0.26, True, AnswerKind.OTHER).outcome == Outcome.WEAK
     )  # nothing typed asked
     assert (
-        gate.refine(weak, 0.1, True, AnswerKind.DURATION).outcome == gate.WEAK
+        gate.refine(weak, 0.1, True, AnswerKind.DURATION).outcome == Outcome.WEAK
     )  # too few key words
-    far = gate.GateDecision(True, "part", 0.4, None, gate.WEAK, [])
-    assert gate.refine(far, 0.26, True, AnswerKind.DURATION).outcome == gate.WEAK
+    far = gate.GateDecision(True, "part", 0.4, None, Outcome.WEAK, [])
+    assert gate.refine(far, 0.26, True, AnswerKind.DURATION).outcome == Outcome.WEAK
 
 
 def test_light_verbs_and_question_words_are_not_key_words(sample_keywords: Quire) -> None:
@@ -108,7 +109,7 @@ def test_light_verbs_and_question_words_are_not_key_words(sample_keywords: Quire
         assert not languages.is_key_word(word), word
     results = sample_keywords.search("Where should I get a Döner in Berlin?", top_k=8)
     decision = gate.classify(_read("Where should I get a Döner in Berlin?"), results)
-    assert decision.coverage == 1.0 and decision.outcome == gate.ANSWERED
+    assert decision.coverage == 1.0 and decision.outcome == Outcome.ANSWERED
     assert "get" not in decision.missing
 
 
@@ -134,13 +135,13 @@ def test_both_retrievers_just_short_of_their_bar_agree_on_one_passage(
     question = _read("What ingredients go into the sourdough dough?")
     top = sample_keywords.search(question.text, top_k=8)[0]
     near = replace(top, evidence=0.5, cosine=0.56, trusted_dense=True)
-    assert gate.classify(question, [near]).outcome == gate.ANSWERED
-    assert gate.classify(question, [replace(near, trusted_dense=False)]).outcome == gate.WEAK
-    assert gate.classify(question, [replace(near, cosine=0.5)]).outcome == gate.WEAK
-    assert gate.classify(question, [replace(near, evidence=0.4)]).outcome == gate.WEAK
+    assert gate.classify(question, [near]).outcome == Outcome.ANSWERED
+    assert gate.classify(question, [replace(near, trusted_dense=False)]).outcome == Outcome.WEAK
+    assert gate.classify(question, [replace(near, cosine=0.5)]).outcome == Outcome.WEAK
+    assert gate.classify(question, [replace(near, evidence=0.4)]).outcome == Outcome.WEAK
     # the two signals from different passages are no agreement
     apart = [replace(near, cosine=0.2), replace(near, evidence=0.1, chunk_id=near.chunk_id + 1)]
-    assert gate.classify(question, apart).outcome == gate.WEAK
+    assert gate.classify(question, apart).outcome == Outcome.WEAK
 
 
 def test_a_figure_the_question_states_is_no_answer_to_it() -> None:

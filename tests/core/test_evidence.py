@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from desktop_app.core.answer import attribution, cues, evidence, figures, gate, grounded
+from desktop_app.core.answer import attribution, cues, evidence, figures, grounded
 from desktop_app.core.answer.ask import answer_events, index_weights
 from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.decision import relevant
@@ -20,6 +20,7 @@ from desktop_app.core.answer.question import Question
 from desktop_app.core.answer.units import split_units
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
+from desktop_app.core.events import Outcome
 from desktop_app.core.ingest import formats
 from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
@@ -218,7 +219,7 @@ def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire
     assert kinds[:2] == ["sources", "evidence"] and kinds[-1] == "done"
     assert set(kinds[2:-1]) == {"token"}
     shown = events[1]["evidence"]
-    assert shown and "10 g salt" in shown[0]["text"] and events[1]["outcome"] != gate.ABSENT
+    assert shown and "10 g salt" in shown[0]["text"] and events[1]["outcome"] != Outcome.ABSENT
     assert "10 g salt" in model.prompts[0]  # the compact prompt names the evidence
     done = events[-1]
     assert {"answer", "answerable", "citations", "timings"} <= set(done)
@@ -232,7 +233,7 @@ def test_refusal_says_why_not_a_score(sample: tuple[Quire, Path]) -> None:
         sample[0].retrieval(), "Who won the 1998 football world cup final?", [], QueuedModel(),
         CancelToken())]  # fmt: skip
     done = events[-1]
-    assert done["outcome"] == gate.ABSENT and not done["answerable"]
+    assert done["outcome"] == Outcome.ABSENT and not done["answerable"]
     assert "football" in done["reason"] and "0." not in done["answer"]
 
 

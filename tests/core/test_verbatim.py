@@ -307,7 +307,7 @@ def test_a_what_question_on_a_note_with_code_is_answered_by_the_code(tmp_path: P
         "> crypto.randomUUID()\n'f2050c5e-af52-4ca2-b4d6-23758b3396c9'\n```\n"
     )
     question = "What built-in browser function gives me a random unique ID?"
-    assert cues.question_kind(question) == cues.OTHER
+    assert cues.question_kind(question) == cues.AnswerKind.OTHER
     first = _first_evidence(tmp_path, note, question)
     assert first.kind == units.CODE and "crypto.randomUUID()" in first.text
     assert cues_fix("However, use `-n`.") and cues_fix("Stattdessen nimm -n.")

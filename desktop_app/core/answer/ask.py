@@ -42,6 +42,7 @@ from desktop_app.core.events import (
     DraftReplaced,
     Error,
     EvidenceShown,
+    Outcome,
     Token,
     Unfound,
 )
@@ -297,7 +298,7 @@ def _checked_done(
 
 
 def _caution(decision: gate.GateDecision) -> str:
-    if decision.outcome != gate.WEAK:
+    if decision.outcome != Outcome.WEAK:
         return ""
     return f"Weak evidence: {decision.reason}. Check the quoted sentences and passages."
 

@@ -44,8 +44,6 @@ KINDS = (
     AnswerKind.PLACE,
     AnswerKind.NAME,
 )
-PROCEDURE = AnswerKind.PROCEDURE
-OTHER = AnswerKind.OTHER
 # The kinds that ask for a fact a sentence states (a "how do I" is answered by code or steps).
 FACT_KINDS = frozenset({*KINDS, AnswerKind.TEMPERATURE})
 NAMED_KINDS = frozenset({AnswerKind.PERSON, AnswerKind.PLACE, AnswerKind.NAME})
@@ -93,7 +91,7 @@ def question_kind(question: str) -> AnswerKind:
             continue
         if pattern.search(folded):
             return kind
-    return PROCEDURE if _PROCEDURE.search(" ".join(words)) else OTHER
+    return AnswerKind.PROCEDURE if _PROCEDURE.search(" ".join(words)) else AnswerKind.OTHER
 
 
 def has_number(text: str, question: Question) -> bool:
@@ -130,15 +128,13 @@ def matches(kind: AnswerKind, text: str, question: Question) -> bool:
         return has_duration(text, question)
     if kind == AnswerKind.QUANTITY:
         return has_number(text, question)
-    if (
-        kind == AnswerKind.DATE
-    ):  # "when" in notes is often relative: "the evening before", "weeks ahead"
+    if kind == AnswerKind.DATE:  # "when" in notes is often relative: "the evening before"…
         return has_date(text, question) or any(w.startswith(TIME_UNITS) for w in folded_words(text))
     if kind == AnswerKind.TEMPERATURE:
         return bool(_TEMPERATURE.search(text))
     if kind in NAMED_KINDS:
         return has_name(text, question)
-    if kind == PROCEDURE:
+    if kind == AnswerKind.PROCEDURE:
         return has_new_code(text, question)
     return False
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.candidates import candidate_units
+from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.figures import folded_words
 from desktop_app.core.answer.question import KeyWords, Question, Weights
 from desktop_app.core.answer.units import (
@@ -166,12 +167,12 @@ def read_on(
     a technical note names the problem in one passage and often gives the fix in the next
     ("…I can run the following command." | the block), which the question's words miss (when
     it is among the results further down, it moves up)."""
-    if not results or question.kind not in (cues.PROCEDURE, cues.OTHER):
+    if not results or question.kind not in (AnswerKind.PROCEDURE, AnswerKind.OTHER):
         return list(results)
     best = results[0]
     found = (r for r in results if r.note_id == best.note_id and r.seq == best.seq + 1)
     after = next(found, None) or following(best)
-    if after is None or (question.kind == cues.OTHER and not FENCE_LINE.search(after.text)):
+    if after is None or (question.kind == AnswerKind.OTHER and not FENCE_LINE.search(after.text)):
         return list(results)
     after = replace(after, score=best.score)  # read as the rest of the best passage
     return [best, after, *(r for r in results[1:] if r.chunk_id != after.chunk_id)]
@@ -272,7 +273,7 @@ def _scored_units(
 
 
 def _holds_the_kind(question: Question, unit: Unit) -> bool:
-    if question.kind == cues.PROCEDURE:
+    if question.kind == AnswerKind.PROCEDURE:
         return _is_step(question, unit)
     return cues.matches(question.kind, unit.text, question)
 
@@ -289,9 +290,9 @@ def _how_to_notes(question: Question, scored: list[ScoredUnit]) -> Callable[[int
     """Whose units are read as steps: every note's for a "how do I"; for a question of no other
     kind ("What built-in function gives…"), the notes that keep code in a fenced block (an
     indented line in a travel diary is no sign of a technical note)."""
-    if question.kind == cues.PROCEDURE:
+    if question.kind == AnswerKind.PROCEDURE:
         return lambda _note: True
-    if question.kind != cues.OTHER:
+    if question.kind != AnswerKind.OTHER:
         return lambda _note: False
     coded = {
         c.result.note_id for c in scored if c.unit.kind == CODE and FENCE_LINE.search(c.unit.text)

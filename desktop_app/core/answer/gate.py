@@ -37,7 +37,6 @@ CUED_COVERAGE = 0.45  # a passage this close to MIN_COVERAGE answers when a sent
 # words and the kind of thing asked for (a duration, a date, a number, a name)…
 AGREED_COSINE = 0.55  # …or when the embedder, where trusted, finds it this close: two retrievers
 # each just short of their bar agree
-ANSWERED, WEAK, ABSENT = Outcome.ANSWERED, Outcome.WEAK, Outcome.ABSENT
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
 
@@ -52,7 +51,9 @@ class GateDecision:
 
     def overridden(self) -> GateDecision:
         """The user asked for an answer although the notes seem not to cover the question."""
-        return replace(self, answerable=True, reason="answer requested anyway", outcome=WEAK)
+        return replace(
+            self, answerable=True, reason="answer requested anyway", outcome=Outcome.WEAK
+        )
 
 
 def judge(
@@ -70,20 +71,22 @@ def judge(
 def by_retrieval(results: list[SearchResult]) -> GateDecision:
     """The first step: answerable or not from the two retrieval signals alone."""
     if not results:
-        return GateDecision(False, "nothing in your notes matches", 0.0, None, ABSENT)
+        return GateDecision(False, "nothing in your notes matches", 0.0, None, Outcome.ABSENT)
     coverage = max(r.evidence for r in results)
     cosines = [r.cosine for r in results if r.cosine is not None]
     cosine = max(cosines) if cosines else None
     trusted = any(r.trusted_dense for r in results)
     if coverage >= MIN_COVERAGE:
         why = "passages share the question's key words"
-        return GateDecision(True, why, coverage, cosine, ANSWERED)
+        return GateDecision(True, why, coverage, cosine, Outcome.ANSWERED)
     if trusted and cosine is not None and cosine >= MIN_COSINE:
-        return GateDecision(True, "passages are close in meaning", coverage, cosine, ANSWERED)
+        return GateDecision(
+            True, "passages are close in meaning", coverage, cosine, Outcome.ANSWERED
+        )
     if any(_agreed(r) for r in results):
         why = "passages share most of the question's key words and are close in meaning"
-        return GateDecision(True, why, coverage, cosine, ANSWERED)
-    return GateDecision(False, "no passage is relevant enough", coverage, cosine, ABSENT)
+        return GateDecision(True, why, coverage, cosine, Outcome.ANSWERED)
+    return GateDecision(False, "no passage is relevant enough", coverage, cosine, Outcome.ABSENT)
 
 
 def _agreed(r: SearchResult) -> bool:
@@ -101,21 +104,23 @@ def classify(question: Question, results: list[SearchResult]) -> GateDecision:
     base = by_retrieval(results)
     missing = missing_words(question, results)
     if base.answerable:
-        return GateDecision(True, base.reason, base.coverage, base.cosine, ANSWERED, missing)
+        return GateDecision(
+            True, base.reason, base.coverage, base.cosine, Outcome.ANSWERED, missing
+        )
     if not results:
         why = "nothing in your notes matches any word of the question"
-        return GateDecision(False, why, 0.0, None, ABSENT, missing)
+        return GateDecision(False, why, 0.0, None, Outcome.ABSENT, missing)
     trusted = any(r.trusted_dense for r in results)
     near = trusted and base.cosine is not None and base.cosine >= LOW_COSINE
     if base.coverage >= LOW_COVERAGE or near:
         why = "your notes match only part of the question"
         if missing:
             why += ": nothing about " + ", ".join(f"“{w}”" for w in missing[:4])
-        return GateDecision(True, why, base.coverage, base.cosine, WEAK, missing)
+        return GateDecision(True, why, base.coverage, base.cosine, Outcome.WEAK, missing)
     why = "no passage is about what the question asks"
     if missing:
         why = "no passage mentions " + ", ".join(f"“{w}”" for w in missing[:4])
-    return GateDecision(False, why, base.coverage, base.cosine, ABSENT, missing)
+    return GateDecision(False, why, base.coverage, base.cosine, Outcome.ABSENT, missing)
 
 
 def refine(
@@ -125,19 +130,21 @@ def refine(
     question (and, for how long / how many / when / who / where, the kind of thing asked for)
     answers it; one holding part of it makes a refusal a cautioned answer."""
     typed = kind not in FACT_KINDS or cue
-    if decision.outcome == WEAK and best_overlap >= SENTENCE_STRONG and typed:
+    if decision.outcome == Outcome.WEAK and best_overlap >= SENTENCE_STRONG and typed:
         why = "a sentence of your notes holds the question's key words"
         return GateDecision(
-            True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
+            True, why, decision.coverage, decision.cosine, Outcome.ANSWERED, decision.missing
         )
     cued = kind in FACT_KINDS and cue and best_overlap >= SENTENCE_WEAK
-    if decision.outcome == WEAK and cued and decision.coverage >= CUED_COVERAGE:
+    if decision.outcome == Outcome.WEAK and cued and decision.coverage >= CUED_COVERAGE:
         why = "a passage holds most of the question's key words and what it asks for"
         return GateDecision(
-            True, why, decision.coverage, decision.cosine, ANSWERED, decision.missing
+            True, why, decision.coverage, decision.cosine, Outcome.ANSWERED, decision.missing
         )
     floor = SENTENCE_WEAK / 2 if cue else SENTENCE_WEAK  # it holds what was asked: a number…
-    if decision.outcome == ABSENT and best_overlap >= floor:
+    if decision.outcome == Outcome.ABSENT and best_overlap >= floor:
         why = "only one sentence matches part of the question"
-        return GateDecision(True, why, decision.coverage, decision.cosine, WEAK, decision.missing)
+        return GateDecision(
+            True, why, decision.coverage, decision.cosine, Outcome.WEAK, decision.missing
+        )
     return decision

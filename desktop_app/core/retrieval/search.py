@@ -215,7 +215,7 @@ def _result(row: chunks.ChunkDetail, item: fusion.Fused, signals: _Signals) -> S
         heading_path=json.loads(row.heading_path or "[]"),
         line_start=row.line_start,
         line_end=row.line_end,
-        chunk_id=row.id,
+        chunk_id=chunk_id,
         note_id=row.note_id,
         matched_terms=list(signals.matched.get(chunk_id, ())),
         lexical_rank=item.lexical_rank,

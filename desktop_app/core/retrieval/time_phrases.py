@@ -48,13 +48,9 @@ def month_period(year: int, month: int, label: str) -> Period:
 _LANGUAGES = languages.REGISTERED
 
 
-def _alt(phrases: Iterable[str]) -> str:
-    """One regex of the alternatives, in the language files' order."""
-    return "(?:" + "|".join(phrases) + ")"
-
-
 def _joined(field: Callable[[Language], Iterable[str]]) -> str:
-    return _alt(p for language in _LANGUAGES for p in field(language))
+    """One regex of a field's alternatives over the registered languages, in their order."""
+    return "(?:" + "|".join(p for language in _LANGUAGES for p in field(language)) + ")"
 
 
 _UNIT = {
