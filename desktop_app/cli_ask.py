@@ -82,9 +82,15 @@ def _print_evidence(event: EvidenceShown) -> None:
 
 def _print_checks(done: Done) -> None:
     """What checking the answer changed: added citations, figures found in no source."""
-    if done.draft is not None:
+    if done.declined:
+        print(done.answer)
+        print(f"({done.declined})")
+    elif done.draft is not None:
         print(f"\nChecked: {done.draft.marked_answer}")
-        if done.draft.replaced == DraftReplaced.OFF_QUESTION:
+        if done.draft.replaced == DraftReplaced.UNREADABLE:
+            why = "; ".join(done.draft.problems)
+            print(f"The model's answer above did not pass the reading checks ({why}). Instead:")
+        elif done.draft.replaced == DraftReplaced.OFF_QUESTION:
             print("The model's answer above repeats a passage off the question. Instead:")
         elif done.draft.replaced == DraftReplaced.FORGED:
             print("The model's answer above quotes your notes with words no note holds. Instead:")
@@ -93,6 +99,8 @@ def _print_checks(done: Done) -> None:
         print(done.answer)
     elif done.added_citations or done.unsupported:
         print(f"\nChecked: {done.marked_answer}")
+    if done.offer:
+        print(done.offer)
 
 
 def _print_sources(sources: list[Passage], done: Done) -> None:

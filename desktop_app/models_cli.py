@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.answer.gguf import ModelFileError
+from desktop_app.core.answer.llm import bundled_chat_model_path
 from desktop_app.core.models.catalog import CATALOG, downloads_dir, find_entry
 from desktop_app.core.models.download import DownloadError, download_entry
-from desktop_app.core.models.finder import find_models
+from desktop_app.core.models.finder import FoundModel, describe, find_models
 from desktop_app.progressbar import ProgressBar
 from desktop_app.settings import Settings
 
@@ -38,13 +40,15 @@ def cmd_models(args: argparse.Namespace) -> int:
     settings = Settings.load()
     home = Path(args.home).expanduser() if args.home else None
     scan = find_models(home=home, extra=settings.model_folders, downloads=downloads_dir())
+    models = [*_bundled(scan.ram_bytes), *scan.models]
+    in_use = settings.chat_model or (str(models[0].path) if models else "")
     if args.json:
         print(
             json.dumps(
                 {
                     "ram_bytes": scan.ram_bytes,
-                    "current": settings.chat_model,
-                    "models": [m.to_json() for m in scan.models],
+                    "current": in_use,
+                    "models": [m.to_json() for m in models],
                     "skipped": [{"path": p, "reason": r} for p, r in scan.problems],
                 },
                 ensure_ascii=False,
@@ -53,19 +57,28 @@ def cmd_models(args: argparse.Namespace) -> int:
         )
         return 0
     ram = f"{_size(scan.ram_bytes)} RAM" if scan.ram_bytes else "RAM unknown"
-    print(f"{len(scan.models)} chat model(s) found ({ram}); * = the one in use")
-    for m in scan.models:
-        mark = "*" if str(m.path) == settings.chat_model else " "
+    print(f"{len(models)} chat model(s) found ({ram}); * = the one in use")
+    for m in models:
+        mark = "*" if str(m.path) == in_use else " "
         fit = {True: "fits", False: "too big", None: "?"}[m.fits]
+        writes = " ".join(settings.languages_of(m.path) or ()) or m.writes
         print(
             f"{mark} {m.name}  [{m.source}]  {_size(m.size_bytes)}  {m.quantization}  "
-            f"ctx {m.context_length}  {fit} (needs ~{_size(m.needed_bytes)})"
+            f"ctx {m.context_length}  {fit} (needs ~{_size(m.needed_bytes)})  writes {writes}"
         )
         print(f"    {m.path}")
     for path, reason in scan.problems:
         print(f"  skipped: {path}: {reason}")
     print("Use one: Settings → Models in the window, or `quire ask --model PATH`.")
     return 0
+
+
+def _bundled(ram_bytes: int | None) -> list[FoundModel]:
+    """The chat model that comes with Quire, when it is installed."""
+    try:
+        return [describe(bundled_chat_model_path(), "bundled with Quire", ram_bytes)]
+    except ModelFileError:
+        return []
 
 
 def _download(args: argparse.Namespace) -> int:

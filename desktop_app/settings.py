@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -46,6 +47,9 @@ class Settings:
     top_k: int = 10
     # Chat model: a GGUF file; empty means the bundled SmolLM2.
     chat_model: str = ""
+    # The languages each chat model (by file path) writes, as the user corrected them in
+    # Settings → Models (codes like "en", "de"; "*" for any); absent: its family's default.
+    model_languages: dict[str, list[str]] = field(default_factory=dict)
     # Extra folders searched for GGUF chat models (besides LM Studio, Ollama, … — see Settings).
     model_folders: list[str] = field(default_factory=list)
     # Context budget in tokens; 0 means what the model was trained for, capped by free memory.
@@ -109,6 +113,10 @@ class Settings:
             return
         self.problems.append(f"the original file is kept as {kept}")
 
+    def languages_of(self, model: Path) -> list[str] | None:
+        """The languages the user says `model` writes (None: not corrected)."""
+        return self.model_languages.get(str(model)) or None
+
     def save(self, path: Path | None = None) -> None:
         path = path or paths.settings_path()
         tmp = path.with_suffix(".tmp")
@@ -123,6 +131,14 @@ def _field_names(cls: type[Settings]) -> list[str]:
 
 def _check(name: str, value: Any, default: Any) -> Any:
     """The value to use, or None if it is not allowed for this field."""
+    if isinstance(default, dict):  # model path → language codes
+        if not isinstance(value, dict):
+            return None
+        return {
+            path: [c for c in codes if isinstance(c, str) and re.fullmatch(r"[a-z]{2,3}|\*", c)]
+            for path, codes in value.items()
+            if isinstance(path, str) and "\x00" not in path and isinstance(codes, list)
+        }
     if isinstance(default, list):  # folder paths or file types: keep only the strings
         if not isinstance(value, list):
             return None
@@ -149,6 +165,8 @@ def _allowed(name: str, default: Any) -> str:
         return "one of " + ", ".join(THEMES)
     if isinstance(default, str):
         return "text"
+    if isinstance(default, dict):
+        return "model paths, each with a list of language codes"
     if isinstance(default, list):
         return "a list of file types" if name == "ignored_types" else "a list of folder paths"
     low, high = RANGES[name]

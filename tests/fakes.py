@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from desktop_app.core.answer.llm import Generation
+from desktop_app.core.answer.profile import ModelProfile
 from desktop_app.core.cancel import CancelToken
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
@@ -70,8 +71,17 @@ class QueuedModel:
     and records the prompts it was given. Honours `max_tokens` and the cancel token like
     `LocalModel` (stops within one piece) and fills the `Generation` stats."""
 
-    def __init__(self, *answers: str, n_ctx: int = 4096, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        *answers: str,
+        n_ctx: int = 4096,
+        path: Path | None = None,
+        languages: frozenset[str] | None = None,
+    ) -> None:
         self.answers = list(answers)
+        self.grammars: list[str | None] = []  # the GBNF each answer was asked to keep to
+        # Writes any language unless told otherwise (the bundled model's profile is English).
+        self.profile = ModelProfile("fake", languages, n_ctx, follows_format=True)
         self.prompts: list[str] = []
         self.n_ctx = n_ctx
         self.requested_ctx: int | None = None
@@ -92,8 +102,10 @@ class QueuedModel:
         cancel: CancelToken,
         temperature: float = 0.2,
         stats: Generation | None = None,
+        grammar: str | None = None,
     ) -> Generator[str, None, None]:
         stats = stats or Generation()
+        self.grammars.append(grammar)
         if not self.answers:
             raise AssertionError(f"QueuedModel: no answer queued for prompt {prompt[-200:]!r}")
         with self.lock:

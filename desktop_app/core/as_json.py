@@ -100,6 +100,8 @@ def _done_json(done: ev.Done) -> JsonDict:
         "backed": done.draft is None,
         "draft": None if done.draft is None else _draft_json(done.draft),
         "quote": quote,
+        "declined": done.declined,
+        "offer": done.offer,
     }
 
 
@@ -130,6 +132,7 @@ def _draft_json(draft: ev.Draft) -> JsonDict:
         "unsupported": [unfound_json(u) for u in draft.unsupported],
         "marked_answer": draft.marked_answer,
         "replaced": str(draft.replaced),
+        "problems": draft.problems,
     }
 
 

@@ -42,6 +42,9 @@ class Turn:
     unsupported: list[Unfound] = field(default_factory=list)  # what no source holds
     draft: Draft | None = None  # the model's answer when the notes backed none of it
     quote: Evidence | None = None  # the evidence unit the answer quotes instead of the draft
+    declined: str = ""  # why the model wrote nothing (a language it does not write)
+    offer: str = ""  # one line offering a better model
+    draft_open: bool = False  # the reader unfolded the model's failed draft
 
     @property
     def cited(self) -> set[int]:

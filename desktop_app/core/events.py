@@ -48,6 +48,7 @@ class DraftReplaced(StrEnum):
     UNBACKED = "unbacked"  # the notes back no sentence of the model's answer
     OFF_QUESTION = "off_question"  # it repeats another passage, which answers less of the question
     FORGED = "forged_quote"  # it presents as the notes' words a quotation that no note holds
+    UNREADABLE = "unreadable"  # made-up words, a loop, a label, another language, another figure
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class Draft:
     unsupported: list[Unfound]
     marked_answer: str  # the answer with every unfound span marked in place
     replaced: DraftReplaced
+    problems: list[str] = field(default_factory=list)  # why it is unfit to read (readability)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ class Done:
     # The evidence unit `answer` quotes when the draft was replaced: "Your notes say" is only
     # ever its exact text (`note_text[quote.start:quote.end]`).
     quote: Evidence | None = None
+    declined: str = ""  # why the model was not asked to write (a language it does not write)
+    offer: str = ""  # one line offering a better model, when the notes' words had to answer
 
     @property
     def cited(self) -> set[int]:

@@ -12,6 +12,7 @@ from desktop_app.core.answer import ask as answering
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import LocalModel, bundled_chat_model_path
+from desktop_app.core.answer.profile import profile_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import AnswerEvent, Error
 from desktop_app.core.facade_parts import FacadeParts
@@ -38,11 +39,14 @@ class AnswerMethods(FacadeParts):
         n_ctx = self.settings.context_tokens or None
         with self._model_lock:  # two questions from two threads must not load it twice
             current = self._slot.current.chat_model
+            languages = self.settings.languages_of(wanted)
             if current is None or current.path != wanted or current.requested_ctx != n_ctx:
-                model = LocalModel(wanted, n_ctx=n_ctx)
+                model = LocalModel(wanted, n_ctx=n_ctx, languages=languages)
                 model.llm  # load now, so errors surface here  # noqa: B018
                 self._slot.replace(lambda h: dataclasses.replace(h, chat_model=model))
                 current = model
+            # the user may have corrected its languages since it was loaded
+            current.profile = profile_of(current.info, current.n_ctx, languages)
             return current
 
     def index_is_empty(self) -> bool:

@@ -40,25 +40,51 @@ def linkify(answer: str, valid: Callable[[int], bool], turn: int = 0) -> str:
     return replace_citations(answer.replace("<", "&lt;"), render)
 
 
-def turn_markdown(turn: Turn, index: int) -> str:
-    """The turn as the chat view shows it (`index` numbers its links)."""
+def turn_markdown(turn: Turn, index: int, live: bool = False) -> str:
+    """The turn as the chat view shows it (`index` numbers its links): one short answer first,
+    then the quoted evidence, then one-line cautions; a failed draft only when unfolded. While
+    `live`, the model's words stream into a provisional area: they are not the answer yet."""
     count = len(turn.sources)
     if turn.quote is not None:
         answer = quoted_markdown(turn.quote, turn.evidence, index)
+    elif live and turn.answerable and turn.answer:
+        answer = provisional_markdown(turn.answer)
     else:
         sentences = [] if turn.citations is None else turn.citations.sentences
         answer = answer_markdown(
             turn.answer, turn.unsupported, sentences, lambda n: 1 <= n <= count, index
         )
     when = question_kind(turn.question) == AnswerKind.DATE  # "when did I…": say each quote's day
-    answer = evidence_markdown(turn.evidence, index, when) + caution_markdown(turn.caution) + answer
-    notice = check_notice(turn.citations) if turn.answerable else ""
-    notice = f"\n\n*⚠ {notice}*" if notice else ""
-    if turn.draft is not None:
-        notice = draft_markdown(turn.draft) + notice
+    evidence = evidence_markdown(turn.evidence, index, when)
+    body = f"{answer}\n\n{evidence}" if answer else evidence
+    notes = cautions_markdown(turn, index)
     if not turn.answerable and turn.sources and turn.citations is not None:
-        notice = f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
-    return f"**You:** {html.escape(turn.question)}\n\n{answer}{notice}\n\n---\n"
+        notes += f"\n\n[Answer from the closest passages anyway](quire:anyway/{index})"
+    return f"**You:** {html.escape(turn.question)}\n\n{body}{notes}\n\n---\n"
+
+
+def provisional_markdown(text: str) -> str:
+    """The model's words while they stream: set apart, marked as not checked yet."""
+    plain = replace_citations(
+        text.replace("<", "&lt;"), lambda ns: "".join(f"\\[{n}\\]" for n in ns)
+    )
+    return f"*Writing, to be checked against your notes:* {' '.join(plain.split())}"
+
+
+def cautions_markdown(turn: Turn, index: int) -> str:
+    """One line each: weak evidence, what the checks found, why the model did not write, the
+    offer of a better model, and the failed draft (folded unless the reader opened it)."""
+    lines = [caution_markdown(turn.caution).strip()]
+    lines.append(check_notice(turn.citations) if turn.answerable and turn.quote is None else "")
+    lines.append(turn.declined)
+    if turn.offer:
+        lines.append(f"{turn.offer.removesuffix('.')} ([open]({MODELS_LINK})).")
+    lines = [f"*⚠ {html.escape(line, quote=False)}*" if not line.startswith("*") else line
+             for line in lines if line]  # fmt: skip
+    text = "".join(f"\n\n{line}" for line in lines)
+    if turn.draft is not None:
+        text += draft_markdown(turn.draft, index, turn.draft_open)
+    return text
 
 
 def answer_markdown(
@@ -110,10 +136,7 @@ def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain
 def quoted_markdown(quote: Evidence, evidence: list[Evidence], turn: int) -> str:
     """Quire's own answer when the model's was not backed: the evidence unit, exactly as the
     note holds it, its `[n]` selecting its span."""
-    where = (quote.path, quote.start, quote.end)
-    at = next((i for i, e in enumerate(evidence) if (e.path, e.start, e.end) == where), None)
-    link = f"quire:source/{turn}/{quote.number}" if at is None else f"quire:evidence/{turn}/{at}"
-    return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, link))
+    return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, f"quire:quote/{turn}"))
 
 
 def evidence_markdown(evidence: list[Evidence], turn: int, when: bool = False) -> str:
@@ -192,30 +215,45 @@ def mark_unsupported(answer: str, unsupported: list[Unfound]) -> str:
 
 
 DRAFT_NOTICE = (
-    "The model's answer was not backed by your notes, so their own words are shown "
-    "instead. Its draft:"
+    "The model's answer was not backed by your notes, so their own words are shown instead."
 )
 FORGED_NOTICE = (
     "The model's answer quotes your notes with words that no note holds, so their "
-    "own words are shown instead. Its draft:"
+    "own words are shown instead."
 )
 OFF_QUESTION_NOTICE = (
     "The model's answer repeats a passage that answers less of the question than the sentence "
-    "shown, so that sentence is shown instead. Its draft:"
+    "shown, so that sentence is shown instead."
 )
 
 
-_NOTICES = {DraftReplaced.OFF_QUESTION: OFF_QUESTION_NOTICE, DraftReplaced.FORGED: FORGED_NOTICE}
+UNREADABLE_NOTICE = (
+    "The model's answer did not pass the reading checks, so your notes' own words are shown "
+    "instead."
+)
+MODELS_LINK = "quire:models"
+DRAFT_LABEL = "The model's draft:"
+
+_NOTICES = {
+    DraftReplaced.OFF_QUESTION: OFF_QUESTION_NOTICE,
+    DraftReplaced.FORGED: FORGED_NOTICE,
+    DraftReplaced.UNREADABLE: UNREADABLE_NOTICE,
+}
 
 
-def draft_markdown(draft: Draft) -> str:
-    """The model's draft, when the notes backed none of it: quoted, its figures marked, its
-    `[n]` plain text (a draft links to nothing)."""
+def draft_markdown(draft: Draft, turn: int = 0, unfolded: bool = True) -> str:
+    """The model's draft, when it gave way: folded behind a link that says why; unfolded, quoted,
+    its figures marked, its `[n]` plain text (a draft links to nothing)."""
+    notice = _NOTICES.get(draft.replaced, DRAFT_NOTICE)
+    if draft.problems:
+        notice = f"{notice.removesuffix('.')} ({'; '.join(draft.problems)})."
+    notice = html.escape(notice, quote=False)
+    if not unfolded:
+        return f"\n\n*⚠ {notice}* [Show the model's draft](quire:draft/{turn})"
     text = mark_unsupported(draft.answer, draft.unsupported).replace("<", "&lt;")
     text = replace_citations(text, lambda numbers: "".join(f"\\[{n}\\]" for n in numbers))
     quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
-    notice = _NOTICES.get(draft.replaced, DRAFT_NOTICE)
-    return f"\n\n*⚠ {notice}*\n\n{quoted}"
+    return f"\n\n*⚠ {notice} {DRAFT_LABEL}*\n\n{quoted}"
 
 
 def check_notice(citations: Citations | None) -> str:

@@ -42,6 +42,7 @@ class ChatPane(QWidget):
     source_clicked = Signal(object)  # a Passage or an Evidence of some turn: open it in its note
     sources_ready = Signal(list, bool, object)  # passages, answerable, cited numbers (or None)
     finished = Signal(object)  # the Done event of each answer
+    models_wanted = Signal()  # the reader followed the offer of a better model
     conversation_saved = Signal(str)
     activity = Signal(str)  # what the answer is waiting for, for the status bar ("" when done)
     cleared = Signal()  # a new chat: nothing of the old one stays on screen
@@ -199,6 +200,7 @@ class ChatPane(QWidget):
         turn.unsupported = last.unsupported
         turn.draft = last.draft
         turn.quote = last.quote
+        turn.declined, turn.offer = last.declined, last.offer
         if not turn.sources and not self.scope_bar.scope.empty:
             self._hint = NOTHING_IN_SCOPE
             self.scope_bar.say("Nothing matches within these limits.")
@@ -268,7 +270,7 @@ class ChatPane(QWidget):
     def _render(self) -> None:
         parts = [turn_markdown(t, i) for i, t in enumerate(self.turns)]
         if self._live is not None:
-            parts.append(turn_markdown(self._live, len(self.turns)) + "▍")
+            parts.append(turn_markdown(self._live, len(self.turns), live=True) + "▍")
         if self._hint:
             parts.append(f"*{self._hint}*")
         if not parts:
@@ -280,12 +282,27 @@ class ChatPane(QWidget):
         bar = self.view.verticalScrollBar()
         bar.setValue(bar.maximum())
 
+    def _turn_link(self, kind: str, index: int) -> None:
+        """A link of a whole turn: answer anyway, fold or unfold the draft, show the quote."""
+        if not 0 <= index < len(self.turns):
+            return
+        turn = self.turns[index]
+        if kind == "anyway":
+            self.ask(turn.question, override_gate=True)
+        elif kind == "draft":
+            turn.draft_open = not turn.draft_open
+            self._render()
+        elif turn.quote is not None:
+            self.sources_ready.emit(turn.sources, turn.answerable, turn.cited or None)
+            self.source_clicked.emit(turn.quote)  # selects exactly the quoted words
+
     def _anchor(self, url: QUrl) -> None:
         parts = url.path().split("/")
-        if url.scheme() == "quire" and parts[0] == "anyway" and len(parts) == 2:
-            index = int(parts[1])
-            if 0 <= index < len(self.turns):
-                self.ask(self.turns[index].question, override_gate=True)
+        if url.scheme() == "quire" and parts == ["models"]:
+            self.models_wanted.emit()
+            return
+        if url.scheme() == "quire" and parts[0] in ("anyway", "draft", "quote") and len(parts) == 2:
+            self._turn_link(parts[0], int(parts[1]))
             return
         if url.scheme() != "quire" or len(parts) != 3 or parts[0] not in ("source", "evidence"):
             return

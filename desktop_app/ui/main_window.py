@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.conversations_pane.opened.connect(self._show_conversation)
         self.conversations_pane.deleted.connect(self._conversation_deleted)
         self.chat.source_clicked.connect(self.open_source)
+        self.chat.models_wanted.connect(self.open_models)
         self.chat.finished.connect(self._answered)
         self.chat.conversation_saved.connect(
             lambda _: self.conversations_pane.saved(self.chat.conversation)
@@ -270,6 +271,12 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.service.settings, self)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
         dialog.open()
+        return dialog
+
+    def open_models(self) -> SettingsDialog:
+        """Settings at its Models tab: the offer of a better model, followed."""
+        dialog = self.open_settings()
+        dialog.tabs.setCurrentWidget(dialog.models_page)
         return dialog
 
     def apply_settings(self, settings: Settings) -> None:

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.answer.gguf import ModelFileError, inspect_model
+from desktop_app.core.answer.llm import bundled_chat_model_path
+from desktop_app.core.answer.profile import parse_languages, profile_of
 from desktop_app.core.ingest import formats
 from desktop_app.settings import RANGES, Settings
 from desktop_app.ui.models_panel import ModelsPanel
@@ -62,6 +64,26 @@ def _with_browse(edit: QLineEdit, browse: QPushButton) -> QWidget:
     return row
 
 
+def _chat_model_path(chosen: str) -> Path:
+    """The chat model a setting names (the bundled one when empty), as the facade resolves it."""
+    if chosen:
+        return Path(chosen).resolve()
+    try:
+        return bundled_chat_model_path().resolve()
+    except ModelFileError:
+        return Path("bundled")
+
+
+def _default_languages(chosen: str) -> str:
+    """What the model's family writes, shown until the user corrects it."""
+    try:
+        info = inspect_model(_chat_model_path(chosen))
+    except ModelFileError:
+        return "en"
+    profile = profile_of(info, info.context_length)
+    return f"{profile.languages_label()} (what {profile.family} models write)"
+
+
 class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,9 +105,15 @@ class SettingsDialog(QDialog):
         self.models = ModelsPanel(settings.chat_model, settings.model_folders)
         self.models.chosen.connect(self._use_chat_model)
         self.models.embedding_ready.connect(self.embedding_model.setText)
+        self.model_languages = QLineEdit(
+            " ".join(settings.languages_of(_chat_model_path(settings.chat_model)) or ()),
+            placeholderText=_default_languages(settings.chat_model),
+        )
+        self.model_languages.setAccessibleName("Languages the chat model writes")
         self.tabs = QTabWidget()
         self.tabs.addTab(general, "General")
-        self.tabs.addTab(self.models, "Models")
+        self.models_page = self._models_page()
+        self.tabs.addTab(self.models_page, "Models")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -149,6 +177,22 @@ class SettingsDialog(QDialog):
         form.addRow(note)
         return general
 
+    def _models_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        form = QFormLayout()
+        form.addRow("Languages the chat model writes", self.model_languages)
+        hint = QLabel(
+            "Codes like en, de, cs (or * for any). For a question in another language Quire "
+            "answers in your notes' own words instead of letting the model write."
+        )
+        hint.setWordWrap(True)
+        hint.setEnabled(False)
+        form.addRow(hint)
+        layout.addLayout(form)
+        layout.addWidget(self.models, 1)
+        return page
+
     def _kinds_row(self) -> QWidget:
         row = QWidget()
         layout = QHBoxLayout(row)
@@ -185,6 +229,7 @@ class SettingsDialog(QDialog):
     def chosen(self) -> Settings:
         return replace(
             self.original,
+            model_languages=self._model_languages(),
             chat_model=self.chat_model.text().strip(),
             model_folders=list(self.models.folders),
             embedding_model=self.embedding_model.text().strip(),
@@ -202,11 +247,26 @@ class SettingsDialog(QDialog):
             ),
         )
 
+    def _model_languages(self) -> dict[str, list[str]]:
+        """The settings' languages per model, with the chosen model's as typed (if they parse)."""
+        kept = dict(self.original.model_languages)
+        key = str(_chat_model_path(self.chat_model.text().strip()))
+        try:
+            codes = parse_languages(self.model_languages.text())
+        except ValueError:
+            return kept  # accept() says what is wrong and keeps the dialog open
+        kept.pop(key, None)
+        return {**kept, key: codes} if codes else kept
+
     def accept(self) -> None:
         settings = self.chosen()
         problem = check_chat_model(settings.chat_model) or check_embedding_model(
             settings.embedding_model
         )
+        try:
+            parse_languages(self.model_languages.text())
+        except ValueError as exc:
+            problem = problem or str(exc)
         if problem:
             self.problem.setText(problem)  # stay open: nothing is lost, the user can fix it
             return

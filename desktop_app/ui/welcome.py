@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
+from desktop_app.core.ingest.formats import formats_read
 from desktop_app.ui.theme import app_icon
 
 
@@ -36,7 +37,7 @@ class WelcomePage(QWidget):
             button.setMinimumWidth(280)
             button.setAccessibleName(button.text())
             button.clicked.connect(signal.emit)
-        hint = QLabel("Markdown (.md) and text (.txt) notes, in any language.")
+        hint = QLabel(f"{formats_read()}, in any language.")
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         hint.setEnabled(False)
         layout = QVBoxLayout(self)

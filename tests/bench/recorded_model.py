@@ -53,8 +53,10 @@ class RecordedModel:
         cancel: CancelToken = bound.arguments["cancel"]
         temperature: float = bound.arguments["temperature"]
         stats: Generation = bound.arguments["stats"] or Generation()
+        grammar: str | None = bound.arguments.get("grammar")
+        shape = f"\0{grammar}" if grammar else ""  # no grammar: the key recorded before grammars
         key = hashlib.sha256(
-            f"{self._model_id}\0{max_tokens}\0{temperature}\0{prompt}".encode()
+            f"{self._model_id}\0{max_tokens}\0{temperature}\0{prompt}{shape}".encode()
         ).hexdigest()
         if key in self.records:
             self.hits += 1
@@ -65,7 +67,7 @@ class RecordedModel:
             return
         self.misses += 1
         pieces: list[str] = []
-        inner = self.model.stream(prompt, max_tokens, cancel, temperature, stats)
+        inner = self.model.stream(prompt, max_tokens, cancel, temperature, stats, grammar=grammar)
         closed_early = False
         try:
             for piece in inner:

@@ -237,7 +237,8 @@ def test_ask_streams_events_on_a_queued_model(quire: Quire, queued_model: Queued
 def test_a_new_question_cancels_the_running_one_on_a_queued_model(
     quire: Quire, queued_model: QueuedModel
 ) -> None:
-    queued_model.answers += ["The starter is fed the evening before. " * 20, "About an hour."]
+    long_answer = " ".join(f"step{i}" for i in range(40))  # long, and no loop to stop it
+    queued_model.answers += [long_answer, "About an hour."]
     first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
     assert as_json(next(first))["type"] == "sources"
     next(first)  # the evidence: the answer comes next

@@ -1,4 +1,4 @@
-"""The code stays in pieces a reader can hold: no module under desktop_app over 400 lines, no
+"""The code stays in pieces a reader can hold: no module under desktop_app over 600 lines, no
 function or method over 50 (from its `def` line to the end of its body, decorators excluded)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import ast
 
 from tests.conftest import ROOT
 
-MAX_MODULE_LINES = 400
+MAX_MODULE_LINES = 600  # the anchors' size: a module as long as its one concept needs
 MAX_FUNCTION_LINES = 50
 
 
@@ -40,5 +40,5 @@ def test_the_check_sees_a_long_function_and_a_long_module() -> None:
     assert shape_violations(long_function, "m.py") == ["m.py:2 f() 51 lines (max 50)"]
     short_function = f"@decorator\ndef f() -> None:\n{body[body.index(chr(10)) + 1 :]}\n"
     assert shape_violations(short_function, "m.py") == []
-    long_module = "x = 1\n" * 401
-    assert shape_violations(long_module, "m.py") == ["m.py: 401 lines (max 400)"]
+    long_module = "x = 1\n" * 601
+    assert shape_violations(long_module, "m.py") == ["m.py: 601 lines (max 600)"]

@@ -56,7 +56,7 @@ ADDED = ev.AddedCitation("Bake.", 2, 0.75)
 OLD_ADDED = {"sentence": "Bake.", "n": 2, "support": 0.75}
 DRAFT = ev.Draft("Fry 9.", [ADDED], [NINE], "Fry **9**.", ev.DraftReplaced.UNBACKED)
 OLD_DRAFT = {"answer": "Fry 9.", "added_citations": [OLD_ADDED], "unsupported": [OLD_NINE],
-             "marked_answer": "Fry **9**.", "replaced": "unbacked"}  # fmt: skip
+             "marked_answer": "Fry **9**.", "replaced": "unbacked", "problems": []}  # fmt: skip
 OLD_SOURCE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "Bread",
               "heading_path": ["Bread", "Baking"], "start": 10, "end": 60, "lines": [3, 5],
               "score": 0.8, "text": "Bake at 250 °C.", "matched": ["bake"]}  # fmt: skip
@@ -85,14 +85,14 @@ OLD_QUOTE = {"n": 2, "path": "recipes/bread.md", "folder": "/notes", "title": "B
           "stopped": "length", "timings": OLD_TIMINGS, "added_citations": [OLD_ADDED],
           "unsupported": [OLD_NINE], "marked_answer": "Bake [2].",
           "generated": "Bake.", "outcome": "answered", "caution": "", "backed": True,
-          "draft": None, "quote": None}),
+          "draft": None, "quote": None, "declined": "", "offer": ""}),
         (ev.Done("Your notes say: “Bake at 250 °C.” [2]", True, CITATIONS, "eos", TIMINGS,
               ev.Outcome.ANSWERED, "", generated="Fry 9.", draft=DRAFT, quote=QUOTE),
          {"type": "done", "answer": "Your notes say: “Bake at 250 °C.” [2]", "answerable": True,
           "citations": OLD_CITATIONS, "stopped": "eos", "timings": OLD_TIMINGS,
           "added_citations": [], "unsupported": [], "marked_answer": "", "generated": "Fry 9.",
           "outcome": "answered", "caution": "", "backed": False, "draft": OLD_DRAFT,
-          "quote": OLD_QUOTE}),
+          "quote": OLD_QUOTE, "declined": "", "offer": ""}),
         (ev.Done("No.", False, ev.Citations(), "", REFUSAL_TIMINGS, ev.Outcome.ABSENT, "", [], [],
                  "No.", reason="nothing matches"),
          {"type": "done", "answer": "No.", "answerable": False,
@@ -128,7 +128,10 @@ def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Pa
     no longer counted as key words, for the `backed` and `draft` keys, and for invalid `[n]` taken
     out of the answer with sentence spans, `unverified` and `quote` added, a passage's note
     `tags`, and one support measure for citations and attribution, which counts numbers: "About
-    40 minutes [1]" no longer passes as backed by a note saying 20 + 25; nothing else changed)."""
+    40 minutes [1]" no longer passes as backed by a note saying 20 + 25; and for the answer
+    line and the reading checks: a draft with a figure the notes do not give for what was asked
+    gives way to the shortest part of the evidence that answers, with the `declined`, `offer` and
+    draft `problems` keys; nothing else changed)."""
     notes = tmp_path / "notes"
     # the text notes it was recorded on (the sample PDF came later)
     shutil.copytree(sample_notes(), notes, ignore=shutil.ignore_patterns("*.pdf"))

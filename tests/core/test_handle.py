@@ -105,7 +105,7 @@ def test_replace_keeps_the_database_and_a_swap_keeps_a_loaded_model(
 def test_the_last_question_asked_wins_before_its_events_are_read(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
-    model = QueuedModel("The starter is fed the evening before. " * 20, "About an hour.")
+    model = QueuedModel(" ".join(f"step{i}" for i in range(40)), "About an hour.")
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder(), chat_model=model)
     try:
         quire.index([notes])

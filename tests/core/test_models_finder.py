@@ -180,7 +180,10 @@ def test_cli_lists_found_models(home: Path, capsys: pytest.CaptureFixture[str]) 
     assert any("no longer exists" in s["reason"] for s in data["skipped"])
     assert cli.main(["models", "--home", str(home)]) == 0
     out = capsys.readouterr().out
-    assert "7 chat model(s) found" in out and "Qwen2.5-3B-Instruct-Q4_K_M  [LM Studio]" in out
+    # the bundled model is listed first, with the languages each family writes
+    assert "8 chat model(s) found" in out and "Qwen2.5-3B-Instruct-Q4_K_M  [LM Studio]" in out
+    assert out.splitlines()[1].startswith("* SmolLM2-135M-Instruct") and "writes en" in out
+    assert "[bundled with Quire]" in out
     assert cli.main(["models", "download"]) == 0
     assert "qwen2.5-1.5b" in capsys.readouterr().out
     assert cli.main(["models", "download", "nope"]) == 2

@@ -202,7 +202,7 @@ def test_an_answer_of_invented_commands_gives_way_to_the_notes(tech: tuple[Quire
 def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
     """The window case: after one answer, the model imitates Quire's label with a quotation
     that is in no note and cites [1] and [3]–[6] of a one-source answer."""
-    from desktop_app.ui.answer_view import turn_markdown
+    from desktop_app.ui.answer_view import DRAFT_LABEL, turn_markdown
 
     folder = tmp_path / "notes"
     shutil.copytree(sample_notes(), folder)
@@ -234,8 +234,9 @@ def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
                 quote=done.quote, evidence=next(e for e in events if isinstance(e, EvidenceShown))
                 .evidence)  # fmt: skip
     turn.sources = next(e for e in events if isinstance(e, SourcesFound)).sources
-    markdown = turn_markdown(turn, 0)
-    draft_part = markdown.split("Its draft:")[1]
+    assert "1 hour before" not in turn_markdown(turn, 0)  # folded away until asked for
+    turn.draft_open = True
+    draft_part = turn_markdown(turn, 0).split(DRAFT_LABEL)[1]
     assert "quire:" not in draft_part  # the pseudo-quote links nothing
     assert "not found in the notes" in draft_part
 

@@ -8,22 +8,32 @@ from desktop_app.core.answer import attribution
 from desktop_app.core.answer.done_parts import draft_of
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, DraftReplaced
-from desktop_app.core.passage import Passage
-from desktop_app.ui.answer_view import DRAFT_NOTICE, OFF_QUESTION_NOTICE, turn_markdown
+from desktop_app.core.passage import Evidence, Passage
+from desktop_app.ui.answer_view import (
+    DRAFT_LABEL,
+    DRAFT_NOTICE,
+    MODELS_LINK,
+    OFF_QUESTION_NOTICE,
+    turn_markdown,
+)
 
 BERLIN = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."
 TRAIN = "How long does the train from Prague to Berlin take?"
 
 
-def test_the_draft_is_shown_as_such_with_its_figures_marked() -> None:
+def test_the_draft_is_folded_away_with_why_and_shown_as_such_when_asked() -> None:
     checked = attribution.attribute("It takes 2 hours [1].", {1: BERLIN}, "en")
     draft = draft_of(checked, DraftReplaced.UNBACKED)
     turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), draft=draft)
     turn.sources = [_passage()]
+    folded = turn_markdown(turn, 0)
+    assert "[[1]](quire:source/0/1)" in folded  # the quoted answer links its source
+    assert DRAFT_NOTICE in folded and "2 hours" not in folded  # why, but not the draft itself
+    assert "[Show the model's draft](quire:draft/0)" in folded
+    turn.draft_open = True
     markdown = turn_markdown(turn, 0)
-    assert "[[1]](quire:source/0/1)" in markdown  # the quoted answer links its source
-    assert DRAFT_NOTICE in markdown and "**2** *(⚠ not found in the notes)*" in markdown
-    draft_part = markdown.split(DRAFT_NOTICE)[1]
+    assert "**2** *(⚠ not found in the notes)*" in markdown
+    draft_part = markdown.split(DRAFT_LABEL)[1]
     assert "quire:source" not in draft_part and "\\[1\\]" in draft_part  # a draft links nothing
 
 
@@ -32,9 +42,49 @@ def test_a_draft_replaced_for_being_off_the_question_says_so() -> None:
     draft = draft_of(checked, DraftReplaced.OFF_QUESTION)
     turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), draft=draft)
     turn.sources = [_passage()]
+    turn.draft_open = True
     markdown = turn_markdown(turn, 0)
     assert OFF_QUESTION_NOTICE in markdown and DRAFT_NOTICE not in markdown
     assert "> Berlin is big \\[1\\]" in markdown
+
+
+def test_an_unreadable_draft_says_what_failed() -> None:
+    checked = attribution.attribute("Die Fahrt ist Staatsdeutchen [1].", {1: BERLIN}, "de")
+    problems = ["words that are not German: “staatsdeutchen”"]
+    draft = draft_of(checked, DraftReplaced.UNREADABLE, problems)
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), draft=draft)
+    turn.sources = [_passage()]
+    markdown = turn_markdown(turn, 0)
+    assert "did not pass the reading checks" in markdown and "staatsdeutchen" in markdown
+    assert "Staatsdeutchen [1]" not in markdown  # the draft itself stays folded
+
+
+def test_one_answer_first_then_the_evidence_then_the_cautions() -> None:
+    quote = _evidence()
+    offer = "A chat model that writes German well can answer in its own words."
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), quote=quote,
+                evidence=[quote], caution="Weak evidence: only part.", offer=offer)  # fmt: skip
+    turn.sources = [_passage()]
+    markdown = turn_markdown(turn, 0)
+    answer = markdown.index("Your notes say:")
+    evidence = markdown.index("From your notes:")
+    caution = markdown.index("Weak evidence")
+    offer = markdown.index("A chat model that writes German")
+    assert answer < evidence < caution < offer
+    assert f"]({MODELS_LINK})" in markdown  # the offer opens Settings → Models
+    assert markdown.count("Mit dem Zug aus Prag") == 2  # the answer line and its evidence
+
+
+def test_streamed_words_are_provisional_until_checked() -> None:
+    turn = Turn(TRAIN, "It takes 2 hours [1]", evidence=[_evidence()])
+    turn.sources = [_passage()]
+    live = turn_markdown(turn, 0, live=True)
+    assert "to be checked against your notes" in live and "quire:source" not in live
+
+
+def _evidence() -> Evidence:
+    return Evidence(1, "travel/berlin.md", "/notes", "Berlin", 0, len(BERLIN), 1, 1, BERLIN,
+                    "sentence", 1.0, 1.0, True)  # fmt: skip
 
 
 def _passage() -> Passage:

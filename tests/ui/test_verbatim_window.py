@@ -16,7 +16,12 @@ pytest.importorskip("pytestqt")
 from desktop_app.core.answer.units import CODE, split_units
 from desktop_app.core.events import DraftReplaced
 from desktop_app.core.passage import Evidence
-from desktop_app.ui.answer_view import FORGED_NOTICE, evidence_markdown, quote_pieces
+from desktop_app.ui.answer_view import (
+    DRAFT_LABEL,
+    FORGED_NOTICE,
+    evidence_markdown,
+    quote_pieces,
+)
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.fakes import QueuedModel
@@ -43,7 +48,9 @@ def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(
     assert done.args[0].draft.replaced == DraftReplaced.UNBACKED
     shown = chat.view.toPlainText()
     assert "$ git rev-list --max-parents=0 HEAD" in shown  # the note's answer, in code
-    draft = shown.split("Its draft:")[1]
+    assert "git ls-clone" not in shown  # the failed draft stays folded away…
+    click_link(qtbot, chat.view, "quire:draft/0")  # …until the reader asks for it
+    draft = chat.view.toPlainText().split(DRAFT_LABEL)[1]
     assert "git ls-clone" in draft and "not found in the notes" in draft
     hrefs = link_hrefs(chat.view)
     assert not any(h.startswith("quire:source") for h in hrefs)  # no [n] vouches for the draft
@@ -64,9 +71,9 @@ def test_a_forged_quotation_is_never_shown_as_the_notes_words(
     with qtbot.waitSignal(chat.finished, timeout=INDEXED) as done:
         chat.ask("What do I do when git bisect picks a commit I cannot evaluate?")
     assert done.args[0].draft.replaced == DraftReplaced.FORGED
-    shown = chat.view.toPlainText()
-    assert FORGED_NOTICE.split(",")[0] in shown
-    answer_part, draft = shown.split("Its draft:")
+    assert FORGED_NOTICE.split(",")[0] in chat.view.toPlainText()
+    click_link(qtbot, chat.view, "quire:draft/0")
+    answer_part, draft = chat.view.toPlainText().split(DRAFT_LABEL)
     assert "git bisect magic" not in answer_part and "git bisect magic" in draft
     quote = chat.turns[0].quote
     assert quote is not None and " ".join(quote.text.split())[:40] in " ".join(answer_part.split())

@@ -17,20 +17,35 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Protocol
 
-from desktop_app.core.answer import attribution, citations, evidence, gate, grounded, verbatim
+from desktop_app.core.answer import (
+    answer_line,
+    attribution,
+    citations,
+    cues,
+    evidence,
+    gate,
+    grammar,
+    grounded,
+    readability,
+    verbatim,
+)
 from desktop_app.core.answer.decision import Retrieval, decide, retrieval_query
 from desktop_app.core.answer.done_parts import (
+    NOT_GENERATED,
     answer_sources,
     citations_of,
     draft_of,
+    line_answer,
+    offer_for,
     refusal,
     timings_of,
     verdict,
 )
 from desktop_app.core.answer.evidence import Cosines
 from desktop_app.core.answer.gguf import ModelFileError
-from desktop_app.core.answer.grounded import PastTurn
+from desktop_app.core.answer.grounded import PastTurn, language_name
 from desktop_app.core.answer.llm import Generation
+from desktop_app.core.answer.profile import ModelProfile
 from desktop_app.core.answer.prompt import Prompt, assemble, check_question
 from desktop_app.core.answer.question import Question, Weights
 from desktop_app.core.cancel import Cancelled, CancelToken
@@ -57,6 +72,7 @@ __all__ = ["Retrieval", "answer_events", "embedder_similarity", "index_is_empty"
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
 USE_EMBEDDER_FOR_EVIDENCE = True  # evidence@1 0.77 → 0.81 on 300 English XQuAD dev questions
+FACT_TOKENS, OTHER_TOKENS, STEPS_TOKENS = 64, 96, 160  # an answer's length bound by its kind
 # A model that starts writing these has left its answer and is inventing the next prompt.
 STOP_MARKERS = ("\nQuestion:", "Question: ", "<source", "Sources from my notes")
 
@@ -86,6 +102,7 @@ class ChatModel(Protocol):
 
     n_ctx: int
     notices: list[str]
+    profile: ModelProfile
 
     def render(self, messages: list[dict[str, str]]) -> str: ...
 
@@ -98,6 +115,7 @@ class ChatModel(Protocol):
         cancel: CancelToken,
         temperature: float = 0.2,
         stats: Generation | None = None,
+        grammar: str | None = None,
     ) -> Generator[str, None, None]: ...
 
 
@@ -117,6 +135,7 @@ def answer_events(
     `override_gate`: the user asked for an answer although the notes seem not to cover it (the
     answer is still grounded in, and checked against, the closest passages)."""
     started = time.perf_counter()
+    max_tokens = min(max_tokens, _budget(question))
     question, problem = _readable(question, model, max_tokens)
     if problem is not None:
         yield Error(problem)
@@ -141,10 +160,32 @@ def answer_events(
     evidence_seconds = round(time.perf_counter() - started, 3)
     yield answer_sources(decision, sources, prompt, model.notices)
     yield EvidenceShown(verdict(decision).outcome, _caution(decision), found, evidence_seconds)
-    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature)
-    yield from answer
+    line = answer_line.compose(found, asked)
     timing = (retrieval_seconds, evidence_seconds)
-    yield _checked_done(answer, sources, found, asked, timing, decision)
+    if not model.profile.writes(asked.language):
+        yield composed_done(line, sources, asked, timing, decision, _declined(model, asked))
+        return
+    sentences = 1 if asked.kind in cues.FACT_KINDS else grammar.MAX_SENTENCES
+    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature, sentences)
+    yield from answer
+    yield _checked_done(answer, sources, found, asked, timing, decision, line)
+
+
+def _budget(question: str) -> int:
+    """Tokens an answer may take: a fact is a sentence, a "how do I" may need a command more."""
+    kind = cues.question_kind(question)
+    if kind in cues.FACT_KINDS:
+        return FACT_TOKENS
+    return STEPS_TOKENS if kind == cues.AnswerKind.PROCEDURE else OTHER_TOKENS
+
+
+def _declined(model: ChatModel, question: Question) -> str:
+    """Why the model writes nothing for this question (its language is not one it writes)."""
+    name = language_name(question.language)
+    return (
+        f"The chat model ({model.profile.family}) does not write {name}, so the answer is "
+        "your notes' own words."
+    )
 
 
 def _readable(question: str, model: ChatModel, max_tokens: int) -> tuple[str, str | None]:
@@ -195,20 +236,30 @@ class _AnswerStream:
         max_tokens: int,
         cancel: CancelToken,
         temperature: float,
+        sentences: int = grammar.MAX_SENTENCES,
     ) -> None:
         self.model, self.prompt, self.max_tokens = model, prompt, max_tokens
         self.cancel, self.temperature = cancel, temperature
+        self.sentences = sentences
         self.stats = Generation()
         self.text = ""
 
     def __iter__(self) -> Iterator[Token]:
         stats = self.stats
         rendered = self.model.render(self.prompt.messages)
-        pieces = self.model.stream(rendered, self.max_tokens, self.cancel, self.temperature, stats)
+        shape = None
+        if self.prompt.sources:
+            shape = grammar.answer_grammar(len(self.prompt.sources), self.sentences)
+        pieces = self.model.stream(
+            rendered, self.max_tokens, self.cancel, self.temperature, stats, grammar=shape
+        )
         try:
             for piece in until_markers(pieces):
                 self.text += piece
                 yield Token(piece)
+                if grammar.repeats(self.text.split()):
+                    stats.stopped = "loop"
+                    break
             if stats.stopped == "length" and stats.completion_tokens < self.max_tokens:
                 stats.stopped = "marker"
             pieces.close()  # ends generation now and releases the model for the next question
@@ -262,23 +313,28 @@ def _checked_done(
     question: Question,
     timing: tuple[float, float],
     decision: gate.GateDecision,
+    line: evidence.Evidence | None,
 ) -> Done:
     """The `Done` event: the answer with citations added where the notes back a sentence, the
-    citation report, and the figures found in no source. An answer the notes back nowhere (or
-    that only repeats a passage off the question) is not passed off as one: the best evidence
-    sentence, quoted, takes its place, and the model's checked draft goes along (`draft`, with
-    why it was `replaced`) to be shown as such."""
+    citation report, and the figures found in no source. An answer the notes back nowhere, that
+    only repeats a passage off the question, or that is unfit to read (`readability`) is not
+    passed off as one: the answer line from the evidence takes its place, and the model's
+    checked draft goes along (`draft`, with why it was `replaced`) to be shown folded away."""
     retrieval_seconds, evidence_seconds = timing
     texts, language = {s.number: s.text for s in sources}, question.language
     checked = attribution.attribute(answer.text.strip(), texts, language)
     report = citations.check(checked.answer, texts, language)
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
+    written = readability.Written(answer.text, answer.stats.stopped == "eos", len(texts))
+    unfit = readability.problems(written, question, texts.values(), found, line)
     replaced = _replaced_because(checked, report, found, question, texts)
+    if replaced is None and unfit:
+        replaced = DraftReplaced.UNREADABLE
     if replaced is not None and answer.stats.stopped != "cancelled":
-        draft = draft_of(checked, replaced)
-        quote = found[0]
-        checked = attribution.Checked(attribution.quoted_answer(found))
+        draft = draft_of(checked, replaced, unfit)
+        quote = line
+        checked = attribution.Checked(line_answer(line))
         report = citations.check(checked.answer, texts, language)
     return Done(
         answer=checked.answer,
@@ -294,6 +350,35 @@ def _checked_done(
         generated=answer.text,
         draft=draft,
         quote=quote,
+        offer=offer_for(question.language, draft is not None),
+    )
+
+
+def composed_done(
+    line: evidence.Evidence | None,
+    sources: list[Passage],
+    question: Question,
+    timing: tuple[float, float],
+    decision: gate.GateDecision,
+    declined: str,
+) -> Done:
+    """The answer when the model writes nothing (the question's language is not one it writes):
+    the answer line from the evidence, in the notes' own words."""
+    texts = {s.number: s.text for s in sources}
+    answer = line_answer(line)
+    report = citations.check(answer, texts, "")
+    return Done(
+        answer=answer,
+        answerable=True,
+        citations=citations_of(report),
+        stopped=NOT_GENERATED,
+        timings=timings_of(Generation(), *timing),
+        outcome=verdict(decision).outcome,
+        caution=_caution(decision),
+        marked_answer=answer,
+        quote=line,
+        declined=declined,
+        offer=offer_for(question.language, True),
     )
 
 

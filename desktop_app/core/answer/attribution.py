@@ -28,7 +28,6 @@ from desktop_app.core.answer.support import (
     support,
 )
 from desktop_app.core.events import AddedCitation, Unfound
-from desktop_app.core.passage import Evidence
 
 MIN_SHARED = 2  # a source added must share this many words (or all of a short sentence's)
 NOT_FOUND = "not found in the notes"
@@ -137,10 +136,3 @@ def unsupported_figures(
         if not figures.found_in(figure, values, words):
             out.append(Unfound(figure.text, figure.start, figure.end, figure.kind))
     return out
-
-
-def quoted_answer(evidence: list[Evidence]) -> str:
-    """The answer when the model's own is backed by nothing: the best evidence unit, exactly as
-    its note holds it (`note_text[start:end]`), with its `[n]`."""
-    best = evidence[0]
-    return f"{NOTES_SAY} “{best.text}” [{best.number}]"

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from desktop_app.core.answer import attribution, citations, gate
+from desktop_app.core.answer.grounded import language_name
 from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.prompt import Prompt
+from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.events import (
     AnswerEvent,
     Citations,
@@ -22,8 +24,10 @@ from desktop_app.core.events import (
     Timings,
     Token,
 )
-from desktop_app.core.passage import Passage
+from desktop_app.core.passage import Evidence, Passage
 
+NOT_GENERATED = "not_generated"  # `Done.stopped` when the model was not asked to write
+NO_LINE = "No single sentence of your notes answers this: read the passages below."
 NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
 REFUSAL_SOURCES = 5  # the closest passages a refusal lists
 
@@ -83,7 +87,9 @@ def citations_of(report: citations.CitationReport, invalid: Sequence[int] = ()) 
     return Citations(list(report.valid), [*report.invalid, *taken_out], list(report.sentences))
 
 
-def draft_of(checked: attribution.Checked, replaced: DraftReplaced) -> Draft:
+def draft_of(
+    checked: attribution.Checked, replaced: DraftReplaced, problems: Sequence[str] = ()
+) -> Draft:
     """The model's answer, checked, as it goes along when it gave way."""
     return Draft(
         answer=checked.answer,
@@ -91,6 +97,24 @@ def draft_of(checked: attribution.Checked, replaced: DraftReplaced) -> Draft:
         unsupported=list(checked.unsupported),
         marked_answer=checked.marked(),
         replaced=replaced,
+        problems=list(problems),
+    )
+
+
+def line_answer(line: Evidence | None) -> str:
+    """The answer in the notes' own words: the answer line quoted verbatim with its `[n]`."""
+    if line is None:
+        return NO_LINE
+    return f"{NOTES_SAY} “{line.text}” [{line.number}]"
+
+
+def offer_for(language: str, needed: bool) -> str:
+    """One line offering a better model, when Quire had to answer without the model's words."""
+    if not needed:
+        return ""
+    return (
+        f"A chat model that writes {language_name(language)} well can answer in its own words: "
+        "choose or download one in Settings → Models."
     )
 
 

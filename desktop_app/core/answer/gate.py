@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from desktop_app.core.answer.cues import FACT_KINDS, AnswerKind
 from desktop_app.core.answer.question import Question
 from desktop_app.core.events import Outcome
+from desktop_app.core.retrieval import analyzer
 
 if TYPE_CHECKING:
     from desktop_app.core.passage import Evidence
@@ -37,6 +38,7 @@ CUED_COVERAGE = 0.45  # a passage this close to MIN_COVERAGE answers when a sent
 # words and the kind of thing asked for (a duration, a date, a number, a name)…
 AGREED_COSINE = 0.55  # …or when the embedder, where trusted, finds it this close: two retrievers
 # each just short of their bar agree
+INFLECTED_FROM = 4  # a word this long that starts a passage's word is that word, inflected
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
 
@@ -95,8 +97,18 @@ def _agreed(r: SearchResult) -> bool:
 
 
 def missing_words(question: Question, results: list[SearchResult]) -> list[str]:
-    """The question's key words that none of the first passages contains (by stem or prefix)."""
-    return question.missing({w for r in results[:PASSAGES_CHECKED] for w in r.matched_terms})
+    """The question's key words that none of the first passages contains: by stem or prefix,
+    or as the start of a longer form a reader sees as the same word ("peče" in "pečeme")."""
+    checked = results[:PASSAGES_CHECKED]
+    missing = question.missing({w for r in checked for w in r.matched_terms})
+    if not missing:
+        return missing
+    words = {analyzer.fold(w) for r in checked for w in analyzer.words(r.text)}
+    return [m for m in missing if not _begins_a_word(analyzer.fold(m), words)]
+
+
+def _begins_a_word(word: str, words: set[str]) -> bool:
+    return len(word) >= INFLECTED_FROM and any(w.startswith(word) for w in words)
 
 
 def classify(question: Question, results: list[SearchResult]) -> GateDecision:

@@ -14,6 +14,7 @@ from typing import Any
 
 from desktop_app.core.answer.backends import load_cpu_backend
 from desktop_app.core.answer.gguf import GgufInfo, ModelFileError, inspect_model
+from desktop_app.core.answer.profile import profile_of
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.heavy import collector_paused, import_heavy
 from desktop_app.paths import data_package_dir
@@ -46,6 +47,12 @@ def choose_context(info: GgufInfo, wanted: int | None = None) -> int:
     return max(MIN_CTX, min(info.context_length, cap))
 
 
+@dataclass(frozen=True)
+class Sampling:
+    temperature: float
+    grammar: str | None  # GBNF: what may be sampled (None: anything)
+
+
 @dataclass
 class Generation:
     """Timings and counts of one streamed answer."""
@@ -54,7 +61,7 @@ class Generation:
     completion_tokens: int = 0
     first_token_seconds: float | None = None
     seconds: float = 0.0
-    stopped: str = ""  # "eos", "length", "cancelled"
+    stopped: str = ""  # "eos", "length", "cancelled", "loop" (a repeated run of words)
 
     @property
     def tokens_per_second(self) -> float:
@@ -64,12 +71,17 @@ class Generation:
 
 class LocalModel:
     def __init__(
-        self, path: Path | None = None, n_ctx: int | None = None, threads: int | None = None
+        self,
+        path: Path | None = None,
+        n_ctx: int | None = None,
+        threads: int | None = None,
+        languages: list[str] | None = None,
     ):
         self.path = (path or bundled_chat_model_path()).resolve()
         self.info = inspect_model(self.path)
         self.requested_ctx = n_ctx
         self.n_ctx = choose_context(self.info, n_ctx)
+        self.profile = profile_of(self.info, self.n_ctx, languages)
         self.threads = threads or max(1, (os.cpu_count() or 2))
         self.notices: list[str] = []
         self._llm: Any = None
@@ -135,18 +147,21 @@ class LocalModel:
         cancel: CancelToken,
         temperature: float = 0.2,
         stats: Generation | None = None,
+        grammar: str | None = None,
     ) -> Generator[str, None, None]:
-        """Yield text pieces. Raises Cancelled between prompt batches; stops within one token."""
+        """Yield text pieces. Raises Cancelled between prompt batches; stops within one token.
+        `grammar` (GBNF) constrains what may be sampled."""
         stats = stats or Generation()
+        sampling = Sampling(temperature, grammar)
         with self.lock:
-            yield from self._stream_locked(prompt, max_tokens, cancel, temperature, stats)
+            yield from self._stream_locked(prompt, max_tokens, cancel, sampling, stats)
 
     def _stream_locked(
         self,
         prompt: str,
         max_tokens: int,
         cancel: CancelToken,
-        temperature: float,
+        sampling: Sampling,
         stats: Generation,
     ) -> Iterator[str]:
         llm = self.llm
@@ -163,7 +178,7 @@ class LocalModel:
             cancel.raise_if_cancelled()
             llm.eval(tokens[i : i + PROMPT_STEP])
         try:
-            yield from self._generate(llm, tokens, max_tokens, cancel, temperature, stats, started)
+            yield from self._generate(llm, tokens, max_tokens, cancel, sampling, stats, started)
         finally:  # also when the consumer stops early (closing the generator)
             stats.seconds = time.perf_counter() - started
 
@@ -173,18 +188,21 @@ class LocalModel:
         tokens: list[int],
         max_tokens: int,
         cancel: CancelToken,
-        temperature: float,
+        sampling: Sampling,
         stats: Generation,
         started: float,
     ) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        from llama_cpp import StoppingCriteriaList
+        from llama_cpp import LlamaGrammar, StoppingCriteriaList
 
         stop = _StopOnCancel(cancel)
         stats.stopped = "length"
-        sampling = {"temp": temperature, "top_k": 40, "top_p": 0.9, "repeat_penalty": 1.1}
+        shape = None
+        if sampling.grammar is not None:
+            shape = LlamaGrammar.from_string(sampling.grammar, verbose=False)
+        options = {"temp": sampling.temperature, "top_k": 40, "top_p": 0.9, "repeat_penalty": 1.1}
         criteria = StoppingCriteriaList([stop])
-        for token in llm.generate(tokens, stopping_criteria=criteria, **sampling):
+        for token in llm.generate(tokens, stopping_criteria=criteria, grammar=shape, **options):
             if _is_end_of_generation(llm, token):
                 stats.stopped = "eos"
                 break

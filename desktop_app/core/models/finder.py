@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.answer.gguf import GgufInfo, ModelFileError, inspect_model
+from desktop_app.core.answer.profile import profile_of
 from desktop_app.core.models import memory
 from desktop_app.core.models.locations import Root, model_roots
 
@@ -76,6 +77,7 @@ class FoundModel:
     architecture: str
     needed_bytes: int
     fits: bool | None  # None: this machine's RAM is unknown
+    writes: str = "en"  # the languages its family writes ("any language", or codes)
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "path": str(self.path)}
@@ -274,6 +276,7 @@ def describe(path: Path, source: str, ram_bytes: int | None, name: str = "") -> 
         architecture=info.architecture,
         needed_bytes=needed,
         fits=memory.fits(needed, ram_bytes),
+        writes=profile_of(info, info.context_length).languages_label(),
     )
 
 

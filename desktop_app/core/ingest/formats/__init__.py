@@ -32,6 +32,12 @@ ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "plain")
 SIZE_FACTOR = {".pdf": 10, ".docx": 5}
 
 
+def formats_read() -> str:
+    """The kinds of files Quire reads, as the welcome page names them."""
+    *first, last = KINDS
+    return f"{', '.join(first)} and {last} files"
+
+
 def suffix_of(name: str) -> str:
     return os.path.splitext(name)[1].lower()
 

@@ -1,0 +1,127 @@
+"""The answer line: the shortest exact part of the best evidence unit that answers the question.
+
+A sentence of the notes often holds more than the question asks ("Bake 20 minutes at 250 °C
+with the lid on, then 25 minutes at 230 °C with the lid off."). The line is the clause (or run
+of neighbouring clauses) of that unit that holds the kind of thing asked for (a duration, a
+figure, a date, a name) and most of the question's key words that the unit holds: the
+qualifiers ("with the lid on") decide between two clauses that both hold a temperature. It is
+an exact span of the note (`note_text[start:end] == text`), so it can be quoted verbatim in any
+language, whatever the chat model writes. Code is never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from desktop_app.core.answer import cues
+from desktop_app.core.answer.evidence import question_overlap
+from desktop_app.core.answer.question import Question
+from desktop_app.core.answer.units import CODE
+from desktop_app.core.passage import Evidence
+
+# A clause ends at , ; : or a dash, before the next one starts (numbers like 2,5 or 10:30 and
+# hyphenated words do not end one).
+_CLAUSE_END = re.compile(r"(?<!\d)[,;:](?!\d)\s+|\s+[–—-]\s+|\s+(?=\()")
+MIN_WORDS = 3  # a shorter piece ("then", "at 160 °C") says too little on its own
+MAX_CLAUSES = 3  # neighbouring clauses tried together
+KEEP_SHARE = 0.75  # a shorter part must keep this share of the key words the whole unit holds
+_TRIM = " \t\n,;:–—-"
+
+
+def compose(found: list[Evidence], question: Question) -> Evidence | None:
+    """The answer line from the best evidence unit that answers (None without evidence): an
+    `Evidence` whose span lies inside that unit's; the unit itself when no shorter part answers
+    as well."""
+    if not found:
+        return None
+    best = _answering_unit(found, question)
+    if best.kind == CODE or best.code or _asks_for_all(best.text, question):
+        return best
+    whole = _score(best.text, question)
+    shortest: tuple[int, int] | None = None
+    for start, end in _windows(best.text):
+        text = best.text[start:end]
+        if len(text.split()) < MIN_WORDS or (end - start) >= len(best.text.strip(_TRIM)):
+            continue
+        cue, overlap = _score(text, question)
+        if (whole[0] and not cue) or overlap < KEEP_SHARE * whole[1]:
+            continue
+        if shortest is None or end - start < shortest[1] - shortest[0]:
+            shortest = (start, end)
+    if shortest is None:
+        return best
+    return _part(best, *shortest)
+
+
+def _asks_for_all(text: str, question: Question) -> bool:
+    """Several clauses hold the kind of thing asked for, and no word of the question stands in
+    two of them to choose between them ("How long does the bread bake?" over "20 minutes with
+    the lid on, then 25 minutes without the lid": both times answer; "…while the lid is on?"
+    names the lid, which both clauses speak of, so one of them answers)."""
+    if question.kind not in cues.FACT_KINDS:
+        return False
+    cued = [text[a:b] for a, b in _clauses(text) if _score(text[a:b], question)[0]]
+    if len(cued) < 2:
+        return False
+    for key in question.keys.words:
+        alone = replace(question.keys, words=(key,))
+        if sum(question_overlap(clause, alone) > 0 for clause in cued) >= 2:
+            return False
+    return True
+
+
+def _answering_unit(found: list[Evidence], question: Question) -> Evidence:
+    """The best unit that holds the kind of thing asked for (a duration for "how long"), else
+    the best unit: the evidence is ranked by words, and its first may only set the scene."""
+    if question.kind in cues.FACT_KINDS:
+        return next((e for e in found if e.cue), found[0])
+    return found[0]
+
+
+def _score(text: str, question: Question) -> tuple[bool, float]:
+    asked = question.kind in cues.FACT_KINDS
+    return (asked and cues.matches(question.kind, text, question)), question_overlap(
+        text, question.keys
+    )
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """The clauses of a text as spans, trimmed of the punctuation between them."""
+    spans, at = [], 0
+    for match in _CLAUSE_END.finditer(text):
+        spans.append((at, match.start()))
+        at = match.end()
+    spans.append((at, len(text)))
+    return [_trimmed(text, a, b) for a, b in spans if text[a:b].strip(_TRIM)]
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in _TRIM:
+        start += 1
+    while end > start and text[end - 1] in _TRIM:
+        end -= 1
+    return start, end
+
+
+def _windows(text: str) -> list[tuple[int, int]]:
+    """Every run of up to MAX_CLAUSES neighbouring clauses, as a span of `text`."""
+    clauses = _clauses(text)
+    return [
+        (clauses[i][0], clauses[j][1])
+        for i in range(len(clauses))
+        for j in range(i, min(i + MAX_CLAUSES, len(clauses)))
+    ]
+
+
+def _part(unit: Evidence, start: int, end: int) -> Evidence:
+    text = unit.text[start:end]
+    line_start = unit.line_start + unit.text.count("\n", 0, start)
+    return replace(
+        unit,
+        start=unit.start + start,
+        end=unit.start + end,
+        text=text,
+        line_start=line_start,
+        line_end=line_start + text.count("\n"),
+    )

@@ -1,0 +1,56 @@
+"""The shape a generated answer may take, as a llama.cpp grammar (GBNF), and the loop stop.
+
+A small model left free rambles, imitates labels ("The answer is:", "In German:"), starts lists
+of alternatives and cites sources that do not exist. Decoding under this grammar it can only
+write one or two plain sentences on one line, each ending in citations of the sources it was
+given (`[1]`…`[k]`: a number past `k` cannot be sampled; at most two), with no label (a colon
+stands only inside a number, as in 10:30, or in inline code), no heading, list or table markup,
+and no sentence that does not end in a citation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+MAX_SENTENCES = 2
+SENTENCE_CHARS = 140  # at most this many characters (or numbers, or code spans) before its `[n]`
+LOOP_WORDS = 4  # a run of this many words written twice is a loop: generation stops
+
+# Any character but line breaks, brackets, markup, colons and sentence ends; those stand only
+# inside a number (2.5, 10:30) or inline code: a sentence ends only with its citations.
+_CHAR = r"[^\n\r\[\]:#*|<>.!?`0-9]"
+
+
+def answer_grammar(sources: int, sentences: int = MAX_SENTENCES) -> str:
+    """GBNF for one to `sentences` sentences citing sources 1..`sources`."""
+    if sources < 1:
+        raise ValueError("an answer grammar needs at least one source to cite")
+    numbers = " | ".join(f'"{n}"' for n in range(1, sources + 1))
+    more = ' (" " sentence)?' * (sentences - 1)
+    return "\n".join(
+        [
+            f"root ::= sentence{more}",
+            'sentence ::= first body " " cite (", " cite)? "."',
+            # a sentence starts with a letter, a digit or an opening quote: never with a label
+            r"first ::= [^\n\r\[\]:#*|<> \t.,;!?`0-9-] | number",
+            f"body ::= piece{{1,{SENTENCE_CHARS}}}",
+            f"piece ::= {_CHAR} | number | code",
+            "number ::= [0-9]+ ([.,:] [0-9]+)?",
+            'code ::= "`" [^`\\n]+ "`"',
+            f'cite ::= "[" ({numbers}) "]"',
+        ]
+    )
+
+
+def repeats(words: Iterable[str], size: int = LOOP_WORDS) -> bool:
+    """A run of `size` words stands twice in `words` (case-folded, punctuation kept)."""
+    seen: set[tuple[str, ...]] = set()
+    window: list[str] = []
+    for word in words:
+        window = [*window, word.casefold()][-size:]
+        if len(window) == size:
+            key = tuple(window)
+            if key in seen:
+                return True
+            seen.add(key)
+    return False

@@ -1,0 +1,144 @@
+"""Is a generated answer fit to read? Checked beside the proof checks, before it is shown.
+
+A draft fails when it holds words that are neither words of the answer's language (by
+`wordfreq`'s list for that language, made for exactly this) nor words of the sources or the
+question; when it loops; when it wears a label ("The answer is:", "In German:") or cites a
+source that does not exist; when it is in another language than the question; or when it gives
+a figure of the kind asked for that the answer line, the part of the notes that matches the
+question's qualifiers, does not hold ("230 °C" from the "lid off" clause for "with the lid on"),
+or says nothing of what that line adds to the question; or when it never came to an end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from desktop_app.core.answer import cues, figures, grammar
+from desktop_app.core.answer.grounded import language_name
+from desktop_app.core.answer.question import Question
+from desktop_app.core.answer.support import CITATION
+from desktop_app.core.heavy import import_heavy
+from desktop_app.core.passage import Evidence
+from desktop_app.core.retrieval import analyzer, languages
+
+MIN_WORD = 3  # shorter words (and any with a digit) are not judged
+LANGUAGE_WORDS = 6  # a draft this long (in words) is long enough to tell its language
+# A label: a few words and a colon where a sentence starts; or the scaffold small models echo.
+_LABEL = re.compile(r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s")
+_SCAFFOLD = re.compile(
+    r"\b(?:the answer (?:to (?:this|the|your) question )?is|to (?:answer|solve) this|answer:"
+    r"|question:|in (?:english|german|czech)\b|checked:)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A draft as generation left it: its text, whether it ended on its own, how many sources
+    it was given to cite."""
+
+    text: str
+    finished: bool
+    sources: int
+
+
+def problems(
+    written: Written, question: Question, sources: Iterable[str], evidence: list[Evidence],
+    line: Evidence | None,
+) -> list[str]:  # fmt: skip
+    """What makes the draft unfit to show (empty: none), each said in a few words."""
+    draft, unfit = written.text, []
+    if not written.finished or _cut_off(draft):
+        unfit.append("it did not come to an end")
+    invented = made_up_words(draft, question.language, [question.text, *sources])
+    if invented:
+        named = ", ".join(f"“{w}”" for w in invented[:4])
+        unfit.append(f"words that are not {language_name(question.language)}: {named}")
+    if grammar.repeats(draft.split()):
+        unfit.append("it repeats itself")
+    if _LABEL.search(draft) or _SCAFFOLD.search(draft):
+        unfit.append("it wears a label instead of answering")
+    cited = [n for m in CITATION.finditer(draft) for n in _numbers(m.group(0))]
+    if any(n < 1 or n > written.sources for n in cited):
+        unfit.append("it cites a source that does not exist")
+    if _other_language(draft, question.language):
+        unfit.append("it is not in the question's language")
+    if line is not None and _figure_elsewhere(draft, question, line):
+        unfit.append("its figure is not the one the notes give for what was asked")
+    elif evidence and not any(_says_what(unit, draft, question) for unit in evidence):
+        unfit.append("it says nothing the quoted sentences of your notes say")
+    return unfit
+
+
+def made_up_words(text: str, language: str, known: Iterable[str]) -> list[str]:
+    """Words of `text` that are not words of `language` and that no `known` text holds."""
+    lookup = _frequency(language)
+    if lookup is None:  # no word list for this language: nothing can be judged
+        return []
+    held = {w for t in known for w in _words(t)}
+    held |= {analyzer.fold(w) for w in held}
+    out = []
+    for word in dict.fromkeys(_words(CITATION.sub(" ", text))):
+        if len(word) < MIN_WORD or any(c.isdigit() for c in word):
+            continue
+        if word in held or analyzer.fold(word) in held or lookup(word) > 0:
+            continue
+        out.append(word)
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return analyzer.words(text)
+
+
+@cache
+def _frequency(language: str) -> Any:
+    """`word → Zipf frequency` for a language wordfreq has a list of, else None."""
+    wordfreq = import_heavy("wordfreq")
+    if language not in wordfreq.available_languages(wordlist="large"):
+        return None
+    return lambda word: wordfreq.zipf_frequency(word, language, wordlist="large")
+
+
+def _cut_off(draft: str) -> bool:
+    """A sentence ran to the grammar's length bound: its `[n]` was forced on it mid-thought."""
+    return any(len(part.strip()) >= grammar.SENTENCE_CHARS for part in CITATION.split(draft))
+
+
+def _numbers(citation: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", citation)]
+
+
+def _other_language(draft: str, language: str) -> bool:
+    plain = CITATION.sub(" ", draft)
+    if len(analyzer.words(plain)) < LANGUAGE_WORDS:
+        return False
+    return analyzer.detect_language(plain) != language
+
+
+def _says_what(unit: Evidence, draft: str, question: Question) -> bool:
+    """The draft holds something an evidence unit adds to the question (a word by its stem or
+    prefix, or a figure): an answer that shares none of it answers from somewhere else."""
+    added = _terms(unit.text, question.language) - _terms(question.text, question.language)
+    if not added:
+        return True
+    figures_added = figures.numbers(unit.text) - question.numbers
+    said = _terms(CITATION.sub(" ", draft), question.language)
+    return bool(added & said) or bool(figures_added & figures.numbers(draft))
+
+
+def _terms(text: str, language: str) -> set[str]:
+    words = languages.key_words(analyzer.words(text))
+    return {*analyzer.stems(words, language), *analyzer.prefixes(words)}
+
+
+def _figure_elsewhere(draft: str, question: Question, line: Evidence) -> bool:
+    """The question asks for a figure, the answer line gives one, and the draft gives another."""
+    if question.kind not in cues.FACT_KINDS or not line.cue:
+        return False
+    given = figures.numbers(CITATION.sub(" ", draft)) - question.numbers
+    return bool(given - figures.numbers(line.text))
