@@ -20,10 +20,11 @@ Judged on the shown answer (and any shown draft), by this file's own rules:
 - loops: a run of four words written twice;
 - scaffolding: a label ("The answer is:", "A:", "In German:") other than Quire's own
   "Your notes say:", or a `[n]` past the sources given;
-- wrong language: a shown text of six words or more that py3langid reads as another language;
+- wrong language: words Quire or the model wrote (six or more, outside a quotation of the notes,
+  which is in the notes' own language) that py3langid reads as another language;
 - clean: holds gold and none of the above; and the median characters shown.
-Also: how often the model's words were the answer (generated) and how often the evidence line
-stood in (composed), and on how many the evidence line alone would hold the gold.
+Also: how often the model's words were the answer (generated); how often the answer line holds
+the gold, the evidence unit it was cut from does, and any shown evidence unit does.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ _LABEL = re.compile(
     re.I,
 )
 _CITATION = re.compile(r"\[(\d+)\]")
+_QUOTED = re.compile(re.escape(OWN_LABEL) + r"\s*“.*?”", re.DOTALL)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -105,7 +107,9 @@ def scaffolding(text: str, sources: int) -> bool:
 
 
 def wrong_language(text: str, language: str) -> bool:
-    plain = _CITATION.sub(" ", text.replace(OWN_LABEL, " "))
+    """Words written in another language than the question's; a quotation of the notes (“…”
+    after "Your notes say:") is the notes' own words, in their language, and is not judged."""
+    plain = _CITATION.sub(" ", _QUOTED.sub(" ", text))
     if len(analyzer.words(plain)) < 6:
         return False
     return analyzer.detect_language(plain, LANGUAGES) != language
@@ -124,6 +128,21 @@ def shown(question: str, events: list[Any]) -> tuple[str, str, Done]:
     return done.answer, draft, done
 
 
+def _evidence(events: list[Any]) -> list[Any]:
+    shown = next((e for e in events if isinstance(e, EvidenceShown)), None)
+    return [] if shown is None else shown.evidence
+
+
+def _unit_holds(events: list[Any], done: Done, gold: str) -> bool:
+    """The evidence unit the answer line was cut from holds the gold answer."""
+    line = done.quote
+    if line is None:
+        return False
+    units = [e for e in _evidence(events) if e.path == line.path and e.start <= line.start
+             and line.end <= e.end]  # fmt: skip
+    return any(holds(u.text, gold) for u in units)
+
+
 def judge(q: dict[str, Any], language: str, events: list[Any]) -> dict[str, Any]:
     if not isinstance(events[-1], Done) or not events[-1].answerable:
         return {"id": q["id"], "refused": True, "gold": False, "clean": False, "chars": 0}
@@ -138,6 +157,8 @@ def judge(q: dict[str, Any], language: str, events: list[Any]) -> dict[str, Any]
         "wrong_language": wrong_language(answer, language), "draft_shown": bool(draft),
         "chars": len(answer), "generated": done.quote is None and not done.declined,
         "line_gold": done.quote is not None and holds(done.quote.text, q["answer"]),
+        "unit_gold": _unit_holds(events, done, q["answer"]),
+        "evidence_gold": any(holds(e.text, q["answer"]) for e in _evidence(events)),
         "answer": answer,
     }  # fmt: skip
     defects = row["made_up"] or row["loops"] or row["scaffolding"] or row["wrong_language"]
@@ -190,7 +211,7 @@ def share(rows: list[dict], key: str) -> str:
 
 def table(rows: dict[str, list[dict]]) -> str:
     keys = ("gold", "made_up", "loops", "scaffolding", "wrong_language", "draft_shown", "clean",
-            "generated", "line_gold")  # fmt: skip
+            "generated", "line_gold", "unit_gold", "evidence_gold")  # fmt: skip
     head = "| language | n | " + " | ".join(keys) + " | median chars |"
     lines = [head, "|" + "---|" * (len(keys) + 3)]
     for language, got in rows.items():

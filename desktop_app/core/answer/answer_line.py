@@ -22,22 +22,23 @@ from desktop_app.core.passage import Evidence
 
 # A clause ends at , ; : or a dash, before the next one starts (numbers like 2,5 or 10:30 and
 # hyphenated words do not end one).
-_CLAUSE_END = re.compile(r"(?<!\d)[,;:](?!\d)\s+|\s+[–—-]\s+|\s+(?=\()")
+_CLAUSE_END = re.compile(r"(?<!\d)[,;:](?!\d)\s+|\s+[–—-]\s+")
 MIN_WORDS = 3  # a shorter piece ("then", "at 160 °C") says too little on its own
 MAX_CLAUSES = 3  # neighbouring clauses tried together
-KEEP_SHARE = 0.75  # a shorter part must keep this share of the key words the whole unit holds
+KEEP_SHARE = 0.999  # a shorter part keeps every key word the whole unit holds (the qualifiers)
 _TRIM = " \t\n,;:–—-"
 
 
 def compose(found: list[Evidence], question: Question) -> Evidence | None:
-    """The answer line from the best evidence unit that answers (None without evidence): an
-    `Evidence` whose span lies inside that unit's; the unit itself when no shorter part answers
-    as well."""
+    """The answer line from the best evidence unit (None without evidence): an `Evidence` whose
+    span lies inside that unit's; the unit itself when no shorter part answers as well."""
     if not found:
         return None
-    best = _answering_unit(found, question)
+    best = found[0]
     if best.kind == CODE or best.code or _asks_for_all(best.text, question):
         return best
+    if question.kind not in cues.FACT_KINDS:
+        return best  # nothing tells which clause holds the answer: the whole unit does
     whole = _score(best.text, question)
     shortest: tuple[int, int] | None = None
     for start, end in _windows(best.text):
@@ -69,14 +70,6 @@ def _asks_for_all(text: str, question: Question) -> bool:
         if sum(question_overlap(clause, alone) > 0 for clause in cued) >= 2:
             return False
     return True
-
-
-def _answering_unit(found: list[Evidence], question: Question) -> Evidence:
-    """The best unit that holds the kind of thing asked for (a duration for "how long"), else
-    the best unit: the evidence is ranked by words, and its first may only set the scene."""
-    if question.kind in cues.FACT_KINDS:
-        return next((e for e in found if e.cue), found[0])
-    return found[0]
 
 
 def _score(text: str, question: Question) -> tuple[bool, float]:

@@ -72,10 +72,13 @@ class _Forms:
         return cls(tuple(analyzer.fold(t) for t in tokens), tuple(analyzer.stems(tokens, language)))
 
     def position(self, word: str, stem: str, prefix: str) -> int | None:
-        """Where a question word first stands in the text, by stem, prefix or as the end of a
-        compound ("Pergamonmuseum" holds "museum"); None if nowhere."""
+        """Where a question word first stands in the text, by stem, prefix, as the start of a
+        longer form ("peče" in "pečeme": a word shorter than a prefix has none to match) or as
+        the end of a compound ("Pergamonmuseum" holds "museum"); None if nowhere."""
         for i, (folded, own) in enumerate(zip(self.words, self.stems, strict=True)):
             if own == stem or (len(prefix) >= PREFIX and folded[:PREFIX] == prefix):
+                return i
+            if analyzer.begins(word, folded):
                 return i
             if len(word) >= COMPOUND and len(folded) > len(word) and folded.endswith(word):
                 return i

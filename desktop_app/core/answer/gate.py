@@ -38,7 +38,6 @@ CUED_COVERAGE = 0.45  # a passage this close to MIN_COVERAGE answers when a sent
 # words and the kind of thing asked for (a duration, a date, a number, a name)…
 AGREED_COSINE = 0.55  # …or when the embedder, where trusted, finds it this close: two retrievers
 # each just short of their bar agree
-INFLECTED_FROM = 4  # a word this long that starts a passage's word is that word, inflected
 PASSAGES_CHECKED = 3  # the passages whose words decide which key words are missing
 
 
@@ -104,11 +103,7 @@ def missing_words(question: Question, results: list[SearchResult]) -> list[str]:
     if not missing:
         return missing
     words = {analyzer.fold(w) for r in checked for w in analyzer.words(r.text)}
-    return [m for m in missing if not _begins_a_word(analyzer.fold(m), words)]
-
-
-def _begins_a_word(word: str, words: set[str]) -> bool:
-    return len(word) >= INFLECTED_FROM and any(w.startswith(word) for w in words)
+    return [m for m in missing if not any(analyzer.begins(analyzer.fold(m), w) for w in words)]
 
 
 def classify(question: Question, results: list[SearchResult]) -> GateDecision:

@@ -19,6 +19,9 @@ from typing import Any
 # splits words there, and every term must be exactly one FTS5 token.
 _WORD = re.compile(r"[^\W_\u19b0-\u19c9]+")
 PREFIX_LEN = 5
+# A question word shorter than a prefix has none to match by: from this length, it matches a word
+# it begins, as a reader sees "peče" in "pečeme" (answer checks only; the index keeps its terms).
+INFLECTED_FROM = 4
 FALLBACK_LANGUAGE = "und"
 
 # ISO 639-1 codes (as py3langid reports them) → PyStemmer algorithm names.
@@ -74,6 +77,11 @@ def word_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 @lru_cache(maxsize=65536)
+def begins(word: str, longer: str) -> bool:
+    """`word` (folded) starts `longer` (folded) and is long enough to count as the same word."""
+    return len(word) >= INFLECTED_FROM and longer.startswith(word)
+
+
 def fold(word: str) -> str:
     """Strip diacritics: 'příliš' → 'prilis', 'Straße' (case-folded 'strasse') stays.
 

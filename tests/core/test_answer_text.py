@@ -1,0 +1,192 @@
+"""What Quire shows as *the answer*: right, short, in the question's language, or the notes' own
+words — never a draft with labels, loops, invented `[n]` or made-up words."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.answer import answer_line, grammar, readability
+from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.gate import missing_words
+from desktop_app.core.answer.gguf import GgufInfo
+from desktop_app.core.answer.profile import family_of, parse_languages, profile_of
+from desktop_app.core.answer.question import Question
+from desktop_app.core.cancel import CancelToken
+from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
+from desktop_app.core.passage import Evidence
+from desktop_app.core.service import Quire
+from desktop_app.paths import sample_notes
+from desktop_app.settings import Settings
+from tests.fakes import QueuedModel
+
+LID = "At what temperature is the bread baked while the lid is on?"
+BAKE = (
+    "Bake in a preheated Dutch oven at 250 °C for 20 minutes with the lid on,\n"
+    "then 25 minutes at 230 °C without the lid, until the crust is deep brown."
+)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
+    folder = tmp_path_factory.mktemp("sample") / "notes"
+    shutil.copytree(sample_notes(), folder)
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
+    quire.index([folder], embed=False)
+    yield quire, folder
+    quire.close()
+
+
+def _ask(quire: Quire, question: str, model: QueuedModel) -> list[object]:
+    return list(answer_events(quire.retrieval(), question, [], model, CancelToken()))
+
+
+def _unit(text: str, start: int = 0) -> Evidence:
+    return Evidence(1, "bread.md", "/n", "Bread", start, start + len(text), 1, 2, text,
+                    "sentence", 1.0, 0.5, True)  # fmt: skip
+
+
+# -- the answer line ---------------------------------------------------------------------------
+def test_the_answer_line_is_the_clause_the_question_qualifies_and_an_exact_span() -> None:
+    line = answer_line.compose([_unit(BAKE, 100)], Question.read(LID, "en"))
+    assert line is not None and "250 °C" in line.text and "230" not in line.text
+    assert BAKE[line.start - 100 : line.end - 100] == line.text  # a span of the note, verbatim
+
+
+def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None:
+    line = answer_line.compose([_unit(BAKE)], Question.read("How long does the bread bake?", "en"))
+    assert line is not None and line.text == BAKE  # 20 and 25 minutes: both answer
+
+
+# -- reading checks ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("draft", "problem"),
+    [
+        ("Die Fahrt ist eine Auswirkungsweberschutz der Staatsdeutchen [1].", "words that are not"),
+        ("The train is fast and the train is fast and the train is fast [1].", "repeats itself"),
+        ("The answer is: vier Stunden [1].", "label"),
+        ("It takes four hours [7].", "does not exist"),
+        ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
+    ],
+)
+def test_a_draft_unfit_to_read_is_named_for_what_is_wrong(draft: str, problem: str) -> None:
+    source = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."
+    language = "de" if "Staatsdeutchen" in draft else "en"
+    question = Question.read(
+        "Wie lange dauert die Zugfahrt?" if language == "de" else "How long is the train?", language
+    )
+    written = readability.Written(draft, True, 1)
+    found = readability.problems(written, question, [source], [], None)
+    assert any(problem in p for p in found), found
+
+
+def test_a_plain_backed_draft_passes_the_reading_checks() -> None:
+    question = Question.read(LID, "en")
+    written = readability.Written("The bread is baked at 250 °C with the lid on [1].", True, 1)
+    line = answer_line.compose([_unit(BAKE)], question)
+    assert readability.problems(written, question, [BAKE], [_unit(BAKE)], line) == []
+
+
+def test_a_figure_from_the_clause_the_question_does_not_ask_about_fails() -> None:
+    question = Question.read(LID, "en")
+    written = readability.Written("The bread is baked at 230 °C [1].", True, 1)
+    line = answer_line.compose([_unit(BAKE)], question)
+    found = readability.problems(written, question, [BAKE], [_unit(BAKE)], line)
+    assert any("figure" in p for p in found)
+
+
+def test_words_of_the_language_inflected_forms_and_the_notes_words_are_not_made_up() -> None:
+    assert readability.made_up_words("Wir pečeme die Svíčková lange.", "de", ["pečeme svíčková"]) == []
+    assert readability.made_up_words("Svejské jedinice je za konzolacím.", "cs", []) == [
+        "svejské", "jedinice", "konzolacím",
+    ]  # fmt: skip
+
+
+# -- the flow, with a fake model ---------------------------------------------------------------
+def test_labels_loops_invented_citations_and_made_up_words_never_reach_the_answer(
+    sample: tuple[Quire, Path],
+) -> None:
+    bad = ("In German: The answer is Staatsdeutchen bread [9]. Bread bread bread bread bread "
+           "bread bread bread bread.")  # fmt: skip
+    model = QueuedModel(bad)
+    events = _ask(sample[0], "How much salt goes into the sourdough bread?", model)
+    done = events[-1]
+    assert isinstance(done, Done) and done.draft is not None
+    assert done.draft.replaced == DraftReplaced.UNREADABLE and done.draft.problems
+    for junk in ("In German", "answer is", "Staatsdeutchen", "[9]", "bread bread"):
+        assert junk not in done.answer
+    assert done.quote is not None and "10 g salt" in done.answer and done.offer
+    assert model.grammars[0] is not None and '"1"' in model.grammars[0]  # generation was shaped
+
+
+def test_a_czech_question_with_an_english_only_model_gets_the_notes_words(
+    sample: tuple[Quire, Path],
+) -> None:
+    quire, folder = sample
+    model = QueuedModel("should never be asked", languages=frozenset({"en"}))
+    events = _ask(quire, "Jak dlouho se peče svíčková?", model)
+    done = events[-1]
+    assert isinstance(done, Done) and model.prompts == []  # no generation at all
+    assert done.declined and "Czech" in done.declined and "Czech" in done.offer
+    assert done.quote is not None and "dvě a půl hodiny" in done.answer
+    note = (folder / done.quote.path).read_text("utf-8")
+    assert note[done.quote.start : done.quote.end] == done.quote.text
+    assert not any(isinstance(e, EvidenceShown) and "peče" in e.caution for e in events)
+
+
+def test_the_inflected_form_in_the_note_is_no_missing_word(sample: tuple[Quire, Path]) -> None:
+    quire = sample[0]
+    question = Question.read("Jak dlouho se peče svíčková?", "cs")
+    results = quire.search("Jak dlouho se peče svíčková?", top_k=5)
+    assert "peče" not in missing_words(question, results)  # the note says "pečeme"
+
+
+# -- the model's profile -----------------------------------------------------------------------
+def _info(name: str, architecture: str = "llama", template: str = "") -> GgufInfo:
+    return GgufInfo(Path(f"/m/{name}.gguf"), 3, architecture, name, 8192, template, 1)
+
+
+def test_families_write_what_their_model_cards_say_and_the_user_corrects_them() -> None:
+    assert profile_of(_info("SmolLM2-135M-Instruct"), 2048).languages == frozenset({"en"})
+    assert profile_of(_info("Qwen2.5-1.5B-Instruct", "qwen2"), 2048).writes("de")
+    assert profile_of(_info("gemma-3-1b-it", "gemma3"), 2048).writes("cs")
+    assert family_of(_info("mystery", "x", "<|im_start|>user")).name == "Qwen"
+    assert not profile_of(_info("mystery", "x"), 2048).writes("de")  # unknown: English only
+    corrected = profile_of(_info("SmolLM2-135M-Instruct"), 2048, ["en", "cs"])
+    assert corrected.writes("cs") and corrected.corrected
+    assert profile_of(_info("SmolLM2"), 2048, ["*"]).writes("de")
+    assert parse_languages("en, de cs") == ["en", "de", "cs"] and parse_languages(" ") is None
+    with pytest.raises(ValueError, match="not a language code"):
+        parse_languages("english")
+
+
+def test_settings_keep_each_models_languages_and_drop_bad_values(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"model_languages": {"/m/a.gguf": ["en", "de", 3, "x y"], "/m/b": "cs"}}')
+    settings = Settings.load(path)
+    assert settings.languages_of(Path("/m/a.gguf")) == ["en", "de"]
+    assert settings.languages_of(Path("/m/b")) is None
+
+
+# -- the grammar, on the real model ------------------------------------------------------------
+@pytest.mark.slow
+def test_the_grammar_cannot_write_a_citation_that_does_not_exist() -> None:
+    from desktop_app.core.answer.llm import LocalModel
+
+    model = LocalModel(n_ctx=1024)
+    prompt = model.render([{"role": "user", "content": "Repeat exactly: 'The sky is blue [7].'"}])
+    shape = grammar.answer_grammar(2, sentences=1)
+    text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
+    assert text.endswith("].") and "[7]" not in text
+    assert readability.problems(readability.Written(text, True, 2), Question.read("Sky?", "en"),
+                                [], [], None) in ([], ["it says nothing the quoted sentences of "
+                                                      "your notes say"])  # fmt: skip
+    assert set(readability.CITATION.findall(text)) <= {"1", "2"}
+
+
+def test_a_loop_is_a_run_of_words_written_twice() -> None:
+    assert grammar.repeats("a b c d e a b c d".split())
+    assert not grammar.repeats("a b c d e f g h".split())
