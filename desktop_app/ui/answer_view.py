@@ -73,17 +73,18 @@ def provisional_markdown(text: str) -> str:
 
 def cautions_markdown(turn: Turn, index: int) -> str:
     """One line each: weak evidence, what the checks found, why the model did not write, the
-    offer of a better model, and the failed draft (folded unless the reader opened it)."""
+    failed draft (folded unless the reader opened it), and the offer of a better model."""
     lines = [caution_markdown(turn.caution).strip()]
     lines.append(check_notice(turn.citations) if turn.answerable and turn.quote is None else "")
     lines.append(turn.declined)
-    if turn.offer:
-        lines.append(f"{turn.offer.removesuffix('.')} ([open]({MODELS_LINK})).")
     lines = [f"*⚠ {html.escape(line, quote=False)}*" if not line.startswith("*") else line
              for line in lines if line]  # fmt: skip
     text = "".join(f"\n\n{line}" for line in lines)
     if turn.draft is not None:
         text += draft_markdown(turn.draft, index, turn.draft_open)
+    if turn.offer:
+        offer = html.escape(turn.offer.removesuffix("."), quote=False)
+        text += f"\n\n*{offer}* ([open]({MODELS_LINK}))."
     return text
 
 

@@ -166,16 +166,21 @@ def judge(q: dict[str, Any], language: str, events: list[Any]) -> dict[str, Any]
     return row
 
 
-def questions_for(language: str, per_set: int, eval_dir: Path) -> dict[str, list[dict]]:
-    """Each question set of a language: its notes folder and questions."""
+def questions_for(
+    language: str, per_set: int, eval_dir: Path, limit: int | None = None
+) -> dict[str, list[dict]]:
+    """Each question set of a language (at most `limit` questions of each)."""
     sample = [
         q for q in read_jsonl(SAMPLE_QUESTIONS)
         if analyzer.detect_language(q["question"], LANGUAGES) == language
     ]  # fmt: skip
     if language == "cs":
-        return {"sample": sample, "answers-cs": read_jsonl(CZECH_SET / "questions.jsonl")}
-    xquad = read_jsonl(eval_dir / f"xquad-{language}" / "questions.jsonl")
-    return {"sample": sample, f"xquad-{language}": random.Random(35).sample(xquad, per_set)}
+        sets = {"sample": sample, "answers-cs": read_jsonl(CZECH_SET / "questions.jsonl")}
+    else:
+        xquad = read_jsonl(eval_dir / f"xquad-{language}" / "questions.jsonl")
+        picked = random.Random(35).sample(xquad, min(per_set, len(xquad)))
+        sets = {"sample": sample, f"xquad-{language}": picked}
+    return {name: questions[:limit] for name, questions in sets.items()}
 
 
 def folder_of(name: str, eval_dir: Path) -> Path:
@@ -190,7 +195,8 @@ def run(args: argparse.Namespace, model: Any, work: Path) -> dict[str, list[dict
     rows: dict[str, list[dict]] = {lang: [] for lang in args.languages}
     homes: dict[str, Quire] = {}
     for language in args.languages:
-        for name, questions in questions_for(language, args.per_set, args.eval).items():
+        sets = questions_for(language, args.per_set, args.eval, args.limit)
+        for name, questions in sets.items():
             if name not in homes:
                 homes[name] = Quire.open(work / name)
                 homes[name].index([folder_of(name, args.eval)])
@@ -229,20 +235,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-languages", help="what --model writes, e.g. 'en,de,cs' or '*'")
     parser.add_argument("--model-cache", type=Path, help="record generations here; replay on rerun")
     parser.add_argument("--eval", type=Path, default=EVAL)
+    parser.add_argument("--limit", type=int, help="at most this many questions of each set")
+    parser.add_argument("--page", type=Path, help="write the table into this Markdown page")
     args = parser.parse_args(argv)
     args.languages = args.languages.split(",")
     from desktop_app.core.answer.llm import LocalModel
 
     writes = args.model_languages.split(",") if args.model_languages else None
     model: Any = LocalModel(args.model, n_ctx=4096, languages=writes)
-    print(f"model {model.path.name}: {model.profile.family}, writes "
-          f"{model.profile.languages_label()}", flush=True)  # fmt: skip
+    label = (f"model {model.path.name}: {model.profile.family}, writes "
+             f"{model.profile.languages_label()}")  # fmt: skip
+    print(label, flush=True)
     if args.model_cache:
         model = RecordedModel(model, args.model_cache)
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(args, model, Path(tmp))
     print(table(rows))
+    if args.page:
+        write_page(args.page, f"{label}\n\n{table(rows)}")
     return 0
+
+
+PAGE_START, PAGE_END = "<!-- bench_answer_text -->", "<!-- /bench_answer_text -->"
+
+
+def write_page(page: Path, text: str) -> None:
+    """The bench's section of the benchmarks page, replaced (or added at its end)."""
+    old = page.read_text("utf-8") if page.exists() else ""
+    section = f"{PAGE_START}\n{text}\n{PAGE_END}"
+    if PAGE_START in old and PAGE_END in old:
+        before, rest = old.split(PAGE_START, 1)
+        new = before + section + rest.split(PAGE_END, 1)[1]
+    else:
+        new = f"{old.rstrip()}\n\n{section}\n" if old else f"{section}\n"
+    page.write_text(new, "utf-8")
 
 
 if __name__ == "__main__":

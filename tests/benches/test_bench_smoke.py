@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.answer import llm
 from desktop_app.core.cancel import CancelToken
 from tests.bench import (
+    bench_answer_text,
     bench_answers,
     bench_corruption,
     bench_formats,
@@ -159,6 +160,28 @@ def test_bench_answers(
         r"\d+ of \d+ \| \d+ / \d+ \|",
         out,
     ), out
+
+
+def test_bench_answer_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two questions of each set in the three languages, from a queued model that writes only
+    English: the table, per language, and the page section it writes (twice: replaced)."""
+    answers = ["It takes about four hours [1]."] * 20
+    monkeypatch.setattr(
+        llm, "LocalModel", lambda *a, **k: QueuedModel(*answers, languages=frozenset({"en"}))
+    )
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# Benchmarks\n")
+    argv = cli("--per-set 2 --limit 2 --eval", MINI_EVAL_DIR) + cli("--page", page)
+    for _ in range(2):
+        assert bench_answer_text.main(argv) == 0
+    out = capsys.readouterr().out
+    cells = r"(?: {NUMBER} \|){11}".replace("{NUMBER}", NUMBER)
+    for language in ("en", "de", "cs"):
+        assert re.search(rf"^\| {language} \| \d+ \|{cells} \d+ \|$", out, re.MULTILINE), out
+    written = page.read_text("utf-8")
+    assert written.startswith("# Benchmarks") and written.count("| cs |") == 1
 
 
 def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:

@@ -69,8 +69,8 @@ def test_one_answer_first_then_the_evidence_then_the_cautions() -> None:
     answer = markdown.index("Your notes say:")
     evidence = markdown.index("From your notes:")
     caution = markdown.index("Weak evidence")
-    offer = markdown.index("A chat model that writes German")
-    assert answer < evidence < caution < offer
+    offered = markdown.index("A chat model that writes German")
+    assert answer < evidence < caution < offered
     assert f"]({MODELS_LINK})" in markdown  # the offer opens Settings → Models
     assert markdown.count("Mit dem Zug aus Prag") == 2  # the answer line and its evidence
 
