@@ -169,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     hits = [r for r in service.search("scanned PDF no text layer", top_k=5) if r.page]
     window.open_source(cited[0] if cited else hits[0])  # the page, the passage painted over it
     shot("9-pdf-citation.png")
+    window.chat.new_chat()
+    window.chat.ask("Jak dlouho se peče svíčková?")  # a language the bundled model does not write
+    wait_until(lambda: len(finished) > 5)
+    shot("12-answer-in-the-notes-words.png")
     window.close()
     service.close()
     shutil.rmtree(tmp, ignore_errors=True)
