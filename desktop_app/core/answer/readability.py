@@ -97,11 +97,13 @@ def _words(text: str) -> list[str]:
 
 @cache
 def _frequency(language: str) -> Any:
-    """`word → Zipf frequency` for a language wordfreq has a list of, else None."""
+    """`word → Zipf frequency` from wordfreq's largest list for a language (the installers keep
+    the large lists of the languages Quire reads and the small ones of the rest), else None."""
     wordfreq = import_heavy("wordfreq")
-    if language not in wordfreq.available_languages(wordlist="large"):
-        return None
-    return lambda word: wordfreq.zipf_frequency(word, language, wordlist="large")
+    for size in ("large", "small"):
+        if language in wordfreq.available_languages(wordlist=size):
+            return lambda word, size=size: wordfreq.zipf_frequency(word, language, wordlist=size)
+    return None
 
 
 def _cut_off(draft: str) -> bool:
