@@ -326,7 +326,8 @@ def _checked_done(
     report = citations.check(checked.answer, texts, language)
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
-    written = readability.Written(answer.text, answer.stats.stopped == "eos", len(texts))
+    ended = answer.stats.stopped in ("eos", "marker")  # not cut by the length bound or a loop
+    written = readability.Written(answer.text, ended, len(texts))
     unfit = readability.problems(written, question, texts.values(), found, line)
     replaced = _replaced_because(checked, report, found, question, texts)
     if replaced is None and unfit:
