@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -22,5 +23,40 @@ def encoding() -> tiktoken.Encoding:
         return tiktoken.get_encoding(ENCODING_NAME)
 
 
+# A long run of one kind of character (letters, punctuation or white space: what the encoding's
+# pre-split keeps in one piece) is counted in slices: byte-pair encoding one piece costs the
+# square of its length. Words, numbers and URLs break into short pieces and are never cut.
+RUN_SLICE = 128
+_LONG_RUN = re.compile(
+    rf"[^\W\d_]{{{RUN_SLICE},}}|(?:[^\w\s]|_){{{RUN_SLICE},}}|\s{{{RUN_SLICE},}}"
+)
+
+
+_BLANKS = tuple(c * RUN_SLICE for c in " \n\t")
+_PROBE = 1 << 16  # text is probed in windows this long, so a huge block is never split whole
+
+
+def _may_have_long_run(text: str) -> bool:
+    """A quick probe (the regex is slow to search long text): a word or a blank run of at
+    least RUN_SLICE characters."""
+    if any(blank in text for blank in _BLANKS):
+        return True
+    for start in range(0, len(text), _PROBE):
+        window = text[start : start + _PROBE + RUN_SLICE]
+        if max(map(len, window.split()), default=0) >= RUN_SLICE:
+            return True
+    return False
+
+
 def count_tokens(text: str) -> int:
-    return len(encoding().encode(text, disallowed_special=()))
+    encode = encoding().encode
+    if len(text) < RUN_SLICE or not _may_have_long_run(text) or not _LONG_RUN.search(text):
+        return len(encode(text, disallowed_special=()))
+    total = pos = 0
+    for run in _LONG_RUN.finditer(text):
+        total += len(encode(text[pos : run.start()], disallowed_special=()))
+        for cut in range(run.start(), run.end(), RUN_SLICE):
+            piece = text[cut : min(cut + RUN_SLICE, run.end())]
+            total += len(encode(piece, disallowed_special=()))
+        pos = run.end()
+    return total + len(encode(text[pos:], disallowed_special=()))
