@@ -107,6 +107,9 @@ def test_a_data_uri_is_not_indexed_as_text() -> None:
     assert all("base64," not in t for t in texts)
     for c in analyzed.chunks:
         assert text[c.chunk.start : c.chunk.end] == c.chunk.text
+    short = "# Links\n\nA link to data:text/plain,hello shows the word.\n"
+    chunks, _ = chunk_note(short, count_tokens, 200)
+    assert "data:text/plain,hello" in chunks[0].text  # a short one is text like any other
 
 
 def test_a_note_over_its_budget_fails_alone_with_the_reason(

@@ -94,9 +94,10 @@ def chunk_note(
     return [c for c in chunks if c.text.strip()], parsed.front.metadata
 
 
-# A `data:` URI (an image pasted into an exported note) is no text to read: it is left out of
-# every chunk, and the text after it starts a chunk of its own.
-DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+=-]+)*,[\w+/=%.-]*")
+# A `data:` URI with a long payload (an image pasted into an exported note) is no text to read:
+# it is left out of every chunk, and the text after it starts a chunk of its own. A short one
+# (`data:text/plain,hello` in a note about data URIs) is text like any other.
+DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+=-]+)*,[\w+/=%.-]{200,}")
 
 
 def _spans_from_blocks(
