@@ -35,7 +35,7 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
         print(f"quire ask: {EMPTY_INDEX_HINT}", file=sys.stderr)
         return 1
     scope = flag_scope(args, quire)
-    scoped = quire.scoped(args.question, scope)
+    scoped = quire.answer_scope(args.question, scope)
     if not args.json:
         report_scope(scoped, True)
     events = quire.ask(

@@ -49,6 +49,8 @@ def report_scope(scoped: ScopedQuery, found: bool) -> None:
     nothing came back when nothing is in it."""
     for problem in scoped.problems:
         print(f"quire: {problem}", file=sys.stderr)
+    if scoped.notice:
+        print(f"quire: {scoped.notice}", file=sys.stderr)
     chips = scoped.scope.chips()
     if not chips:
         return

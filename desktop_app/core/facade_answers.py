@@ -14,7 +14,7 @@ from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import LocalModel, bundled_chat_model_path
 from desktop_app.core.answer.profile import profile_of
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.events import AnswerEvent, Error
+from desktop_app.core.events import AnswerEvent, Error, SourcesFound
 from desktop_app.core.facade_parts import FacadeParts
 from desktop_app.core.handle import HandleSlot
 from desktop_app.core.retrieval.scope import Scope
@@ -110,8 +110,8 @@ class AnswerMethods(FacadeParts):
             except ModelFileError as exc:
                 yield Error(str(exc))
                 return
-            scoped = self.scoped(question, scope)
-            yield from answering.answer_events(
+            scoped = self.answer_scope(question, scope)
+            for event in answering.answer_events(
                 self.retrieval(scoped.scope),
                 scoped.text or question,
                 history,
@@ -120,4 +120,9 @@ class AnswerMethods(FacadeParts):
                 max_tokens,
                 self.settings.temperature,
                 override_gate=override_gate,
-            )
+            ):
+                if scoped.notice and isinstance(event, SourcesFound):
+                    event = dataclasses.replace(
+                        event, notices=[scoped.notice, *(event.notices or [])]
+                    )
+                yield event

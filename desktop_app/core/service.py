@@ -270,7 +270,20 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
     ) -> ScopedSearch:
         with self._slot.use():  # the scope and the search read the same index
             scoped = self.scoped(query, scope)
-            return ScopedSearch(scoped, self._search(scoped.text, top_k, folders, scoped.scope))
+            found = self._search(scoped.text, top_k, folders, scoped.scope)
+            if not found and scoped.inferred:  # a guessed time never hides an answer
+                scoped = scoped.widened()
+                found = self._search(scoped.text, top_k, folders, scoped.scope)
+            return ScopedSearch(scoped, found)
+
+    def answer_scope(self, question: str, scope: Scope | None = None) -> ScopedQuery:
+        """The question's scope for an answer: a time phrase Quire read in it is dropped when
+        nothing within the scope matches (`ScopedQuery.widened`, its notice says so)."""
+        with self._slot.use():
+            scoped = self.scoped(question, scope)
+            if scoped.inferred and not self._search(scoped.text, None, None, scoped.scope):
+                return scoped.widened()
+            return scoped
 
     def _search(
         self, query: str, top_k: int | None, folders: list[Path] | None, scope: Scope

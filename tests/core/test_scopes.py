@@ -129,6 +129,11 @@ def test_tags_from_front_matter_and_inline_but_not_from_code_or_headings() -> No
         ("in the last 7 days", "", "2026-11-26", "2026-12-02"),
         ("this week", "", "2026-11-30", "2026-12-06"),
         ("letos", "", "2026-01-01", "2026-12-31"),
+        ("what did I do in the last two weeks?", "what did I do ?", "2026-11-19", "2026-12-02"),
+        ("was war in den letzten zwei Wochen", "was war", "2026-11-19", "2026-12-02"),
+        ("vor drei Tagen", "", "2026-11-29", "2026-11-29"),
+        ("co bylo poslední dva týdny", "co bylo", "2026-11-19", "2026-12-02"),
+        ("za poslední tři dny", "", "2026-11-30", "2026-12-02"),
     ],
 )  # fmt: skip
 def test_time_phrases_in_three_languages(question: str, rest: str, first: str, last: str) -> None:
@@ -318,5 +323,57 @@ def test_the_picker_offers_the_folders_and_tags_of_the_index(
     quire = Quire.open()
     try:
         assert quire.scope_choices() == (["daily", "notes", "work"], [("cooking", 3), ("house", 1)])
+    finally:
+        quire.close()
+
+
+def test_a_guessed_time_that_hides_every_answer_is_dropped_and_said(
+    journal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "in October" in a question is Quire's guess at a scope: when it leaves nothing (alone or
+    with the user's own tag:), the question is searched on all dates, and the notice says so."""
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
+    (journal / "garden").mkdir()
+    garlic = journal / "garden" / "garlic.md"
+    garlic.write_text("---\ntags: [garden]\n---\nPlanted garlic in October by the fence.\n")
+    os.utime(garlic, (1_795_000_000, 1_795_000_000))  # Nov 2026: written after October
+    (journal / "daily" / "2026-10-02.md").write_text("Raked the leaves. #chores\n", "utf-8")
+    run(capsys, "index", "--no-embed", str(journal))
+    for question in ("tag:garden what did I plant in October?", "what was planted in October?"):
+        paths, err = search_json(capsys, question)
+        assert paths[:1] == ["garden/garlic.md"], question
+        assert "nothing written in October; searched all dates" in err
+    paths, err = search_json(capsys, "tag:garden what did I plant in October?")
+    assert "#garden" in err and "in October" not in err.replace("written in October", "")
+    # the user's own limits are kept as before
+    paths, err = search_json(capsys, "garlic", "--tag", "garden", "--until", "2026-10-31")
+    assert paths == [] and "no note in this scope matches" in err
+    quire = Quire.open()
+    try:
+        scoped = quire.answer_scope("tag:garden what did I plant in October?")
+        assert scoped.scope.tags == ("garden",) and scoped.scope.period is None
+        assert scoped.text == "what did I plant in October?"
+        kept = quire.answer_scope("what did I rake in October?")
+        assert kept.scope.period is not None and kept.notice == ""
+    finally:
+        quire.close()
+
+
+def test_the_windows_chip_of_the_questions_own_phrase_is_still_a_guess(
+    journal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chat puts the question's time phrase in its scope bar and asks with that scope: the
+    phrase is still Quire's guess, dropped when it leaves nothing."""
+    monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
+    run(capsys, "index", "--no-embed", str(journal))
+    quire = Quire.open()
+    try:
+        question = "what did I cook in November with pumpkin"
+        bar = quire.scoped(question).scope
+        assert bar.period is not None
+        assert quire.answer_scope(question, bar).notice == ""
+        question = "where is the budget in November"  # budget.md is dated Nov 2023
+        scoped = quire.answer_scope(question, quire.scoped(question).scope)
+        assert scoped.notice.startswith("nothing written in November") and not scoped.scope.period
     finally:
         quire.close()

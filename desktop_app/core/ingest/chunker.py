@@ -12,12 +12,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from desktop_app.core.ingest.markdown import Block, parse_markdown
+from desktop_app.core.ingest.budget import spend
+from desktop_app.core.ingest.markdown import Block, FrontMatter, parse_markdown
 
 TokenCounter = Callable[[str], int]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_SPACE = re.compile(r"\s")
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,16 @@ def chunk_note(
     markdown: bool = True,
     headings: str = "",
     opens_chunk: Callable[[str], bool] = lambda _: False,
+    front: FrontMatter | None = None,
 ) -> tuple[list[Chunk], dict]:
     """Split a note into chunks along its structure. Returns the chunks and the front matter.
 
     Chunks aim at `target_tokens`; a single paragraph, list, table or code block stays whole up
     to twice that, and a small tail is merged into the chunk before it. A heading for which
     `opens_chunk` holds (a journal's date) always starts a chunk, however small the one before.
+    `front`: the note's front matter when the caller has read it.
     """
-    parsed = parse_markdown(text, markdown=markdown, headings=headings)
+    parsed = parse_markdown(text, markdown=markdown, headings=headings, front=front)
     spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
     spans = [
         replace(s, opens=True)
@@ -87,7 +91,13 @@ def chunk_note(
     groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
     lines = LineIndex(text)
     chunks = [_make_chunk(text, group, lines) for group in groups]
-    return [c for c in chunks if c.text.strip()], parsed.metadata
+    return [c for c in chunks if c.text.strip()], parsed.front.metadata
+
+
+# A `data:` URI with a long payload (an image pasted into an exported note) is no text to read:
+# it is left out of every chunk, and the text after it starts a chunk of its own. A short one
+# (`data:text/plain,hello` in a note about data URIs) is text like any other.
+DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+=-]+)*,[\w+/=%.-]{200,}")
 
 
 def _spans_from_blocks(
@@ -95,17 +105,43 @@ def _spans_from_blocks(
 ) -> list[Span]:
     spans: list[Span] = []
     for block in blocks:
-        body = text[block.start : block.end]
-        tokens = count(body)
-        if block.kind == "heading" or tokens <= target:
-            spans.append(
-                Span(block.start, block.end, block.heading_path, tokens, block.kind == "heading")
-            )
-            continue
-        for start, end in split_oversized(body, count, target, by_lines=block.kind == "code"):
-            piece = count(body[start:end])
-            spans.append(Span(block.start + start, block.start + end, block.heading_path, piece))
+        spend()
+        if block.kind == "text" and "data:" in text[block.start : block.end]:
+            pieces = _around_data_uris(text, block.start, block.end)
+        else:
+            pieces = [(block.start, block.end, False)]
+        for start, end, after_gap in pieces:
+            found = _block_spans(text, block, start, end, count, target)
+            if after_gap and found:
+                found[0] = replace(found[0], opens=True)
+            spans += found
     return spans
+
+
+def _around_data_uris(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
+    """The stretches of text[start:end] outside its data URIs, each with whether one precedes it."""
+    pieces = []
+    pos, gap = start, False
+    for uri in DATA_URI.finditer(text, start, end):
+        if text[pos : uri.start()].strip():
+            pieces.append((pos, uri.start(), gap))
+        pos, gap = uri.end(), True
+    if text[pos:end].strip():
+        pieces.append((pos, end, gap))
+    return pieces
+
+
+def _block_spans(
+    text: str, block: Block, start: int, end: int, count: TokenCounter, target: int
+) -> list[Span]:
+    body = text[start:end]
+    tokens = count(body)
+    if block.kind == "heading" or tokens <= target:
+        return [Span(start, end, block.heading_path, tokens, block.kind == "heading")]
+    return [
+        Span(start + a, start + b, block.heading_path, count(body[a:b]))
+        for a, b in split_oversized(body, count, target, by_lines=block.kind == "code")
+    ]
 
 
 def _tokens(spans: list[Span]) -> int:
@@ -113,21 +149,33 @@ def _tokens(spans: list[Span]) -> int:
 
 
 def _pack(spans: list[Span], target: int) -> list[list[Span]]:
-    """Greedy packing: a heading opens a new chunk unless the current one is still tiny."""
+    """Greedy packing: a heading opens a new chunk unless the current one is still tiny.
+
+    The headings at the end of the current chunk (`heads`, from index `heads_at`) are carried
+    into the next one; they are tracked as they come, so a note of headings only stays linear,
+    and a run of headings alone larger than `target` is a chunk of its own."""
     min_tokens = max(1, target // 4)
     groups: list[list[Span]] = []
     current: list[Span] = []
-    current_tokens = 0
+    current_tokens = heads_at = heads_tokens = 0
     for span in spans:
         tokens = span.tokens
         starts_section = span.is_heading and (current_tokens >= min_tokens or span.opens)
         overflows = current and current_tokens + tokens > target
-        if current and (starts_section or overflows):
-            carried = _trailing_headings(current)
-            if len(carried) < len(current):
-                groups.append(current[: len(current) - len(carried)])
-                current = carried
-                current_tokens = _tokens(current)
+        if current and span.opens and not span.is_heading:  # after a data URI: nothing spans it
+            groups.append(current)
+            current, current_tokens, heads_at, heads_tokens = [], 0, 0, 0
+        elif current and (starts_section or overflows):
+            if heads_at > 0:
+                groups.append(current[:heads_at])
+                current, current_tokens, heads_at = current[heads_at:], heads_tokens, 0
+            elif current_tokens >= target:
+                groups.append(current)
+                current, current_tokens, heads_tokens = [], 0, 0
+        if not span.is_heading:
+            heads_at, heads_tokens = len(current) + 1, 0
+        else:
+            heads_tokens += tokens
         current.append(span)
         current_tokens += tokens
     if current:
@@ -147,14 +195,6 @@ def _merge_small_tails(groups: list[list[Span]], target: int) -> list[list[Span]
                 continue
         merged.append(group)
     return merged
-
-
-def _trailing_headings(spans: list[Span]) -> list[Span]:
-    """Headings at the end of a chunk belong to the content after them."""
-    n = len(spans)
-    while n and spans[n - 1].is_heading:
-        n -= 1
-    return spans[n:]
 
 
 def _common_path(group: list[Span]) -> tuple[str, ...]:
@@ -188,6 +228,7 @@ def split_oversized(
     cur_start: int | None = None
     cur_end = cur_tokens = joins = 0
     for start, end in _units(body, by_lines):
+        spend()
         tokens = count(body[start:end])
         if tokens > limit:
             if cur_start is not None:
@@ -243,6 +284,7 @@ def _split_words(
     out = []
     pos = start
     while pos < end:
+        spend()
         window_end = _longest_fit(body, pos, end, count, limit)
         out.append((pos, window_end))
         pos = window_end
@@ -256,7 +298,11 @@ def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int)
     # Tokens rarely span more than 16 characters, so the search never has to look further; this
     # keeps a 10 MB single-line note linear instead of counting megabytes per cut.
     lo, hi = pos + 1, min(end, pos + limit * 16)
-    if count(body[pos:hi]) <= limit:
+    window = body[pos:hi]
+    if window.isascii() and _SPACE.search(window) is None:
+        return min(hi, pos + limit)  # an unbroken run (base64, minified code) is cut by length:
+        # an ASCII character is never more than one token
+    if count(window) <= limit:
         lo = hi
     while lo < hi:  # binary search on characters; token counts grow with length
         mid = (lo + hi + 1) // 2

@@ -18,7 +18,7 @@ from typing import Any
 
 from desktop_app.core import names
 from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.ingest import formats, loaders, note_file
+from desktop_app.core.ingest import budget, formats, loaders, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats.plain import text_document
@@ -271,13 +271,14 @@ def _index_file(
         document = loaded or extract(path, max_bytes)
         if not document.text.strip():
             raise note_file.NoteSkipped("empty note")
+        with budget.note_budget(stat.st_size):  # one note over its budget fails alone
+            analyzed = analyze_note(rel, document, options.chunk_tokens, stat.st_mtime_ns)
     except (note_file.NoteSkipped, note_file.NoteFailed) as exc:
         skipped = isinstance(exc, note_file.NoteSkipped)
         status = NoteStatus.SKIPPED if skipped else NoteStatus.FAILED
         return _problem(
             folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
         )
-    analyzed = analyze_note(rel, document, options.chunk_tokens, stat.st_mtime_ns)
     report.indexed += 1
     report.changed_paths.append(rel)
     for warning in (document.warning, analyzed.warning):

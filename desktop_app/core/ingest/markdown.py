@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from desktop_app.core.ingest.budget import spend
+
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
-_FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
 # Headings of the other plain-text formats: org-mode "** Title", AsciiDoc "== Title",
 # reStructuredText a title underlined with one punctuation character repeated.
 _LINE_HEADINGS = {
@@ -36,14 +37,13 @@ class Block:
 @dataclass
 class ParsedNote:
     blocks: list[Block]
-    metadata: dict[str, Any] = field(default_factory=dict)
-    body_start: int = 0
+    front: FrontMatter
 
 
-def _lines_with_offsets(text: str) -> list[tuple[int, str]]:
+def _lines_with_offsets(text: str, start: int = 0) -> list[tuple[int, str]]:
     lines = []
-    offset = 0
-    for line in text.splitlines(keepends=True):
+    offset = start
+    for line in text[start:].splitlines(keepends=True):
         lines.append((offset, line))
         offset += len(line)
     return lines
@@ -53,18 +53,48 @@ def _strip_eol(line: str) -> str:
     return line.rstrip("\r\n")
 
 
+# A front matter is a few named values: one larger, deeper or with aliases (a "billion laughs"
+# grows a few hundred bytes into gigabytes) is not read, and the note's status says why.
+FRONT_MATTER_BYTES = 64 * 1024
+FRONT_MATTER_DEPTH = 20
+_FRONT_MATTER_CLOSE = re.compile(r"(?:^|(?<=\r))(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)", re.MULTILINE)
+_FIRST_LINE = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
+
+
+class FrontMatterRefused(ValueError):
+    """A front matter over a bound (size, depth, aliases): the reason is the message."""
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    metadata: dict[str, Any] = field(default_factory=dict)
+    body_start: int = 0
+    problem: str = ""  # why a front matter was not read ("" when read or absent)
+
+
+def read_front_matter(text: str) -> FrontMatter:
+    """The YAML front matter as a dict, the offset where the body starts, and why a front matter
+    over its bounds was not read (its body is still the note's)."""
+    first = _FIRST_LINE.match(text)
+    if first is None:
+        return FrontMatter()
+    close = _FRONT_MATTER_CLOSE.search(text, first.end())
+    if close is None:
+        return FrontMatter()
+    raw = text[first.end() : close.start()]
+    if len(raw) > FRONT_MATTER_BYTES:
+        problem = f"front matter not read: longer than {FRONT_MATTER_BYTES // 1024} KB"
+        return FrontMatter({}, close.end(), problem)
+    try:
+        return FrontMatter(_load_yaml(raw), close.end())
+    except FrontMatterRefused as exc:
+        return FrontMatter({}, close.end(), f"front matter not read: {exc}")
+
+
 def parse_front_matter(text: str) -> tuple[dict[str, Any], int]:
     """Return YAML front matter as a dict and the offset where the body starts."""
-    if not text.startswith("---"):
-        return {}, 0
-    lines = _lines_with_offsets(text)
-    if not lines or _strip_eol(lines[0][1]).strip() != "---":
-        return {}, 0
-    for offset, line in lines[1:]:
-        if _FRONT_MATTER_END.match(_strip_eol(line)):
-            raw = text[len(lines[0][1]) : offset]
-            return _load_yaml(raw), offset + len(line)
-    return {}, 0
+    front = read_front_matter(text)
+    return front.metadata, front.body_start
 
 
 def _load_yaml(raw: str) -> dict[str, Any]:
@@ -72,7 +102,9 @@ def _load_yaml(raw: str) -> dict[str, Any]:
 
     try:
         data = yaml.load(raw, Loader=_front_matter_loader())
-    except (yaml.YAMLError, ValueError, RecursionError):
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        if isinstance(exc, FrontMatterRefused):
+            raise
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -80,11 +112,23 @@ def _load_yaml(raw: str) -> dict[str, Any]:
 @cache
 def _front_matter_loader() -> type:
     """YAML's safe loader, but dates stay text: `date: 2026-02-31` must not lose the whole front
-    matter (YAML raises on it), and every date is judged by one parser (`core.retrieval.dates`)."""
+    matter (YAML raises on it), and every date is judged by one parser (`core.retrieval.dates`).
+    It refuses aliases (`*name`) and nesting deeper than FRONT_MATTER_DEPTH."""
     import yaml
 
     class Loader(yaml.SafeLoader):
-        pass
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise FrontMatterRefused("it uses YAML aliases (*name)")
+            self.depth += 1
+            if self.depth > FRONT_MATTER_DEPTH:
+                raise FrontMatterRefused(f"nested deeper than {FRONT_MATTER_DEPTH} levels")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
 
     def as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
         return str(loader.construct_scalar(node))  # type: ignore[arg-type]
@@ -118,15 +162,20 @@ class _Blocks:
         self.blocks.append(Block("heading", start, end, self.path(), level))
 
 
-def parse_markdown(text: str, markdown: bool = True, headings: str = "") -> ParsedNote:
+def parse_markdown(
+    text: str, markdown: bool = True, headings: str = "", front: FrontMatter | None = None
+) -> ParsedNote:
     """Blocks of a Markdown note, or of plain text (`markdown` False) whose `headings` follow
-    org-mode, AsciiDoc or reStructuredText ("org", "asciidoc", "rst"; "" for none)."""
-    metadata, body_start = parse_front_matter(text) if markdown else ({}, 0)
-    lines = [(o, line) for o, line in _lines_with_offsets(text) if o >= body_start]
+    org-mode, AsciiDoc or reStructuredText ("org", "asciidoc", "rst"; "" for none). `front`: its
+    front matter when the caller has read it already."""
+    if front is None:
+        front = read_front_matter(text) if markdown else FrontMatter()
+    lines = _lines_with_offsets(text, front.body_start)
     found = _Blocks()
     rst_levels: list[str] = []  # underline characters in the order they first appear
     i = 0
     while i < len(lines):
+        spend()
         offset, raw = lines[i]
         line = _strip_eol(raw)
         if not line.strip():
@@ -157,7 +206,7 @@ def parse_markdown(text: str, markdown: bool = True, headings: str = "") -> Pars
             found.para.append((offset, raw))
         i += 1
     found.flush_para()
-    return ParsedNote(found.blocks, metadata, body_start)
+    return ParsedNote(found.blocks, front)
 
 
 def _is_rst_underline(line: str, para: list[tuple[int, str]]) -> bool:

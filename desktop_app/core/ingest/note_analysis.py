@@ -10,9 +10,11 @@ from functools import cache
 from typing import Any
 
 from desktop_app.core.ingest import dated
+from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
 from desktop_app.core.ingest.dated import NoteDate
 from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.markdown import FrontMatter, read_front_matter
 from desktop_app.core.passage import context_line, day_label
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.tokens import count_tokens
@@ -35,10 +37,12 @@ class AnalyzedNote:
     day: NoteDate | None = None
     tags: tuple[str, ...] = ()
     chunk_days: tuple[str, ...] = ()  # ISO day of each chunk: its dated section's, else the note's
+    front_problem: str = ""  # why its front matter was not read
 
     @property
     def warning(self) -> str | None:
-        return self.day.warning if self.day else None
+        said = [w for w in (self.front_problem, self.day.warning if self.day else "") if w]
+        return "; ".join(said) or None
 
 
 def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> str:
@@ -96,6 +100,7 @@ def analyze_note(
     """Chunks, title, language and lexical terms of a note (embedding parts come later, from
     `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
     metadata: dict[str, Any]
+    front = read_front_matter(document.text) if document.markdown else FrontMatter()
     if document.pages:  # a PDF: its own title, never its first outline entry
         chunks = chunk_pages(document, chunk_tokens)
         metadata = {"title": document.title, "pages": list(document.pages)}
@@ -107,6 +112,7 @@ def analyze_note(
             document.markdown,
             document.headings,
             opens_chunk=dated.is_day_heading,
+            front=front,
         )
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
@@ -118,7 +124,7 @@ def analyze_note(
     marks = dated.day_marks(document.text) if not document.pages else []
     days = tuple(dated.chunk_days(marks, [c.end for c in chunks], day.day))
     tags = tuple(dated.note_tags(metadata, document.text if document.markdown else ""))
-    return AnalyzedNote(title, language, metadata, analyzed, day, tags, days)
+    return AnalyzedNote(title, language, metadata, analyzed, day, tags, days, front.problem)
 
 
 SHORT_PAGE = 0.25  # of the document's median page length: a page's remainder, not a page
@@ -211,6 +217,7 @@ def chunk_terms(
 
     analyzed = []
     for chunk in chunks:
+        spend()
         words = analyzer.words(chunk.text)
         analyzed.append(
             AnalyzedChunk(

@@ -142,6 +142,20 @@ class ScopedQuery:
     text: str  # the query without its scope words and time phrase
     scope: Scope
     problems: list[str] = field(default_factory=list)  # scope words that could not be read
+    # A time phrase Quire read in the question is its guess: `widened` searches without it.
+    inferred: str = ""  # the phrase ("in October"), "" when the scope is all the user's
+    explicit: Scope | None = None  # the scope without that phrase's period
+    phrase_text: str = ""  # the query without its scope words, the phrase left in
+    notice: str = ""  # said when the guess was dropped
+
+    def widened(self) -> ScopedQuery:
+        """The query without the time phrase Quire inferred (its words searched as words),
+        keeping the user's own scope, and a notice that says so; itself when nothing was
+        inferred."""
+        if not self.inferred or self.explicit is None:
+            return self
+        notice = f"nothing written {self.inferred}; searched all dates"
+        return ScopedQuery(self.phrase_text, self.explicit, self.problems, notice=notice)
 
 
 def intersect(a: Period, b: Period) -> Period:
@@ -184,19 +198,26 @@ def parse_query(
                 continue
             period = bound if period is None else intersect(period, bound)
     rest = _TOKEN.sub(" ", query)
-    found = find_time_phrase(rest, today)
-    if found is not None and has_notes(found[0]):
-        phrase_period, (start, end) = found
-        period = phrase_period if period is None else intersect(period, phrase_period)
-        rest = rest[:start] + " " + rest[end:]
-    rest = " ".join(rest.split())
-    scope = Scope(
+    explicit = Scope(
         tuple(dict.fromkeys(folders)),
         tuple(dict.fromkeys(tags)),
         tuple(dict.fromkeys(paths)),
         period,
     )
-    return ScopedQuery(rest, scope, problems)
+    found = find_time_phrase(rest, today)
+    if found is None or not has_notes(found[0]):
+        return ScopedQuery(" ".join(rest.split()), explicit, problems)
+    phrase_period, (start, end) = found
+    period = phrase_period if period is None else intersect(period, phrase_period)
+    text = " ".join((rest[:start] + " " + rest[end:]).split())
+    return ScopedQuery(
+        text,
+        replace(explicit, period=period),
+        problems,
+        inferred=phrase_period.label,
+        explicit=explicit,
+        phrase_text=" ".join(rest.split()),
+    )
 
 
 def read_scope(
@@ -208,7 +229,16 @@ def read_scope(
     parsed = parse_query(query, today, has_notes=lambda p: has_days(db, str(p.first), str(p.last)))
     if scope is None or scope.empty:
         return parsed
-    return ScopedQuery(parsed.text, scope.combined(parsed.scope), parsed.problems)
+    explicit = None
+    if parsed.explicit is not None:  # the window passes the question's own phrase as a chip
+        guessed = scope.period is not None and _same_days(scope.period, parsed.scope.period)
+        given = replace(scope, period=None) if guessed else scope
+        explicit = given.combined(parsed.explicit)
+    return replace(parsed, scope=scope.combined(parsed.scope), explicit=explicit)
+
+
+def _same_days(a: Period, b: Period | None) -> bool:
+    return b is not None and (a.first, a.last) == (b.first, b.last)
 
 
 def date_bound(key: str, value: str, today: date) -> Period | None:

@@ -74,16 +74,25 @@ _MONTH_NAMES = "|".join(
         (f for f in dates.MONTHS if len(f) >= 4 or f in dates.MONTH_NAMES), key=len, reverse=True
     )
 )
+# Counts said as words ("the last two weeks", "vor drei Tagen", "poslední dva týdny"): whole
+# numbers up to a hundred, of three letters or more ("a week ago" is not read as a count).
+_COUNT_WORDS = {
+    w: int(n)
+    for language in _LANGUAGES
+    for w, n in language.number_words.items()
+    if len(w) >= 3 and n == int(n) and 1 <= n <= 100
+}
+_COUNT = rf"(\d{{1,3}}|{'|'.join(sorted(_COUNT_WORDS, key=len, reverse=True))})"
 _DAYS_WORDS = {w: int(n) for language in _LANGUAGES for w, n in language.days_back.items()}
 _YEAR_WORDS = {w: int(n) for language in _LANGUAGES for w, n in language.years_back.items()}
 _PHRASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(r"(?<![\w.-])" + pattern + r"(?![\w-])"))
     for name, pattern in (
-        ("count", rf"{_PREP}{_ARTICLE}{_LAST}\s+(\d{{1,3}})\s+({_UNIT_WORDS})"),
+        ("count", rf"{_PREP}{_ARTICLE}{_LAST}\s+{_COUNT}\s+({_UNIT_WORDS})"),
         (
             "ago",
-            rf"(\d{{1,3}})\s+({_UNIT_WORDS})\s+{_AGO_AFTER}"
-            rf"|{_AGO_BEFORE}\s+(\d{{1,3}})\s+({_UNIT_WORDS})",
+            rf"{_COUNT}\s+({_UNIT_WORDS})\s+{_AGO_AFTER}"
+            rf"|{_AGO_BEFORE}\s+{_COUNT}\s+({_UNIT_WORDS})",
         ),
         ("relative", rf"{_PREP}{_ARTICLE}({_THIS}|{_LAST})\s+({_UNIT_WORDS})"),
         ("day-month", rf"{_PREP}(\d{{1,2}})\.?\s+({_MONTH_NAMES})(?:\s+(\d{{4}}))?"),
@@ -114,10 +123,10 @@ def _resolve(name: str, match: re.Match[str], today: date, label: str) -> Period
     groups = match.groups()
     try:
         if name == "count":
-            return _last_n(int(groups[0]), _UNIT[groups[1]], today, label)
+            return _last_n(_count(groups[0]), _UNIT[groups[1]], today, label)
         if name == "ago":
             n, unit = (groups[0], groups[1]) if groups[0] else (groups[2], groups[3])
-            return _ago(int(n), _UNIT[unit], today, label)
+            return _ago(_count(n), _UNIT[unit], today, label)
         if name == "relative":
             if _UNIT[groups[1]] == "day":  # "the last day of the trip" is not yesterday
                 return None
@@ -136,6 +145,10 @@ def _resolve(name: str, match: re.Match[str], today: date, label: str) -> Period
         return year_period(int(groups[0]), label)
     except (dates.InvalidDate, ValueError, KeyError):
         return None
+
+
+def _count(said: str) -> int:
+    return int(said) if said.isdigit() else _COUNT_WORDS[said]
 
 
 def _word(word: str, today: date, label: str) -> Period:
