@@ -157,6 +157,8 @@ class ChatPane(QWidget):
             self._live.sources = event.sources
             self._live.answerable = event.answerable
             self.sources_ready.emit(event.sources, self._live.answerable, None)
+            if event.notices:  # e.g. a time Quire read in the question was dropped
+                self.scope_bar.say("; ".join(event.notices).capitalize() + ".")
         elif isinstance(event, EvidenceShown):
             self._live.evidence = event.evidence
             self._live.caution = event.caution
