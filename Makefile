@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: run test test-fast lint bench clean package package-test package-windows \
-	package-windows-test
+	package-windows-test check-macos
 # A failed check must not leave a fresh-looking .deb behind for the next `make package`.
 .DELETE_ON_ERROR:
 
@@ -109,6 +109,12 @@ package-windows: $(WIN_SETUP)
 package-windows-test: $(WIN_SETUP)
 	packaging/windows/ensure_tools.sh
 	packaging/windows/smoke_wine.sh $(WIN_SETUP) $(WIN_BUILD)/smoke
+
+# macOS cannot be built here: its wheels are resolved for both architectures, and the workflow
+# that builds the .dmg is linted.
+check-macos: $(VENV)/.package-tools
+	packaging/macos/check_wheels.sh $(BIN)/python
+	$(BIN)/actionlint .github/workflows/package.yml
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
