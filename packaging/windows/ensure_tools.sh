@@ -5,7 +5,7 @@
 # Non-interactive apt-get as root; otherwise say what to install and stop.
 set -euo pipefail
 declare -A need=(
-    [wine]=wine [wine64]=wine64 [/usr/lib/wine/wine]=wine32:i386 [ntlm_auth]=winbind
+    [wine]=wine [/usr/lib/wine/wine64]=wine64 [/usr/lib/wine/wine]=wine32:i386 [ntlm_auth]=winbind
     [x86_64-w64-mingw32-g++-posix]=g++-mingw-w64-x86-64-posix [makensis]=nsis
     [xvfb-run]=xvfb [xdotool]=xdotool [import]=imagemagick [cmake]=cmake [ninja]=ninja-build
 )
