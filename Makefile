@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint bench clean package package-test
+.PHONY: run test test-fast lint bench clean package package-test package-windows \
+	package-windows-test check-macos
 # A failed check must not leave a fresh-looking .deb behind for the next `make package`.
 .DELETE_ON_ERROR:
 
@@ -89,6 +90,31 @@ package: $(DEB)
 
 package-test: $(DEB)
 	packaging/linux/package_test.sh $(DEB)
+
+# Windows, built on Linux (README "Packaging"): llama.cpp cross-compiled with mingw-w64 (cached
+# beside the Linux wheel), Windows wheels, PyInstaller under Wine, trim, makensis.
+WIN_BUILD := build/windows
+WIN_SETUP := dist/Quire-$(VERSION)-setup.exe
+LLAMA_WIN := $(PKG_CACHE)/llama-win
+
+$(WIN_SETUP): $(STAMP) $(PKG_SOURCES)
+	packaging/windows/ensure_tools.sh
+	ls $(LLAMA_WIN)/llama_cpp_python-$(LLAMA_VERSION)-*-win_amd64.whl >/dev/null 2>&1 || \
+	  LLAMA_TARGET=win_amd64 nice -n 5 packaging/build_llama.sh $(LLAMA_VERSION) $(LLAMA_WIN) \
+	  $(BIN)/python
+	nice -n 10 packaging/windows/build.sh $(VERSION) $(BIN)/python $(PKG_CACHE) $(WIN_BUILD) dist
+
+package-windows: $(WIN_SETUP)
+
+package-windows-test: $(WIN_SETUP)
+	packaging/windows/ensure_tools.sh
+	packaging/windows/smoke_wine.sh $(WIN_SETUP) $(WIN_BUILD)/smoke
+
+# macOS cannot be built here: its wheels are resolved for both architectures, and the workflow
+# that builds the .dmg is linted.
+check-macos: $(VENV)/.package-tools
+	packaging/macos/check_wheels.sh $(BIN)/python
+	$(BIN)/actionlint .github/workflows/package.yml
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import json
 import os
 import sys
@@ -105,7 +107,16 @@ def _add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     models_cli.add_parser(sub)
 
 
+def utf8_output() -> None:
+    """stdout and stderr in UTF-8 whatever the console, pipe or code page (on Windows a pipe or
+    file is written in the ANSI code page, which has no letter for most Czech text)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+            stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
+    utf8_output()
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
     if args.self_test:

@@ -1,4 +1,8 @@
-"""A small progress bar for stderr (redrawn in place on a terminal, sparse lines otherwise)."""
+"""A small progress bar for stderr (redrawn in place on a terminal, sparse lines otherwise).
+
+Drawn with block characters where the stream can encode them, in ASCII where it cannot (a
+legacy code page, or a stream whose encoding is unknown).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,17 @@ _LABELS = {
     "embed": "Embedding",
     "download": "Downloading",
 }
+_BLOCKS = ("█", "·", "…")
+_ASCII = ("#", "-", "...")
+
+
+def can_encode(stream: TextIO, text: str) -> bool:
+    """Whether `stream` can write `text` as it is (no replacement characters or escapes)."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (LookupError, UnicodeEncodeError):
+        return False
+    return True
 
 
 class ProgressBar:
@@ -21,6 +36,9 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.width = width
         self.tty = self.stream.isatty()
+        self.full, self.empty, self.more = (
+            _BLOCKS if can_encode(self.stream, "".join(_BLOCKS)) else _ASCII
+        )
         self._last_draw = 0.0
         self._phase = ""
 
@@ -40,9 +58,9 @@ class ProgressBar:
     def _render(self, p: Progress) -> str:
         label = _LABELS.get(p.phase, p.phase)
         if not p.total:
-            return f"{label}…"
+            return f"{label}{self.more}"
         filled = int(self.width * p.done / p.total)
-        bar = "█" * filled + "·" * (self.width - filled)
+        bar = self.full * filled + self.empty * (self.width - filled)
         detail = f" {p.detail[-40:]}" if p.detail else ""
         return f"{label} [{bar}] {p.done}/{p.total}{detail}".ljust(100)[:100]
 

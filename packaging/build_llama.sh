@@ -3,6 +3,10 @@
 # set of x86 CPU levels, each its own libggml-cpu-<level>; ggml loads the best one at start-up.
 #
 #   packaging/build_llama.sh VERSION OUT_DIR [PYTHON]
+#   LLAMA_TARGET=win_amd64 packaging/build_llama.sh VERSION OUT_DIR [PYTHON]
+#
+# LLAMA_TARGET=win_amd64 cross-compiles the same build for Windows with mingw-w64 on Linux
+# (packaging/windows/cross_llama.sh) and packs it as a win_amd64 wheel.
 #
 # ggml's GGML_CPU_ALL_VARIANTS builds 14 x86 levels: 413 objects to compile, 236 with the 7 kept here
 # (the dropped ones are one instruction set away from a kept neighbour, which runs on them):
@@ -45,9 +49,15 @@ variants = "\n".join(f"    llama_cpp_python_install_target(ggml-cpu-{v})" for v 
 open(package_list, "w").write(package_text.replace(install, f"{install}\n{variants}", 1))
 PY
 
-# EXTRA_CMAKE_ARGS: e.g. -DCMAKE_OSX_ARCHITECTURES=x86_64 on an Intel Mac runner.
-CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF ${EXTRA_CMAKE_ARGS:-}" \
-  "$python" -m pip wheel --quiet --no-cache-dir --no-deps "$src" -w "$out"
-wheel=$(ls "$out"/llama_cpp_python-"$version"-*.whl)
-found=$("$python" -c 'import sys, zipfile; print(sum("libggml-cpu-" in n for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$wheel")
+cmake_args=(-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF)
+if [ "${LLAMA_TARGET:-}" = win_amd64 ]; then
+    "$(dirname "$0")/windows/cross_llama.sh" "$src" "$out" "$python" "${cmake_args[@]}"
+    wheel=$(ls "$out"/llama_cpp_python-"$version"-*-win_amd64.whl)
+else
+    # EXTRA_CMAKE_ARGS: e.g. -DCMAKE_OSX_ARCHITECTURES=x86_64 on an Intel Mac runner.
+    CMAKE_ARGS="${cmake_args[*]} ${EXTRA_CMAKE_ARGS:-}" \
+      "$python" -m pip wheel --quiet --no-cache-dir --no-deps "$src" -w "$out"
+    wheel=$(ls "$out"/llama_cpp_python-"$version"-*.whl)
+fi
+found=$("$python" -c 'import sys, zipfile; print(sum("ggml-cpu-" in n for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$wheel")
 [ "$found" -ge 7 ] || { echo "build_llama: $wheel holds $found CPU variants" >&2; rm -f "$wheel"; exit 1; }

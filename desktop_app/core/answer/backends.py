@@ -12,10 +12,22 @@ import ctypes
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 _LOCK = threading.Lock()
 _PREFIX = "ggml-cpu-" if sys.platform == "win32" else "libggml-cpu-"
+
+# The library that defines each ggml function called here (ggml-backend-reg.cpp is built into
+# ggml, ggml-backend.cpp into ggml-base). On Linux and macOS a symbol looked up in libggml is
+# found in the libraries it links too; a Windows DLL exports only what it defines itself.
+DEFINED_IN = {
+    "ggml_backend_reg_count": "ggml",
+    "ggml_backend_reg_get": "ggml",
+    "ggml_backend_load_all_from_path": "ggml",
+    "ggml_backend_reg_name": "ggml-base",
+}
 
 
 def cpu_variants(lib_dir: Path) -> list[Path]:
@@ -36,7 +48,21 @@ def load_cpu_backend() -> list[str]:
                 if instance.ggml_backend_reg_count() == 0:
                     instance.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
                     instance.ggml_backend_load_all_from_path(str(lib_dir).encode())
-        return registered_backends(libggml)
+        return registered_backends(_libraries(lib_dir, libggml))
+
+
+def _libraries(lib_dir: Path, libggml: ctypes.CDLL) -> dict[str, ctypes.CDLL]:
+    if sys.platform != "win32":
+        return {"ggml": libggml}
+    from llama_cpp._ctypes_extensions import load_shared_library
+
+    return {"ggml": libggml, "ggml-base": load_shared_library("ggml-base", lib_dir)}
+
+
+def ggml_function(libraries: Mapping[str, Any], name: str, platform: str = sys.platform) -> Any:
+    """The function `name` from the library that exports it on `platform`."""
+    library = DEFINED_IN[name] if platform == "win32" else "ggml"
+    return getattr(libraries[library], name)
 
 
 def _ggml_instances(lib_dir: Path, first: ctypes.CDLL) -> list[ctypes.CDLL]:
@@ -68,13 +94,15 @@ def _mapped_ggml_files() -> set[Path]:
     return {f for f in files if f.name.startswith("libggml.")}
 
 
-def registered_backends(libggml: ctypes.CDLL) -> list[str]:
-    libggml.ggml_backend_reg_get.argtypes = [ctypes.c_size_t]
-    libggml.ggml_backend_reg_get.restype = ctypes.c_void_p
-    libggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
-    libggml.ggml_backend_reg_name.restype = ctypes.c_char_p
-    count = libggml.ggml_backend_reg_count()
-    return [
-        libggml.ggml_backend_reg_name(libggml.ggml_backend_reg_get(i)).decode()
-        for i in range(count)
-    ]
+def registered_backends(libraries: Mapping[str, Any], platform: str = sys.platform) -> list[str]:
+    """The names of the backends ggml has registered (["CPU"], for instance)."""
+    count, get, name = (
+        ggml_function(libraries, f, platform)
+        for f in ("ggml_backend_reg_count", "ggml_backend_reg_get", "ggml_backend_reg_name")
+    )
+    count.restype = ctypes.c_size_t
+    get.argtypes = [ctypes.c_size_t]
+    get.restype = ctypes.c_void_p
+    name.argtypes = [ctypes.c_void_p]
+    name.restype = ctypes.c_char_p
+    return [name(get(i)).decode() for i in range(count())]

@@ -1,0 +1,37 @@
+"""The command line's progress bar: block characters where the stream can show them."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from desktop_app.core.cancel import Progress
+from desktop_app.progressbar import ProgressBar
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.parametrize(
+    ("encoding", "bar"), [("cp1252", "[###---"), ("ascii", "[###---"), ("utf-8", "[███···")]
+)
+def test_the_bar_is_ascii_where_the_stream_cannot_encode_blocks(
+    encoding: str, bar: str, terminal: bool
+) -> None:
+    raw = io.BytesIO()
+    wrapper = _Terminal if terminal else io.TextIOWrapper
+    stream = wrapper(raw, encoding=encoding, errors="backslashreplace")  # as sys.stderr
+    progress = ProgressBar(stream, width=10)
+    progress(Progress("index", 0, 0))
+    progress(Progress("embed", 3, 10, "poznámka.md"))  # a new phase: drawn at once
+    progress(Progress("embed", 10, 10))
+    progress.close()
+    stream.flush()
+    written = raw.getvalue().decode(encoding)
+    assert bar in written
+    assert "Indexing" + ("…" if encoding == "utf-8" else "...") in written
+    assert "ka.md" in written
