@@ -99,10 +99,16 @@ def _words(text: str) -> list[str]:
 def _frequency(language: str) -> Any:
     """`word → Zipf frequency` from wordfreq's largest list for a language (the installers keep
     the large lists of the languages Quire reads and the small ones of the rest), else None."""
-    wordfreq = import_heavy("wordfreq")
-    for size in ("large", "small"):
-        if language in wordfreq.available_languages(wordlist=size):
-            return lambda word, size=size: wordfreq.zipf_frequency(word, language, wordlist=size)
+    try:
+        wordfreq = import_heavy("wordfreq")
+        for size in ("large", "small"):
+            if language in wordfreq.available_languages(wordlist=size):
+                wordfreq.zipf_frequency("a", language, wordlist=size)  # reads the list now
+                return lambda word, size=size: wordfreq.zipf_frequency(
+                    word, language, wordlist=size
+                )
+    except (ImportError, OSError, ValueError):  # a damaged install: no list to judge by
+        return None
     return None
 
 
