@@ -571,6 +571,7 @@ def test_screenshots(
         "1-files-status.png",
         "10-scope-search.png",
         "11-scope-chat.png",
+        "12-answer-in-the-notes-words.png",
         "2-answer-with-passage.png",
         "3-not-in-notes.png",
         "4-search.png",
