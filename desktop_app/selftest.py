@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.answer import readability
 from desktop_app.core.answer.llm import Generation, LocalModel
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest.extractor import Extractor
@@ -84,6 +85,16 @@ def _check_pdf() -> dict[str, Any]:
     return {"pages": len(document.pages), "page": page, "rendered": size}
 
 
+def _check_word_lists() -> dict[str, Any]:
+    """The word lists the reading checks of an answer judge words by (wordfreq)."""
+    found = {}
+    for language, word in (("en", "bread"), ("de", "Brot"), ("cs", "chléb")):
+        if readability.made_up_words(f"{word} qwzxvbn", language, []) != ["qwzxvbn"]:
+            raise RuntimeError(f"no usable word list for {language}")
+        found[language] = True
+    return {"languages": sorted(found)}
+
+
 def _check_qt() -> dict[str, Any]:
     # Qt loads only for this check: the rest of the CLI never imports the window.
     from desktop_app.ui.app import offscreen_check  # noqa: PLC0415
@@ -98,6 +109,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "chat_model": _check_chat_model,
     "index_and_search": _check_index_and_search,
     "pdf": _check_pdf,
+    "word_lists": _check_word_lists,
     "qt_offscreen": _check_qt,
 }
 

@@ -84,7 +84,7 @@ def test_self_test_passes_offline(tmp_path: Path) -> None:
     assert out.returncode == 0, report
     assert set(report["checks"]) == {
         "fts5", "tiktoken", "embedding_model", "chat_model", "index_and_search", "pdf",
-        "qt_offscreen",
+        "word_lists", "qt_offscreen",
     }  # fmt: skip
     assert all(check["ok"] for check in report["checks"].values())
 
