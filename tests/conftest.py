@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -146,3 +147,14 @@ def notes_dir(tmp_path: Path) -> Path:
     )
     (folder / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
     return folder
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
+    """The bundled sample notes, copied and indexed by keywords (one per test module)."""
+    folder = tmp_path_factory.mktemp("sample") / "notes"
+    shutil.copytree(sample_notes(), folder)
+    quire = Quire.open(tmp_path_factory.mktemp("home"))
+    quire.index([folder], embed=False)
+    yield quire, folder
+    quire.close()

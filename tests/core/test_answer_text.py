@@ -3,8 +3,6 @@ words — never a draft with labels, loops, invented `[n]` or made-up words."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,6 @@ from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
 from desktop_app.core.passage import Evidence
 from desktop_app.core.service import Quire
-from desktop_app.paths import sample_notes
 from desktop_app.settings import Settings
 from tests.fakes import QueuedModel
 
@@ -28,16 +25,6 @@ BAKE = (
     "Bake in a preheated Dutch oven at 250 °C for 20 minutes with the lid on,\n"
     "then 25 minutes at 230 °C without the lid, until the crust is deep brown."
 )
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
-    folder = tmp_path_factory.mktemp("sample") / "notes"
-    shutil.copytree(sample_notes(), folder)
-    quire = Quire.open(tmp_path_factory.mktemp("home"))
-    quire.index([folder], embed=False)
-    yield quire, folder
-    quire.close()
 
 
 def _ask(quire: Quire, question: str, model: QueuedModel) -> list[object]:

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,16 +27,6 @@ from desktop_app.paths import sample_notes
 from tests.fakes import QueuedModel
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "sample_questions.jsonl"
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
-    folder = tmp_path_factory.mktemp("sample") / "notes"
-    shutil.copytree(sample_notes(), folder)
-    quire = Quire.open(tmp_path_factory.mktemp("home"))
-    quire.index([folder], embed=False)
-    yield quire, folder
-    quire.close()
 
 
 def _questions() -> list[dict[str, str]]:
