@@ -65,9 +65,7 @@ def turn_markdown(turn: Turn, index: int, live: bool = False) -> str:
 
 def provisional_markdown(text: str) -> str:
     """The model's words while they stream: set apart, marked as not checked yet."""
-    plain = replace_citations(
-        text.replace("<", "&lt;"), lambda ns: "".join(f"\\[{n}\\]" for n in ns)
-    )
+    plain = _plain_citations(text.replace("<", "&lt;"))
     return f"*Writing, to be checked against your notes:* {' '.join(plain.split())}"
 
 
@@ -252,9 +250,14 @@ def draft_markdown(draft: Draft, turn: int = 0, unfolded: bool = True) -> str:
     if not unfolded:
         return f"\n\n*⚠ {notice}* [Show the model's draft](quire:draft/{turn})"
     text = mark_unsupported(draft.answer, draft.unsupported).replace("<", "&lt;")
-    text = replace_citations(text, lambda numbers: "".join(f"\\[{n}\\]" for n in numbers))
-    quoted = "\n".join(f"> {line}" for line in text.splitlines() or [""])
+    quoted_lines = _plain_citations(text).splitlines()
+    quoted = "\n".join(f"> {line}" for line in quoted_lines or [""])
     return f"\n\n*⚠ {notice} {DRAFT_LABEL}*\n\n{quoted}"
+
+
+def _plain_citations(text: str) -> str:
+    """Every `[n]` as plain text: words not yet checked (or a draft) link to no source."""
+    return replace_citations(text, lambda numbers: "".join(f"\\[{n}\\]" for n in numbers))
 
 
 def check_notice(citations: Citations | None) -> str:

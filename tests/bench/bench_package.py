@@ -1,4 +1,4 @@
-"""The Linux installer, measured side by side in one run (docs/development.md "Packaging" quotes it).
+"""The Linux installer, measured side by side in one run (docs/development.md quotes it).
 
     python tests/bench/bench_package.py [--deb dist/quire_X_amd64.deb] [--native DIR] [--runs N]
         [--rounds N] [--prompt-tokens 1500] [--repeats 3] [--passages 256] [--skip-self-test]

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from desktop_app.core.answer import cues, figures, grammar
+from desktop_app.core.answer.citations import numbers_in
 from desktop_app.core.answer.grounded import language_name
 from desktop_app.core.answer.question import Question
 from desktop_app.core.answer.support import CITATION
@@ -62,8 +63,7 @@ def problems(
         unfit.append("it repeats itself")
     if _LABEL.search(draft) or _SCAFFOLD.search(draft):
         unfit.append("it wears a label instead of answering")
-    cited = [n for m in CITATION.finditer(draft) for n in _numbers(m.group(0))]
-    if any(n < 1 or n > written.sources for n in cited):
+    if any(n < 1 or n > written.sources for n in numbers_in(draft)):
         unfit.append("it cites a source that does not exist")
     if _other_language(draft, question.language):
         unfit.append("it is not in the question's language")
@@ -79,20 +79,16 @@ def made_up_words(text: str, language: str, known: Iterable[str]) -> list[str]:
     lookup = _frequency(language)
     if lookup is None:  # no word list for this language: nothing can be judged
         return []
-    held = {w for t in known for w in _words(t)}
+    held = {w for t in known for w in analyzer.words(t)}
     held |= {analyzer.fold(w) for w in held}
     out = []
-    for word in dict.fromkeys(_words(CITATION.sub(" ", text))):
+    for word in dict.fromkeys(analyzer.words(CITATION.sub(" ", text))):
         if len(word) < MIN_WORD or any(c.isdigit() for c in word):
             continue
         if word in held or analyzer.fold(word) in held or lookup(word) > 0:
             continue
         out.append(word)
     return out
-
-
-def _words(text: str) -> list[str]:
-    return analyzer.words(text)
 
 
 @cache
@@ -115,10 +111,6 @@ def _frequency(language: str) -> Any:
 def _cut_off(draft: str) -> bool:
     """A sentence ran to the grammar's length bound: its `[n]` was forced on it mid-thought."""
     return any(len(part.strip()) >= grammar.SENTENCE_CHARS for part in CITATION.split(draft))
-
-
-def _numbers(citation: str) -> list[int]:
-    return [int(n) for n in re.findall(r"\d+", citation)]
 
 
 def _other_language(draft: str, language: str) -> bool:
