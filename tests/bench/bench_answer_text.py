@@ -19,7 +19,8 @@ Judged on the shown answer (and any shown draft), by this file's own rules:
   or the question;
 - loops: a run of four words written twice;
 - scaffolding: a label ("The answer is:", "A:", "In German:") other than Quire's own
-  "Your notes say:", or a `[n]` past the sources given;
+  "Your notes say:", talk about the sources ("The key sentence from the source is"), or a `[n]`
+  past the sources given;
 - wrong language: words Quire or the model wrote (six or more, outside a quotation of the notes,
   which is in the notes' own language) that py3langid reads as another language;
 - clean: holds gold and none of the above; and the median characters shown.
@@ -63,7 +64,9 @@ OWN_LABEL = "Your notes say:"
 DRAFT_SHOWN = "The model's draft:*"  # the line above a draft the window shows unfolded
 _LABEL = re.compile(
     r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s"
-    r"|\bthe answer (?:to (?:this|the) question )?is\b|\bto answer this\b",
+    r"|\bthe answer (?:to (?:this|the) question )?is\b|\bto answer this\b"
+    r"|\b(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
+    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b",
     re.I,
 )
 _CITATION = re.compile(r"\[(\d+)\]")

@@ -56,6 +56,8 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
         ("Die Fahrt ist eine Auswirkungsweberschutz der Staatsdeutchen [1].", "words that are not"),
         ("The train is fast and the train is fast and the train is fast [1].", "repeats itself"),
         ("The answer is: vier Stunden [1].", "label"),
+        ("The key sentence from the source is vier Stunden [1].", "label"),
+        ("The source says it takes four hours [1].", "label"),
         ("It takes four hours [7].", "does not exist"),
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
     ],
@@ -172,6 +174,19 @@ def test_the_grammar_cannot_write_a_citation_that_does_not_exist() -> None:
     text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
     assert text.endswith("].") and "[7]" not in text
     assert set(numbers_in(text)) <= {1, 2}
+
+
+@pytest.mark.slow
+def test_the_grammar_closes_every_quotation() -> None:
+    from desktop_app.core.answer.llm import LocalModel
+
+    model = LocalModel(n_ctx=1024)
+    ask = 'Repeat exactly: The key sentence from the source is "10 g salt [1].'
+    prompt = model.render([{"role": "user", "content": ask}])
+    shape = grammar.answer_grammar(2, sentences=1)
+    text = "".join(model.stream(prompt, 60, CancelToken(), temperature=0.0, grammar=shape))
+    assert text.endswith("].")
+    assert text.count('"') % 2 == 0 and text.count("“") + text.count("„") == text.count("”")
 
 
 def test_a_loop_is_a_run_of_words_written_twice() -> None:
