@@ -44,7 +44,7 @@ class Part:
     count: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
