@@ -7,6 +7,7 @@ blocks can point at exactly the passage the user will see highlighted.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -129,7 +130,7 @@ def _front_matter_loader() -> type:
 
 
 class _Blocks:
-    """The blocks found so far, the open paragraph and the heading stack above it.
+    """The blocks found and not yet taken, the open paragraph and the heading stack above it.
 
     The open paragraph is kept as its first line and where it starts and ends (not a list of its
     lines), and the heading path is one tuple shared by every block under the same heading: a
@@ -154,6 +155,11 @@ class _Blocks:
             self.blocks.append(Block("text", self.para_start, self.para_end, self.path))
             self.para_lines = 0
 
+    def taken(self) -> list[Block]:
+        """The blocks found since the last call."""
+        blocks, self.blocks = self.blocks, []
+        return blocks
+
     def title_line(self) -> tuple[int, str] | None:
         """The open paragraph's one line (the title an underline makes a heading of), if it
         has exactly one."""
@@ -176,12 +182,22 @@ def parse_markdown(
     front matter when the caller has read it already."""
     if front is None:
         front = read_front_matter(text) if markdown else FrontMatter()
-    lines = text[front.body_start :].splitlines(keepends=True)
+    return ParsedNote(list(iter_blocks(text, markdown, headings, front.body_start)), front)
+
+
+def iter_blocks(
+    text: str, markdown: bool = True, headings: str = "", body_start: int = 0
+) -> Iterator[Block]:
+    """`parse_markdown`'s blocks of the body starting at `body_start`, one at a time as they are
+    found: the chunker packs them as they come, so a note of many blocks never has them all in
+    memory at once."""
+    lines = text[body_start:].splitlines(keepends=True)
     found = _Blocks()
     rst_levels: list[str] = []  # underline characters in the order they first appear
-    i, offset = 0, front.body_start
+    i, offset = 0, body_start
     while i < len(lines):
         spend()
+        yield from found.taken()
         raw = lines[i]
         line = _strip_eol(raw)
         if not line.strip():
@@ -211,7 +227,7 @@ def parse_markdown(
         offset += len(raw)
         i += 1
     found.flush_para()
-    return ParsedNote(found.blocks, front)
+    yield from found.taken()
 
 
 def _rst_title(line: str, found: _Blocks) -> tuple[int, str] | None:
