@@ -174,7 +174,9 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         status = window.last_status
         if status is not None:
             result["files"] = len(status.files)
-            result["failed_or_skipped"] = sum(f.status != "indexed" for f in status.files)
+            result["failed_or_skipped"] = sum(
+                f.status in ("failed", "skipped") for f in status.files
+            )
         print(json.dumps(result), flush=True)
         window.close()
         app.quit()
