@@ -84,7 +84,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w°%.,:-]+", " ", text.casefold()).split())
+    """Case and spacing ignored, also between a figure and its unit sign ("160°C", "160 °C")."""
+    text = re.sub(r"(?<=\d)\s+(?=[°%])", "", text.casefold())
+    return " ".join(re.sub(r"[^\w°%.,:-]+", " ", text).split())
 
 
 def holds(text: str, gold: str) -> bool:

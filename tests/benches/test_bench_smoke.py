@@ -189,6 +189,13 @@ def test_bench_answer_text(
     assert "<!-- bench_answer_text other.gguf -->" in both
 
 
+def test_the_answer_text_bench_ignores_spacing_but_not_figures() -> None:
+    assert bench_answer_text.holds("It is roasted at 160°C [1].", "160 °C")
+    assert bench_answer_text.holds("At 160 % FAST [1]", "160% fast")
+    assert not bench_answer_text.holds("It is roasted at 1600 °C [1].", "160 °C")
+    assert not bench_answer_text.holds("It is roasted at 160 C [1].", "160 °C")
+
+
 def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:
     record = tmp_path / "generations.jsonl"
     first = RecordedModel(QueuedModel("Bake it for 20 minutes [1]."), record)
