@@ -58,6 +58,7 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
         ("The answer is: vier Stunden [1].", "label"),
         ("It takes four hours [7].", "does not exist"),
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
+        ("The train from Prague takes four hours but now, [1], [1].", "did not come to an end"),
     ],
 )
 def test_a_draft_unfit_to_read_is_named_for_what_is_wrong(draft: str, problem: str) -> None:

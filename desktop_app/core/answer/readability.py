@@ -108,9 +108,18 @@ def _frequency(language: str) -> Any:
     return None
 
 
+_DANGLING = re.compile(r"[,;(\u2013\u2014-]$")  # a sentence cannot end on these
+
+
 def _cut_off(draft: str) -> bool:
-    """A sentence ran to the grammar's length bound: its `[n]` was forced on it mid-thought."""
-    return any(len(part.strip()) >= grammar.SENTENCE_CHARS for part in CITATION.split(draft))
+    """A sentence ran to the grammar's length bound, or stops on a comma, a dash or an open
+    bracket: its `[n]` came mid-thought (near the bound, the grammar leaves a model no word
+    that still fits, only the citation)."""
+    for part in CITATION.sub("\0", draft).split("\0"):
+        text = part.strip()
+        if len(text) >= grammar.SENTENCE_CHARS or (analyzer.words(text) and _DANGLING.search(text)):
+            return True
+    return False
 
 
 def _other_language(draft: str, language: str) -> bool:
