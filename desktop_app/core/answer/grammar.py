@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 MAX_SENTENCES = 2
 SENTENCE_CHARS = 140  # at most this many characters (or numbers, or code spans) before its `[n]`
+LONGEST_SENTENCE = 2 * SENTENCE_CHARS  # the most `sentence_bound` allows
 LOOP_WORDS = 4  # a run of this many words written twice is a loop: generation stops
 
 # Any character but line breaks, brackets, markup, colons, sentence ends and quotation marks;
@@ -24,8 +25,21 @@ _QUOTE_OPEN, _QUOTE_CLOSE = r'["“„]', r'["“”]'
 QUOTED_CHARS = 60  # a quotation inside an answer: a name or a short phrase
 
 
-def answer_grammar(sources: int, sentences: int = MAX_SENTENCES) -> str:
-    """GBNF for one to `sentences` sentences citing sources 1..`sources`."""
+def sentence_bound(evidence: Iterable[str], follows_format: bool) -> int:
+    """How long a sentence may run before its `[n]`: `SENTENCE_CHARS`; for a model that keeps to
+    a format, as long as the longest evidence sentence it is given (restating one needs its
+    length; cut short, its `[n]` is forced on it mid-word), at most `LONGEST_SENTENCE`."""
+    if not follows_format:
+        return SENTENCE_CHARS
+    longest = max((len(text) for text in evidence), default=0)
+    return min(LONGEST_SENTENCE, max(SENTENCE_CHARS, longest))
+
+
+def answer_grammar(
+    sources: int, sentences: int = MAX_SENTENCES, sentence_chars: int = SENTENCE_CHARS
+) -> str:
+    """GBNF for one to `sentences` sentences citing sources 1..`sources`, each at most
+    `sentence_chars` long before its citations."""
     if sources < 1:
         raise ValueError("an answer grammar needs at least one source to cite")
     numbers = " | ".join(f'"{n}"' for n in range(1, sources + 1))
@@ -36,7 +50,7 @@ def answer_grammar(sources: int, sentences: int = MAX_SENTENCES) -> str:
             'sentence ::= first body " " cite (", " cite)? "."',
             # a sentence starts with a letter, a digit or a quotation: never with a label
             r'first ::= [^\n\r\[\]:#*|<> \t.,;!?`0-9"“”„-] | number | quoted',
-            f"body ::= piece{{1,{SENTENCE_CHARS}}}",
+            f"body ::= piece{{1,{sentence_chars}}}",
             f"piece ::= {_CHAR} | number | code | quoted",
             "number ::= [0-9]+ ([.,:] [0-9]+)?",
             'code ::= "`" [^`\\n]+ "`"',
