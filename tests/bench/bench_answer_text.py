@@ -147,9 +147,8 @@ def _evidence(events: list[Any]) -> list[Any]:
     return [] if shown is None else shown.evidence
 
 
-def _unit_holds(events: list[Any], done: Done, gold: str) -> bool:
+def _unit_holds(events: list[Any], line: Evidence | None, gold: str) -> bool:
     """The evidence unit the answer line was cut from holds the gold answer."""
-    line = done.quote
     if line is None:
         return False
     units = [e for e in _evidence(events) if e.path == line.path and e.start <= line.start
@@ -175,7 +174,7 @@ def judge(
         "scaffolding": scaffolding(text, len(sources)),
         "wrong_language": wrong_language(answer, language), "draft_shown": bool(draft),
         "chars": len(answer), "generated": done.quote is None and not done.declined,
-        "line_gold": line_gold, "unit_gold": _unit_holds(events, done, q["answer"]),
+        "line_gold": line_gold, "unit_gold": _unit_holds(events, line, q["answer"]),
         "evidence_gold": any(holds(e.text, q["answer"]) for e in _evidence(events)),
         "answer": answer,
     }  # fmt: skip
