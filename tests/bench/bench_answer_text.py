@@ -75,7 +75,8 @@ _LABEL = re.compile(
     r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s"
     r"|\bthe answer (?:to (?:this|the) question )?is\b|\bto answer this\b"
     r"|\b(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
-    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b",
+    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
+    r"|\b(?:stated|mentioned|said|given|written) in (?:the )?(?:sources?|passages?)\b",
     re.I,
 )
 _CITATION = re.compile(r"\[(\d+)\]")
