@@ -257,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
             env=env, capture_output=True, text=True, timeout=7200,
         )  # fmt: skip
     if out.returncode != 0:
-        print(out.stderr[-4000:], file=sys.stderr)
+        print(
+            out.stdout[-2000:], out.stderr[-4000:], f"exit status {out.returncode}", file=sys.stderr
+        )
         return 1
     result = json.loads(out.stdout.strip().splitlines()[-1])
     load = f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f} (1 min)"
