@@ -68,7 +68,7 @@ class RepairMethods(FacadeParts):
         """Replace the index file with a fresh one (the old one is kept aside) once running
         answers are cancelled and reads are done; what starts meanwhile waits for the new one.
         The folders are indexed again by `reindex` before the new index is used, else by the
-        CLI (cli_repair) or the live index (the window). A live index still running is stopped
+        CLI (cli/repair.py) or the live index (the window). A live index still running is stopped
         first (nothing may write into the file being replaced) and started again on the new one."""
         was_live, was_paused = self.live_folders.index is not None, self.live_folders.paused
         self.live_folders.stop()

@@ -6,8 +6,8 @@ import io
 
 import pytest
 
+from desktop_app.cli.progress import ProgressBar
 from desktop_app.core.cancel import Progress
-from desktop_app.progressbar import ProgressBar
 
 
 class _Terminal(io.TextIOWrapper):

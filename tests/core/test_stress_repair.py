@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.cli_repair import cmd_repair
+from desktop_app.cli.repair import cmd_repair
 from desktop_app.core.as_json import as_json
 from desktop_app.core.service import Quire, SearchResult
 from desktop_app.core.store.db import READERS

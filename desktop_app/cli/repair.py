@@ -8,11 +8,10 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from desktop_app.cli_index import cmd_index, print_reports
+from desktop_app.cli.index import cmd_index, print_reports
+from desktop_app.cli.progress import ProgressBar
 from desktop_app.core.service import IndexDamaged, Quire, Recovery, Reindex
-from desktop_app.progressbar import ProgressBar
 
 Command = Callable[["Quire", argparse.Namespace], int]
 
@@ -98,7 +97,7 @@ def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "repair", help="check the index; replace a damaged one and rebuild it from the folders"
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop_app.cli.scope import add_scope_flags, flag_scope, report_scope
 from desktop_app.core.as_json import as_json
 from desktop_app.core.events import (
     Done,
@@ -19,12 +21,20 @@ from desktop_app.core.events import (
 )
 from desktop_app.core.names import printable
 from desktop_app.core.passage import day_label, pages_label
-from desktop_app.scope_cli import flag_scope, report_scope
 
 if TYPE_CHECKING:
     from desktop_app.core.service import Quire
 
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
+    p.add_argument("question")
+    p.add_argument("--model", type=Path, help="a GGUF chat model (default: the bundled SmolLM2)")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--max-tokens", type=int, default=384)
+    add_scope_flags(p)
 
 
 def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:

@@ -6,18 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
+from desktop_app.cli.progress import ProgressBar
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.llm import bundled_chat_model_path
 from desktop_app.core.models.catalog import CATALOG, downloads_dir, find_entry
 from desktop_app.core.models.download import DownloadError, download_entry
 from desktop_app.core.models.finder import FoundModel, describe, find_models
-from desktop_app.progressbar import ProgressBar
 from desktop_app.settings import Settings
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("models", help="GGUF chat models found on this computer; download one")
     p.add_argument("--json", action="store_true")
     p.add_argument("--home", help="look for other apps' models under this home folder instead")
