@@ -14,7 +14,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from desktop_app.core.service import Quire
+from desktop_app.core.api import Answers, Quire
 from desktop_app.paths import sample_notes
 from tests.fakes import FakeEmbedder, QueuedModel
 
@@ -68,7 +68,7 @@ def _fake_embedder_unless_slow() -> Iterator[None]:
 def queued_model(monkeypatch: pytest.MonkeyPatch) -> QueuedModel:
     """Every `Quire` answers with this fake model (queue answers on it: `.answers.append`)."""
     model = QueuedModel()
-    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: model)
+    monkeypatch.setattr(Answers, "chat_model", lambda self, path=None: model)
     return model
 
 

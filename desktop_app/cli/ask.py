@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop_app.cli.scope import add_scope_flags, flag_scope, report_scope
-from desktop_app.core.as_json import as_json
-from desktop_app.core.events import (
+from desktop_app.core.api import (
     Done,
     DraftReplaced,
     Error,
@@ -18,12 +17,14 @@ from desktop_app.core.events import (
     Passage,
     SourcesFound,
     Token,
+    as_json,
+    day_label,
+    pages_label,
+    printable,
 )
-from desktop_app.core.names import printable
-from desktop_app.core.passage import day_label, pages_label
 
 if TYPE_CHECKING:
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
 
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
 
@@ -48,7 +49,7 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
     scoped = quire.answer_scope(args.question, scope)
     if not args.json:
         report_scope(scoped, True)
-    events = quire.ask(
+    events = quire.answers.ask(
         args.question, model_path=args.model, max_tokens=args.max_tokens, scope=scope
     )
     if args.json:

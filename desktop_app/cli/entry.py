@@ -14,7 +14,7 @@ from desktop_app import __version__, supervisor
 from desktop_app.cli import ask, evaluate, index, models, repair, search, status
 from desktop_app.cli.repair import run_guarded
 from desktop_app.cli.selftest import run_self_test
-from desktop_app.core.service import DiskFull, NewerDatabaseError, Quire
+from desktop_app.core.api import DiskFull, NewerDatabaseError, Quire
 from desktop_app.paths import quire_home, user_sample_notes
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -6,8 +6,7 @@ import argparse
 from pathlib import Path
 
 from desktop_app.cli.progress import ProgressBar
-from desktop_app.core.evaluate import evaluate_set
-from desktop_app.core.service import Quire
+from desktop_app.core.api import Quire, evaluate_set
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

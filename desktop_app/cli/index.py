@@ -9,8 +9,7 @@ import threading
 from pathlib import Path
 
 from desktop_app.cli.progress import ProgressBar
-from desktop_app.core.names import printable
-from desktop_app.core.service import QUIET_KINDS, Change, FolderReport, Quire, Watching
+from desktop_app.core.api import QUIET_KINDS, Change, FolderReport, Quire, Watching, printable
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,10 +62,10 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
             print(change, flush=True)
 
     for folder in args.folders:
-        quire.watch(folder)
+        quire.live.watch(folder)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    quire.start_live(Watching(print_change, force_polling=args.polling), reconcile=False)
+    quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=False)
     print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
     try:
         while not stopped.wait(0.5):
@@ -74,5 +73,5 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        quire.stop_live()
+        quire.live.stop()
     return 0

@@ -8,11 +8,18 @@ import sys
 from pathlib import Path
 
 from desktop_app.cli.progress import ProgressBar
-from desktop_app.core.answer.gguf import ModelFileError
-from desktop_app.core.answer.llm import bundled_chat_model_path
-from desktop_app.core.models.catalog import CATALOG, downloads_dir, find_entry
-from desktop_app.core.models.download import DownloadError, download_entry
-from desktop_app.core.models.finder import FoundModel, describe, find_models
+from desktop_app.core.api import (
+    CATALOG,
+    DownloadError,
+    FoundModel,
+    ModelFileError,
+    bundled_chat_model_path,
+    describe,
+    download_entry,
+    downloads_dir,
+    find_entry,
+    find_models,
+)
 from desktop_app.settings import Settings
 
 

@@ -11,12 +11,15 @@ from typing import Any, TextIO
 
 from desktop_app.cli.ask import EMPTY_INDEX_HINT
 from desktop_app.cli.scope import add_scope_flags, flag_scope, report_scope
-from desktop_app.core.as_json import as_json
-from desktop_app.core.names import printable
-from desktop_app.core.passage import pages_label
-from desktop_app.core.retrieval.scope import Scope
-from desktop_app.core.service import Quire, SearchResult
-from desktop_app.core.text import clean_text
+from desktop_app.core.api import (
+    Quire,
+    Scope,
+    SearchResult,
+    as_json,
+    clean_text,
+    pages_label,
+    printable,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,7 +86,7 @@ def _batch_search(
         line: dict[str, Any] = {"id": item["id"]}
         if gate:
             asked = found.query.text or item["question"]  # without its scope words, as in ask
-            decision = quire.gate(asked, found.results, found.query.scope)
+            decision = quire.answers.gate(asked, found.results, found.query.scope)
             line["answerable"] = decision.answerable
             line["outcome"] = decision.outcome
         line["results"] = [as_json(r) for r in found.results]

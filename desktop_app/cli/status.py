@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from desktop_app.core.as_json import as_json
-from desktop_app.core.names import printable
-from desktop_app.core.service import NoteStatus, Quire
+from desktop_app.core.api import NoteStatus, Quire, as_json, printable
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -7,23 +7,26 @@ import html
 import re
 from collections.abc import Callable
 
-from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import numbers_in, replace_citations
-from desktop_app.core.answer.cues import AnswerKind, question_kind
-from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import CODE, FENCE_LINE
-from desktop_app.core.answer.verbatim import NOTES_SAY
-from desktop_app.core.events import (
+from desktop_app.core.api import (
+    CITATION,
+    CODE,
+    FENCE_LINE,
+    NOT_FOUND,
+    NOTES_SAY,
+    AnswerKind,
     Citations,
     CitedSentence,
     Draft,
     DraftReplaced,
     Evidence,
+    Turn,
     Unfound,
+    code_fence,
+    day_label,
+    numbers_in,
+    question_kind,
+    replace_citations,
 )
-from desktop_app.core.passage import day_label
-from desktop_app.core.service import Turn
-from desktop_app.core.text import code_fence
 
 UNVERIFIED = "unverified"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")

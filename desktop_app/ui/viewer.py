@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.ingest import formats
-from desktop_app.core.ingest.formats.pdf import span_on_page
+from desktop_app.core.api import formats, span_on_page
 from desktop_app.ui.pdf_page import PdfPageView
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)

@@ -47,11 +47,11 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer.ask import answer_events  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
 from desktop_app.core.conversations import Turn  # noqa: E402
 from desktop_app.core.events import Done, EvidenceShown, SourcesFound  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from desktop_app.ui.answer_view import turn_markdown  # noqa: E402
 from tests.bench.recorded_model import RecordedModel  # noqa: E402
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace, model: Any, work: Path) -> dict[str, list[dict
                 homes[name].index([folder_of(name, args.eval)])
             quire = homes[name]
             for q in questions:
-                events = list(answer_events(quire.retrieval(), q["question"], [], model,
+                events = list(answer_events(quire.answers.retrieval(), q["question"], [], model,
                                             CancelToken(), temperature=0.0))  # fmt: skip
                 rows[language].append({"set": name, **judge(q, language, events)})
                 print(json.dumps(rows[language][-1], ensure_ascii=False), flush=True)

@@ -104,8 +104,8 @@ def child(notes: Path, started: float, expected_notes: int) -> None:
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.core.api import Quire
     from desktop_app.core.events import Done
-    from desktop_app.core.service import Quire
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 

@@ -52,7 +52,7 @@ def cached(name: str, cache: Path, eval_dir: Path = EVAL) -> dict[str, Any]:
         return data
     questions = ordered_answerable(eval_dir / name)[:400]
     quire, _, _ = indexed_without_gold(eval_dir / name, 100, cache / "work", True)
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     rows: list[dict[str, Any]] = []
     for q in questions:
         results = quire.search(q["question"], top_k=8)

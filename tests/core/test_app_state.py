@@ -150,7 +150,7 @@ def test_heavy_imports_map_shared_objects_and_restore_the_collector() -> None:
 
 
 def test_keyword_search_works_before_any_vector_exists(tmp_path: Path) -> None:
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
     from desktop_app.paths import sample_notes
 
     quire = Quire.open(tmp_path / "home")

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,19 @@ def test_no_caller_assigns_the_facades_fields() -> None:
     }
     assert assigned == {}
     assert _facade_fields_assigned("recovery, win.service.recovery = x, None\n") == [1]
+
+
+def test_the_qt_contract_names_every_part_beside_the_window() -> None:
+    """ "Qt only inside desktop_app.ui" lists whole packages and modules; a new one beside them
+    fails here until it is listed (so the contract cannot miss a module)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    qt = next(c for c in contracts if c["name"] == "Qt only inside desktop_app.ui")
+    parts = {
+        f"desktop_app.{p.stem}"
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").is_file())
+        and p.stem not in ("__init__", "__main__", "ui")
+    }
+    assert set(qt["source_modules"]) == parts
+    assert {"desktop_app.cli", "desktop_app.core"} <= parts

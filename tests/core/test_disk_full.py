@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest.watcher import Change
-from desktop_app.core.service import Quire
 from desktop_app.core.store.db import Database
 from tests.core.hostile import word
 from tests.core.live_index import live_index

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
-from desktop_app.core.service import Quire
 from desktop_app.core.text import clean_text
 from tests.conftest import EMBEDDERS, ROOT
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from desktop_app.core.answer.llm import Generation, LocalModel
+from desktop_app.core.api import Quire
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.retrieval.embedder import Embedder, TextEmbedder
-from desktop_app.core.service import Quire
 from tests.conftest import ROOT
 from tests.fakes import FakeEmbedder, QueuedModel
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 from desktop_app.core.passage import Evidence
-from desktop_app.core.service import Quire
 from tests.documents import (
     write_docx,
     write_hostile_corpus,
@@ -118,8 +118,8 @@ def _evidence(quire: Quire, question: str) -> list[Evidence]:
     from tests.fakes import QueuedModel
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(quire, "chat_model", lambda path=None: QueuedModel("x"))
-        events = list(quire.ask(question))
+        patch.setattr(quire.answers, "chat_model", lambda path=None: QueuedModel("x"))
+        events = list(quire.answers.ask(question))
     return next((e.evidence for e in events if isinstance(e, EvidenceShown)), [])
 
 

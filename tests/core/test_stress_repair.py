@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli.repair import cmd_repair
+from desktop_app.core.api import Quire, SearchResult
 from desktop_app.core.as_json import as_json
-from desktop_app.core.service import Quire, SearchResult
 from desktop_app.core.store.db import READERS
 from tests.conftest import ROOT
 from tests.fakes import FakeEmbedder, QueuedModel
@@ -82,7 +82,7 @@ def test_searches_and_answers_run_through_a_rebuild(
         finished.append(time.monotonic())
 
     def answer(n: int) -> str:
-        events = [as_json(e) for e in quire.ask(f"What did I write about {queries[n]}?")]
+        events = [as_json(e) for e in quire.answers.ask(f"What did I write about {queries[n]}?")]
         finished.append(time.monotonic())
         return str(events[-1]["type"])
 
@@ -123,16 +123,16 @@ def test_a_repair_while_the_live_index_runs_restarts_it_on_the_new_index(tmp_pat
     (notes / "alpha.md").write_text("# Alpha\n\nThe quokka sleeps in the shade.\n", "utf-8")
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
     try:
-        quire.watch(notes)
-        before = quire.start_live()
+        quire.live.watch(notes)
+        before = quire.live.start()
         _wait_for(lambda: bool(quire.search("quokka")))
-        quire.recover(["test"], requested=True)
-        after = quire.live
+        quire.repair.recover(["test"], requested=True)
+        after = quire.live.index
         assert after is not None and after is not before and before.ended
         (notes / "beta.md").write_text("# Beta\n\nThe pangolin rolls up.\n", "utf-8")
         _wait_for(lambda: bool(quire.search("pangolin")) and bool(quire.search("quokka")))
     finally:
-        quire.stop_live()
+        quire.live.stop()
         quire.close()
 
 

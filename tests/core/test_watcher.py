@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from desktop_app.core.api import NoteStatus, Quire
 from desktop_app.core.ingest.watcher import Change, LiveIndex
-from desktop_app.core.service import NoteStatus, Quire
 from tests.core.live_index import live_index
 
 
@@ -286,7 +286,7 @@ def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from desktop_app.core.as_json import as_json\nfrom desktop_app.core.service import Quire\n"
+        "from desktop_app.core.as_json import as_json\nfrom desktop_app.core.api import Quire\n"
         "q = Quire.open(Path(sys.argv[1]))\n"
         "r = q.index([Path(sys.argv[2])], embed=False)[0].report\n"
         "print(json.dumps(r.problems))\n"

@@ -12,6 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt, QThreadPool
 
+from desktop_app.core.api import Quire
 from desktop_app.core.conversations import (
     DAMAGED_FOLDER,
     Conversation,
@@ -20,7 +21,6 @@ from desktop_app.core.conversations import (
 )
 from desktop_app.core.events import Citations
 from desktop_app.core.passage import Passage
-from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 
 pytestmark = pytest.mark.gui

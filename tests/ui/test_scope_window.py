@@ -16,8 +16,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 
+from desktop_app.core.api import Scope
 from desktop_app.core.conversations import ConversationStore
-from desktop_app.core.service import Scope
 from desktop_app.ui.chat import NOTHING_IN_SCOPE
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.search_tab import SearchTab
