@@ -91,7 +91,7 @@ package: $(DEB)
 package-test: $(DEB)
 	packaging/linux/package_test.sh $(DEB)
 
-# Windows, built on Linux (docs/development.md "Packaging"): llama.cpp cross-compiled with mingw-w64 (cached
+# Windows, built on Linux (docs/packaging.md): llama.cpp cross-compiled with mingw-w64 (cached
 # beside the Linux wheel), Windows wheels, PyInstaller under Wine, trim, makensis.
 WIN_BUILD := build/windows
 WIN_SETUP := dist/Quire-$(VERSION)-setup.exe

@@ -205,7 +205,9 @@ def run(args: argparse.Namespace, model: Any, work: Path) -> dict[str, list[dict
                 events = list(answer_events(quire.answers.retrieval(), q["question"], [], model,
                                             CancelToken(), temperature=0.0))  # fmt: skip
                 rows[language].append({"set": name, **judge(q, language, events)})
-                print(json.dumps(rows[language][-1], ensure_ascii=False), flush=True)
+                print(
+                    json.dumps(rows[language][-1], ensure_ascii=False), file=sys.stderr, flush=True
+                )
     for quire in homes.values():
         quire.close()
     return rows
@@ -236,7 +238,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-cache", type=Path, help="record generations here; replay on rerun")
     parser.add_argument("--eval", type=Path, default=EVAL)
     parser.add_argument("--limit", type=int, help="at most this many questions of each set")
-    parser.add_argument("--page", type=Path, help="write the table into this Markdown page")
     args = parser.parse_args(argv)
     args.languages = args.languages.split(",")
     from desktop_app.core.answer.llm import LocalModel
@@ -251,25 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(args, model, Path(tmp))
     print(table(rows))
-    if args.page:
-        write_page(args.page, f"{label}\n\n{table(rows)}")
     return 0
 
 
-PAGE_START, PAGE_END = "<!-- bench_answer_text -->", "<!-- /bench_answer_text -->"
-
-
-def write_page(page: Path, text: str) -> None:
-    """The bench's section of the benchmarks page, replaced (or added at its end)."""
-    old = page.read_text("utf-8") if page.exists() else ""
-    section = f"{PAGE_START}\n{text}\n{PAGE_END}"
-    if PAGE_START in old and PAGE_END in old:
-        before, rest = old.split(PAGE_START, 1)
-        new = before + section + rest.split(PAGE_END, 1)[1]
-    else:
-        new = f"{old.rstrip()}\n\n{section}\n" if old else f"{section}\n"
-    page.write_text(new, "utf-8")
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_answer_text"))

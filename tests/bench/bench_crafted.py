@@ -3,7 +3,7 @@ baseline, and how that cost grows with the note.
 
 usage: python tests/bench/bench_crafted.py [--skip-growth | --growth-only]
 
-1. Each crafted note (tests/core/crafted.py: a YAML alias bomb, 200,000 headings, 3 MB without
+1. Each crafted note (tests/support/crafted.py: a YAML alias bomb, 200,000 headings, 3 MB without
    white space, a 2 MB data: URI, 3,000 nested list levels) and a few more (a deep table, one
    very long line, many small notes) indexed alone with `quire index --no-embed`'s code in a
    fresh process: seconds, the process's peak resident memory growth, and the note's status;
@@ -35,7 +35,7 @@ from desktop_app.core.ingest import budget  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.ingest.note_analysis import analyze_note  # noqa: E402
 from desktop_app.core.tokens import count_tokens  # noqa: E402
-from tests.core.crafted import many_headings, nested_list, unbroken, write_crafted  # noqa: E402
+from tests.support.crafted import many_headings, nested_list, unbroken, write_crafted  # noqa: E402
 
 _INDEX_ONE = """
 import resource, sys, time
@@ -208,11 +208,11 @@ def _table(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-growth", action="store_true")
     parser.add_argument("--growth-only", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     files: list[dict[str, object]] = []
     all_in_one: dict[str, object] = {}
     if not args.growth_only:
@@ -230,7 +230,10 @@ def main() -> None:
         print("\n## Time for N and 10·N\n")
         print(_table(grown))
     print(json.dumps({"files": files, "together": all_in_one, "growth": grown}))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_crafted"))

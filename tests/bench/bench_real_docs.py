@@ -234,4 +234,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_real_docs"))

@@ -138,4 +138,6 @@ def _options(quire: Quire) -> SearchOptions:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_scope_speed"))

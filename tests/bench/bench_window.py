@@ -8,8 +8,8 @@ interactive ≤ 1.5 s, longest stall ≤ 100 ms.
 With --generate N it runs on a generated vault of N small notes instead (issue 13: the window
 must stay up through indexing and embedding of 20,000 notes) and also reports when every note
 was keyword-searchable and the process's peak memory. With --hostile it runs on the robustness
-corpus (tests/documents.py: encrypted, truncated, scanned, 2,000-page and crafted PDFs, a junk
-DOCX, a 52 MB web page, and good files of every format): the stall goal holds there too.
+corpus (tests/support/documents.py: encrypted, truncated, scanned, 2,000-page and crafted PDFs,
+a junk DOCX, a 52 MB web page, and good files of every format): the stall goal holds there too.
 
 usage: python tests/bench/bench_window.py [NOTES_DIR] [--generate N | --hostile]
 """
@@ -184,12 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hostile", action="store_true", help="the robustness corpus")
     args = parser.parse_args(argv)
     notes_src = f"generated vault of {args.generate} notes" if args.generate else args.notes
-    notes_src = "the robustness corpus (tests/documents.py)" if args.hostile else notes_src
+    notes_src = "the robustness corpus (tests/support/documents.py)" if args.hostile else notes_src
     with tempfile.TemporaryDirectory() as tmp:
         notes = Path(tmp) / "notes"
         if args.hostile:
             sys.path.insert(0, str(ROOT))
-            from tests.documents import write_hostile_corpus
+            from tests.support.documents import write_hostile_corpus
 
             notes.mkdir()
             outcomes = write_hostile_corpus(notes)
@@ -232,4 +232,6 @@ if __name__ == "__main__":
         sys.path.insert(0, str(ROOT))
         child(Path(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
     else:
-        sys.exit(main())
+        from tests.bench.page import record
+
+        raise SystemExit(record(main, "bench_window"))

@@ -46,9 +46,12 @@ from tests.bench import (
     sigkill_crash,
     til_dev,
 )
+from tests.bench.page import record
 from tests.bench.recorded_model import RecordedModel
 from tests.conftest import MINI_EVAL_DIR
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tests" / "bench"
@@ -175,13 +178,14 @@ def test_bench_answer_text(
     page.write_text("# Benchmarks\n")
     argv = cli("--per-set 2 --limit 2 --eval", MINI_EVAL_DIR) + cli("--page", page)
     for _ in range(2):
-        assert bench_answer_text.main(argv) == 0
+        assert record(bench_answer_text.main, "bench_answer_text", argv) == 0
     out = capsys.readouterr().out
     cells = r"(?: {NUMBER} \|){11}".replace("{NUMBER}", NUMBER)
     for language in ("en", "de", "cs"):
         assert re.search(rf"^\| {language} \| \d+ \|{cells} \d+ \|$", out, re.MULTILINE), out
     written = page.read_text("utf-8")
     assert written.startswith("# Benchmarks") and written.count("| cs |") == 1
+    assert written.count("### `bench_answer_text` · ") == 1  # the dated heading, replaced
 
 
 def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:
@@ -370,7 +374,7 @@ def fake_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     page), `apt-get download` by a script that hands out that package; the questions file for
     bench_real_docs, gold spans taken from the extracted text."""
     from desktop_app.core.ingest import formats
-    from tests.documents import write_html, write_pdf
+    from tests.support.documents import write_html, write_pdf
 
     tree = tmp_path / "tree"
     docs = tree / "usr" / "share" / "doc" / "quire-fake"

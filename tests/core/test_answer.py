@@ -23,7 +23,9 @@ from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.passage import Passage
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,9 @@ from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
 from desktop_app.core.passage import Evidence
 from desktop_app.settings import Settings
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 LID = "At what temperature is the bread baked while the lid is on?"
 BAKE = (

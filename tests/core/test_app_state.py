@@ -16,6 +16,8 @@ from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.store.db import Database
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 
 def test_conversations_round_trip_newest_first(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "conversations")

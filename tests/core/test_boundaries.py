@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 HEAVY = ("PySide6", "shiboken6", "torch", "sentence_transformers", "llama_cpp")
 
 # Qt made unimportable, then every module under desktop_app except the window package (and

@@ -17,7 +17,9 @@ from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Outcome
 from desktop_app.core.retrieval import languages
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 def _read(question: str) -> Question:

@@ -13,6 +13,8 @@ import pytest
 from desktop_app import cli
 from tests.conftest import EMBEDDERS, MINI_EVAL_DIR, ROOT
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = cli.main(list(args))

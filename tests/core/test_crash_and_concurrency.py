@@ -13,7 +13,9 @@ import pytest
 
 from desktop_app.core.api import Quire
 from tests.conftest import ROOT
-from tests.core.live_index import live_index
+from tests.support.live_index import live_index
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 @pytest.mark.slow  # a second process with the real embedder

@@ -12,7 +12,9 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.api import Quire
 from desktop_app.core.store.health import IndexDamaged, check_file
-from tests.corruption import PNG, damage_fts, replace_with, truncate
+from tests.support.corruption import PNG, damage_fts, replace_with, truncate
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 WORDS = 24
 

@@ -24,7 +24,9 @@ from desktop_app.core.ingest import formats
 from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "sample_questions.jsonl"
 

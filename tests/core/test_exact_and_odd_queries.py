@@ -17,6 +17,8 @@ from desktop_app.core.as_json import as_json
 from desktop_app.core.text import clean_text
 from tests.conftest import EMBEDDERS, ROOT
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 FINAL_WORDS = ["final", "finally", "finals", "finalize", "finalist", "finality", "finalised"]
 TOPICS = ["garden", "bread", "bicycle", "python", "travel", "music", "budget", "chess", "coffee",
           "running", "camera", "kitchen", "laptop", "river", "mountain", "library", "winter",

@@ -8,8 +8,6 @@ import json
 import re
 import shutil
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,10 @@ from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.status import Counts, FileStatus, IndexStatus, Integrity, last_repair
 from desktop_app.paths import sample_notes
 from tests.core.test_evidence import QueuedModel
-from tests.fakes import FakeEmbedder
+from tests.support.fakes import FakeEmbedder
+from tests.support.wait import wait_for
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PASSAGE = ev.Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"], 10, 60, 3, 5,
@@ -199,14 +200,6 @@ def test_an_old_conversation_file_loads_into_turns_and_saves_unchanged(tmp_path:
 
 
 # -- Quire owns the live index -------------------------------------------------------------------
-def _wait(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {seconds:.0f} s: {what}")
-        time.sleep(0.05)
-
-
 def _found(quire: Quire, word: str) -> bool:
     return any(word in r.text for r in quire.search(word))
 
@@ -221,12 +214,12 @@ def test_watch_and_unwatch_keep_the_index_live(tmp_path: Path) -> None:
         assert quire.live.folders == [folder.resolve()] and quire.live.index is None
         live = quire.live.start(Watching())
         assert quire.live.index is live and list(live.folders) == quire.live.folders
-        _wait(lambda: _found(quire, "kettle"), "the reconcile pass indexes the folder")
+        wait_for(lambda: _found(quire, "kettle"), "the reconcile pass indexes the folder", 120)
         (folder / "b.md").write_text("# B\n\nA zeppelin drifts over the harbour.\n", "utf-8")
-        _wait(lambda: _found(quire, "zeppelin"), "a new note is indexed by the watcher")
+        wait_for(lambda: _found(quire, "zeppelin"), "a new note is indexed by the watcher", 120)
         quire.live.unwatch(folder)
         assert quire.live.folders == []
-        _wait(lambda: not _found(quire, "kettle"), "an unwatched folder leaves the index")
+        wait_for(lambda: not _found(quire, "kettle"), "an unwatched folder leaves the index", 120)
         quire.live.stop()
         assert quire.live.index is None and quire.live.folders == []
     finally:

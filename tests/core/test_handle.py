@@ -19,7 +19,9 @@ from desktop_app.core.cancel import CancelToken
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on
 from desktop_app.core.store.db import Database
 from desktop_app.paths import sample_notes
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 @pytest.fixture

@@ -18,11 +18,15 @@ from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import dates, languages, time_phrases
 from desktop_app.core.retrieval.languages import language
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 def test_every_registered_language_names_each_kind_of_answer() -> None:
-    assert [lang.code for lang in languages.REGISTERED] == ["en", "de", "cs"]
+    folder = Path(language.__file__).parent
+    assert {lang.code for lang in languages.REGISTERED} == {p.stem for p in folder.glob("*.toml")}
+    assert {"en", "de", "cs"} <= {lang.code for lang in languages.REGISTERED}
     for lang in languages.REGISTERED:
         assert set(lang.answer_kinds) == set(cues.KINDS), lang.code
         assert languages.registered(lang.code) is lang

@@ -20,7 +20,9 @@ from desktop_app.core.answer.prompt import (
 from desktop_app.core.api import Answers, Quire
 from desktop_app.core.passage import Passage
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 HUGE_QUESTION = ("How long do I bake the sourdough bread with the lid on? " * 900)[:50_000]
 

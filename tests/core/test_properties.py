@@ -20,6 +20,8 @@ from desktop_app.core.text import clean_text
 from desktop_app.core.tokens import count_tokens
 from desktop_app.paths import sample_notes
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 # Markdown structure, line endings and odd characters, mixed with any non-surrogate text.
 PIECES = ["# ", "## Heading", "\n", "\r\n", "\r", "\x00", "```", "```python\n", "- item",
           "1. step", "| a | b |", "|---|---|", "> quote", "---\ntitle: x\n---\n", "    code",
@@ -153,7 +155,7 @@ def test_what_quire_quotes_as_the_notes_is_the_notes_text(
     from desktop_app.core.answer.verbatim import NOTES_SAY
     from desktop_app.core.cancel import CancelToken
     from desktop_app.core.events import Done, EvidenceShown
-    from tests.fakes import QueuedModel
+    from tests.support.fakes import QueuedModel
 
     quire, words = mini
     picked = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=6))

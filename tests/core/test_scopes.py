@@ -19,6 +19,8 @@ from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.scope import Scope, parse_query
 from desktop_app.core.retrieval.time_phrases import Period
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 TODAY = date(2026, 12, 2)  # a Wednesday
 MTIME_NS = int(1_700_000_000 * 1e9)  # 14 Nov 2023
 

@@ -16,7 +16,7 @@ from desktop_app.core.store import meta
 from desktop_app.core.store.db import READERS, Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
-from tests.fakes import word_offsets
+from tests.support.fakes import word_offsets
 
 
 def test_fts5_is_available() -> None:

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
@@ -21,7 +20,10 @@ from desktop_app.core.api import Quire, SearchResult
 from desktop_app.core.as_json import as_json
 from desktop_app.core.store.db import READERS
 from tests.conftest import ROOT
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+from tests.support.wait import wait_for
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 JOURNAL = ROOT / "tests" / "data" / "journal" / "notes"
 SEARCHES = 200
@@ -125,19 +127,12 @@ def test_a_repair_while_the_live_index_runs_restarts_it_on_the_new_index(tmp_pat
     try:
         quire.live.watch(notes)
         before = quire.live.start()
-        _wait_for(lambda: bool(quire.search("quokka")))
+        wait_for(lambda: bool(quire.search("quokka")))
         quire.repair.recover(["test"], requested=True)
         after = quire.live.index
         assert after is not None and after is not before and before.ended
         (notes / "beta.md").write_text("# Beta\n\nThe pangolin rolls up.\n", "utf-8")
-        _wait_for(lambda: bool(quire.search("pangolin")) and bool(quire.search("quokka")))
+        wait_for(lambda: bool(quire.search("pangolin")) and bool(quire.search("quokka")))
     finally:
         quire.live.stop()
         quire.close()
-
-
-def _wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)

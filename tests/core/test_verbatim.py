@@ -31,7 +31,9 @@ from desktop_app.core.events import Done, Evidence, EvidenceShown, SourcesFound
 from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "notes"
 FIRST_COMMIT = "How do I find the very first commit of a repository?"

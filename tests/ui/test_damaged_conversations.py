@@ -23,7 +23,7 @@ from desktop_app.core.events import Citations
 from desktop_app.core.passage import Passage
 from desktop_app.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 
 SOURCE = {"n": 1, "path": "bread.md", "folder": "/notes", "title": "Bread", "heading_path": [],
           "start": 0, "end": 20, "lines": [1, 2], "score": 0.5, "text": "Bake at 250 °C.",

@@ -19,9 +19,9 @@ from desktop_app.core.api import Health, Quire
 from desktop_app.core.store import health
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
-from tests.corruption import damage_fts, truncate
+from tests.support.corruption import damage_fts, truncate
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 INDEXED = 120_000
 
 

@@ -18,9 +18,9 @@ from PySide6.QtCore import Qt, QThreadPool
 from desktop_app.core.api import Quire
 from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.ui.main_window import MainWindow
-from tests.core.hostile import word
+from tests.support.hostile import word
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 INDEXED = 120_000
 
 

@@ -21,9 +21,9 @@ from desktop_app.core.passage import Passage
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
-from tests.ui.helpers import click_link, link_hrefs
+from tests.support.clicks import click_link, link_hrefs
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 INDEXED = 120_000
 LEFT = Qt.MouseButton.LeftButton
 

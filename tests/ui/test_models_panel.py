@@ -23,9 +23,9 @@ from desktop_app.core.api import Quire
 from desktop_app.core.models.catalog import CatalogEntry, RemoteFile
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.core.fake_gguf import gguf_bytes, write_gguf
+from tests.support.fake_gguf import gguf_bytes, write_gguf
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 LEFT = Qt.MouseButton.LeftButton
 
 
