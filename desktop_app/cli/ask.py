@@ -29,15 +29,6 @@ if TYPE_CHECKING:
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
-    p.add_argument("question")
-    p.add_argument("--model", type=Path, help="a GGUF chat model (default: the bundled SmolLM2)")
-    p.add_argument("--json", action="store_true", help="one JSON event per line")
-    p.add_argument("--max-tokens", type=int, default=384)
-    add_scope_flags(p)
-
-
 def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
     if not args.question.strip():
         print("quire ask: the question is empty", file=sys.stderr)
@@ -128,3 +119,12 @@ def _print_sources(sources: list[Passage], done: Done) -> None:
     weak = [s for s in done.citations.sentences if s.weak]
     if weak:
         print(f"  ({len(weak)} cited sentence(s) only weakly supported by their source)")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
+    p.add_argument("question")
+    p.add_argument("--model", type=Path, help="a GGUF chat model (default: the bundled SmolLM2)")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--max-tokens", type=int, default=384)
+    add_scope_flags(p)

@@ -9,12 +9,6 @@ from desktop_app.cli.progress import ProgressBar
 from desktop_app.core.api import Quire, evaluate_set
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("eval", help="index SET_DIR/notes and score SET_DIR/questions.jsonl")
-    p.add_argument("set_dir", type=Path)
-    p.add_argument("--results", type=Path, help="also write the ranked results here (JSONL)")
-
-
 def cmd_eval(quire: Quire, args: argparse.Namespace) -> int:
 
     bar = ProgressBar()
@@ -26,3 +20,9 @@ def cmd_eval(quire: Quire, args: argparse.Namespace) -> int:
     for key in ("Hit@1", "Hit@3", "Hit@5", "Hit@10", "MRR@10"):
         print(f"{key}\t{metrics[key]:.3f}")
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("eval", help="index SET_DIR/notes and score SET_DIR/questions.jsonl")
+    p.add_argument("set_dir", type=Path)
+    p.add_argument("--results", type=Path, help="also write the ranked results here (JSONL)")

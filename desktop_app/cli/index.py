@@ -12,16 +12,6 @@ from desktop_app.cli.progress import ProgressBar
 from desktop_app.core.api import QUIET_KINDS, Change, FolderReport, Quire, Watching, printable
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("index", help="index or update notes folders")
-    p.add_argument("folders", nargs="+", type=Path)
-    p.add_argument("--no-embed", action="store_true", help="keyword index only")
-
-    p = sub.add_parser("watch", help="index, then keep the index live (one line per change)")
-    p.add_argument("folders", nargs="+", type=Path)
-    p.add_argument("--polling", action="store_true", help="poll instead of OS notifications")
-
-
 def cmd_index(quire: Quire, args: argparse.Namespace) -> int:
     bar = ProgressBar()
     try:
@@ -75,3 +65,13 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
     finally:
         quire.live.stop()
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("index", help="index or update notes folders")
+    p.add_argument("folders", nargs="+", type=Path)
+    p.add_argument("--no-embed", action="store_true", help="keyword index only")
+
+    p = sub.add_parser("watch", help="index, then keep the index live (one line per change)")
+    p.add_argument("folders", nargs="+", type=Path)
+    p.add_argument("--polling", action="store_true", help="poll instead of OS notifications")

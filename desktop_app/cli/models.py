@@ -23,16 +23,6 @@ from desktop_app.core.api import (
 from desktop_app.settings import Settings
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("models", help="GGUF chat models found on this computer; download one")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--home", help="look for other apps' models under this home folder instead")
-    verbs = p.add_subparsers(dest="models_command")
-    d = verbs.add_parser("download", help="download a model from Quire's short list")
-    d.add_argument("name", nargs="?", help="a name from the list (without it: show the list)")
-    d.add_argument("--timeout", type=float, default=30.0, help="seconds without data (30)")
-
-
 def _size(n: int) -> str:
     if n < 1e6:
         return f"{n / 1e3:.0f} KB"
@@ -108,3 +98,13 @@ def _download(args: argparse.Namespace) -> int:
         bar.close()
     print(f"saved {path}")
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("models", help="GGUF chat models found on this computer; download one")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--home", help="look for other apps' models under this home folder instead")
+    verbs = p.add_subparsers(dest="models_command")
+    d = verbs.add_parser("download", help="download a model from Quire's short list")
+    d.add_argument("name", nargs="?", help="a name from the list (without it: show the list)")
+    d.add_argument("--timeout", type=float, default=30.0, help="seconds without data (30)")

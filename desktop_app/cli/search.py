@@ -22,20 +22,6 @@ from desktop_app.core.api import (
 )
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("search", help="search the indexed notes")
-    p.add_argument("query", nargs="?")
-    p.add_argument("--top", type=int, default=None)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--queries", type=Path, help="JSONL file with id and question per line")
-    p.add_argument(
-        "--no-gate",
-        action="store_true",
-        help="with --queries: results only, without the gate's answerable / outcome (faster)",
-    )
-    add_scope_flags(p)
-
-
 def cmd_search(quire: Quire, args: argparse.Namespace) -> int:
     if args.queries:
         scope = flag_scope(args, quire)
@@ -103,3 +89,17 @@ def _print_results(results: list[SearchResult], out: TextIO) -> None:
         print(f"[{n}] {printable(r.path)}:{at}  score {r.score:.3f}  {where}", file=out)
         snippet = " ".join(r.text.split())
         print(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}", file=out)
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("search", help="search the indexed notes")
+    p.add_argument("query", nargs="?")
+    p.add_argument("--top", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--queries", type=Path, help="JSONL file with id and question per line")
+    p.add_argument(
+        "--no-gate",
+        action="store_true",
+        help="with --queries: results only, without the gate's answerable / outcome (faster)",
+    )
+    add_scope_flags(p)

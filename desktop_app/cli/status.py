@@ -8,11 +8,6 @@ import json
 from desktop_app.core.api import NoteStatus, Quire, as_json, printable
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("status", help="database, counts, per-file status, integrity")
-    p.add_argument("--json", action="store_true")
-
-
 def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     status = quire.status()
     integrity, healthy = status.integrity, status.integrity_ok
@@ -35,3 +30,8 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     if status.recovery is not None:
         print(f"last repair ({status.recovery.at}): {status.recovery.message}")
     return 0 if healthy else 1
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("status", help="database, counts, per-file status, integrity")
+    p.add_argument("--json", action="store_true")
