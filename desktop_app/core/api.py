@@ -53,13 +53,14 @@ from desktop_app.core.store.health import Health, IndexDamaged
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery
 from desktop_app.core.store.status import FileStatus, IndexStatus
-from desktop_app.core.text import clean_text, code_fence
+from desktop_app.core.text import IMAGE_TARGET, clean_text, code_fence, suffix_of
 
 __all__ = [
     "CATALOG",
     "CITATION",
     "CODE",
     "FENCE_LINE",
+    "IMAGE_TARGET",
     "NOTES_SAY",
     "NOT_FOUND",
     "QUIET_KINDS",
@@ -138,4 +139,5 @@ __all__ = [
     "question_kind",
     "replace_citations",
     "span_on_page",
+    "suffix_of",
 ]

@@ -64,3 +64,44 @@ def test_a_lazy_import_of_the_projects_own_code_says_why() -> None:
 def test_few_hand_packed_lines() -> None:
     count = sum(p.read_text("utf-8").count("# fmt: skip") for p in _modules())
     assert count <= MAX_FMT_SKIP, f"{count} `# fmt: skip` lines: split the module instead"
+
+
+# The text grammar (core/text.py): a fragment of each concept's pattern, as its source is
+# written. Found in any other module under desktop_app, it is a second definition.
+GRAMMAR = {
+    "code fence": "(`{3,}|~{3,})",
+    "ATX heading": "{0,3}(#{1,6})",
+    "heading line": "{0,3}#{1,6}[",
+    "list item": "(?:[-*+•]|",
+    "inline code": "`[^`\\n]",
+    "indented code": "(?: {4}|\\t)",
+    "command line": "\\$ (?!\\d)",
+    "sentence end": "(?<=[.!?…])",
+    "image": "!\\[[^\\]]*\\]\\(",
+    "year": "1[0-9]{3}|20[0-9]{2}",
+    "file suffix": ")[1].lower()",
+}
+
+
+def second_definitions(sources: dict[str, str]) -> dict[str, list[str]]:
+    """The grammar's concepts written out anywhere but core/text.py (module path → source)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for name, source in sources.items():
+        if name.endswith("core/text.py"):
+            continue
+        for concept, fragment in GRAMMAR.items():
+            if fragment in source:
+                found[concept].append(name)
+    return dict(found)
+
+
+def test_each_concept_of_the_text_grammar_is_defined_once() -> None:
+    sources = {str(p.relative_to(ROOT)): p.read_text("utf-8") for p in _modules()}
+    text = (PACKAGE / "core" / "text.py").read_text("utf-8")
+    assert [c for c, fragment in GRAMMAR.items() if fragment not in text] == []
+    assert second_definitions(sources) == {}
+
+
+def test_the_grammar_check_sees_a_second_definition() -> None:
+    planted = {"a.py": '_YEAR = re.compile(r"\\b(?:1[0-9]{3}|20[0-9]{2})\\b")\n'}
+    assert second_definitions(planted) == {"year": ["a.py"]}
