@@ -66,7 +66,7 @@ def _batch_search(
     gate: bool = True,
 ) -> Iterator[dict[str, Any]]:
     """One line per query; `gate`: with the decision `ask` makes (it reads the evidence units
-    with the embedder: ~0.3 s a query on 2 cores)."""
+    with the embedder, so it costs more than the search; `--no-gate` leaves it out)."""
     for item in queries:
         found = quire.search_in(item["question"], top_k=top, folders=folders, scope=scope)
         line: dict[str, Any] = {"id": item["id"]}

@@ -108,8 +108,8 @@ class Quire:
             yield db
 
     def warm_up(self) -> None:
-        """Load the tokenizer's 100k ranks (0.3 s, most of it holding the GIL: a thread loading
-        them stalled the window 70–150 ms) before the window's event loop runs."""
+        """Load the tokenizer's ranks before the window's event loop runs: loading them holds the
+        GIL, so a thread doing it later would stall the window."""
         encoding()
 
     def close(self) -> None:
