@@ -18,7 +18,8 @@ SECTION = re.compile(r"<!-- (\w+) -->\n(.*?)\n<!-- /\1 -->", re.DOTALL)
 
 def _check_sections(text: str) -> list[str]:
     """The names of the page's sections; fails on a section not in the bench format."""
-    assert text.count("<!-- ") == 2 * len(SECTION.findall(text)), "a marker without its pair"
+    markers = re.findall(r"(?m)^<!-- /?\w+ -->$", text)
+    assert len(markers) == 2 * len(SECTION.findall(text)), "a marker without its pair"
     names = []
     for name, body in SECTION.findall(text):
         lines = body.split("\n")

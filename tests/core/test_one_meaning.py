@@ -1,5 +1,6 @@
-"""One meaning per name, and formatting left to the formatter: no class or module name repeats
-under desktop_app, a lazy import of the project's own code says why, few hand-packed lines."""
+"""One meaning per name, and formatting left to the formatter: no class name repeats under
+desktop_app (module names: tests/core/test_boundaries.py), each concept of the text grammar is
+defined once, a lazy import of the project's own code says why, few hand-packed lines."""
 
 from __future__ import annotations
 
@@ -36,14 +37,6 @@ def test_no_two_classes_share_a_name() -> None:
 def test_the_name_check_sees_a_repeat() -> None:
     found = repeated_names({"a.py": "class Span: ...", "b.py": "class Span: ...\nclass B: ..."})
     assert found == {"Span": ["a.py:1", "b.py:1"]}
-
-
-def test_no_two_modules_share_a_name() -> None:
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for path in _modules():
-        if path.name not in ("__init__.py", "__main__.py"):
-            by_name[path.name].append(str(path.relative_to(ROOT)))
-    assert {n: p for n, p in by_name.items() if len(p) > 1} == {}
 
 
 def test_a_lazy_import_of_the_projects_own_code_says_why() -> None:
