@@ -1,14 +1,17 @@
-"""The one way a bench writes its figures to docs/benchmarks.md: its own section between
-`<!-- name -->` and `<!-- /name -->`, replaced on each run (added at the page's end the first
-time), headed by the date, the machine and the command that measured it.
+"""One bench's section of docs/benchmarks.md: the text between `<!-- NAME -->` and
+`<!-- /NAME -->`, replaced (or added at the page's end), headed by the day, the machine and how
+busy it was, so figures are never copied by hand.
 
-A bench calls `record(main, "bench_name")` in its `__main__` block: what `main` prints goes to
-the terminal as before and, when `main` returns 0, into the section. `--no-page` on the command
-line leaves the page alone (a trial run); `--page FILE` writes another page."""
+A bench with `--page FILE` calls `write_section` itself (its own section names and text), or
+hands its `main` to `record`, which runs it and writes what it printed. A shell bench pipes:
+
+usage: SOMETHING | python tests/bench/page.py PAGE NAME "COMMAND"   (the section's text on stdin)
+"""
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
 import os
 import platform
@@ -16,53 +19,47 @@ import re
 import shlex
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
-# The heading every section starts with (tests/core/test_bench_page.py checks each one).
+# A section: its markers (the name: a bench's file name, then what it measured, if more than
+# one) and its first line, `COMMAND` — day, machine (tests/core/test_bench_page.py checks both).
+SECTION = re.compile(r"(?m)^<!-- ([\w.+ -]+) -->\n(.*?)\n<!-- /\1 -->$", re.DOTALL)
 HEADING = re.compile(
-    r"^### `(?P<name>\w+)` · (?P<date>\d{4}-\d\d-\d\d \d\d:\d\d) UTC · (?P<machine>.+)$"
+    r"^`(?P<command>python tests/bench/\S+|[^`]*tests/bench/\S+[^`]*)` — "
+    r"(?P<day>\d{4}-\d\d-\d\d \d\d:\d\d UTC), (?P<machine>\d+ cores, .+; load average .+)$"
 )
 
 
 def machine() -> str:
-    """The machine, as a reader comparing figures needs it: OS, CPU, cores, memory."""
-    cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    memory = ""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        kb = int(Path("/proc/meminfo").read_text("utf-8").split()[1])
-        memory = f", {kb / 1e6:.1f} GB RAM"
-    load = ""
-    with contextlib.suppress(OSError, AttributeError):
-        load = f", load {os.getloadavg()[0]:.1f}"
-    return f"{platform.system()} {platform.machine()}, {cpu}, {os.cpu_count()} cores{memory}{load}"
+    """Cores, memory, processor, and the load average when the figures were written."""
+    model = platform.processor() or platform.machine()
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text("utf-8", errors="replace")
+        model = next(
+            ln.split(":", 1)[1].strip() for ln in cpuinfo.splitlines() if "model name" in ln
+        )
+    except (OSError, StopIteration):
+        pass
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+    except (ValueError, OSError, AttributeError):
+        memory = 0.0
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return f"{os.cpu_count()} cores, {memory:.0f} GB, {model}; load average {load} (1/5/15 min)"
 
 
-def section(name: str, body: str, command: str, now: datetime | None = None) -> str:
-    """The whole section: markers, heading, command, and what the bench printed."""
-    when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M")
-    return (
-        f"<!-- {name} -->\n### `{name}` · {when} UTC · {machine()}\n\n`{command}`\n\n"
-        f"```text\n{body.rstrip()}\n```\n<!-- /{name} -->"
-    )
-
-
-def write_section(name: str, text: str, page: Path = PAGE) -> None:
-    """Replace the section `name` of `page` with `text` (a whole section), or add it."""
+def write_section(page: Path, name: str, text: str, command: str) -> None:
+    """Replace the section `name` of `page` with `text`, headed by the command that wrote it."""
     start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    day = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    section = f"{start}\n`{command}` — {day}, {machine()}\n\n{text.strip()}\n{end}"
     old = page.read_text("utf-8") if page.exists() else ""
     if start in old and end in old:
         before, rest = old.split(start, 1)
-        new = before + text + rest.split(end, 1)[1]
+        new = before + section + rest.split(end, 1)[1]
     else:
-        new = f"{old.rstrip()}\n\n{text}\n" if old else f"{text}\n"
+        new = f"{old.rstrip()}\n\n{section}\n" if old else f"{section}\n"
     page.write_text(new, "utf-8")
 
 
@@ -81,12 +78,10 @@ class _Tee(io.TextIOBase):
 def record(
     main: Callable[[list[str] | None], int], name: str, argv: list[str] | None = None
 ) -> int:
-    """Run a bench's `main` on the command line's arguments (or `argv`); on success its printed
-    figures become its section of the page."""
+    """Run a bench's `main` on the command line's arguments (or `argv`); with `--page FILE`, what
+    it printed becomes its section `name` of that page when it succeeds."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    keep = "--no-page" not in argv
-    argv = [a for a in argv if a != "--no-page"]
-    page = PAGE
+    page = None
     if "--page" in argv:
         at = argv.index("--page")
         page = Path(argv[at + 1])
@@ -94,8 +89,13 @@ def record(
     tee = _Tee(sys.stdout)
     with contextlib.redirect_stdout(tee):
         code = main(argv)
-    if code == 0 and keep:
+    if code == 0 and page is not None:
         command = shlex.join(["python", f"tests/bench/{name}.py", *argv])
-        write_section(name, section(name, tee.kept.getvalue(), command), page)
-        print(f"(written to {page.name}, section {name})", file=sys.stderr)
+        write_section(page, name, f"```text\n{tee.kept.getvalue().rstrip()}\n```", command)
     return code
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    write_section(Path(sys.argv[1]), sys.argv[2], sys.stdin.read(), sys.argv[3])

@@ -147,6 +147,42 @@ def test_time_phrases_in_three_languages(question: str, rest: str, first: str, l
 
 
 @pytest.mark.parametrize(
+    ("question", "rest", "first", "last"),
+    [
+        ("what did I cook two weeks ago?", "what did I cook ?", "2026-11-16", "2026-11-22"),
+        ("notes from the past three days", "notes", "2026-11-30", "2026-12-02"),
+        ("vor zwei Wochen gekocht", "gekocht", "2026-11-16", "2026-11-22"),
+        ("was war in den letzten drei Tagen?", "was war ?", "2026-11-30", "2026-12-02"),
+        ("co jsem vařil před dvěma týdny?", "co jsem vařil ?", "2026-11-16", "2026-11-22"),
+        ("před třemi dny", "", "2026-11-29", "2026-11-29"),
+        ("co jsem dělal v posledních třech dnech?", "co jsem dělal ?", "2026-11-30", "2026-12-02"),
+        ("posledních třech dnech", "", "2026-11-30", "2026-12-02"),
+        ("za poslední dva týdny", "", "2026-11-19", "2026-12-02"),
+        ("za posledních pět dní", "", "2026-11-28", "2026-12-02"),
+        ("před čtyřmi měsíci", "", "2026-08-01", "2026-08-31"),
+        ("v posledních dvou týdnech", "", "2026-11-19", "2026-12-02"),
+        ("před dvěma lety", "", "2024-01-01", "2024-12-31"),
+        ("před jedním týdnem", "", "2026-11-23", "2026-11-29"),
+    ],
+)  # fmt: skip
+def test_counts_in_words_and_czech_cases(question: str, rest: str, first: str, last: str) -> None:
+    """Word numbers in time phrases, Czech ones in the case a preposition gives them."""
+    parsed = parse_query(question, TODAY)
+    assert parsed.text == rest
+    assert parsed.scope.period is not None
+    assert (str(parsed.scope.period.first), str(parsed.scope.period.last)) == (first, last)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["v posledních třech kapitolách", "dva psi a tři kočky", "mit drei Freunden", "two cats"],
+)
+def test_word_numbers_without_a_unit_of_time_are_no_scope(question: str) -> None:
+    parsed = parse_query(question, TODAY)
+    assert parsed.scope.empty and parsed.text == question
+
+
+@pytest.mark.parametrize(
     "question",
     ["How may I help?", "version 3.2026", "the 1990s", "May", "the last day of the trip"],
 )

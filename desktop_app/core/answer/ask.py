@@ -165,10 +165,18 @@ def answer_events(
     if not model.profile.writes(asked.language):
         yield composed_done(line, sources, asked, timing, decision, _declined(model, asked))
         return
-    sentences = 1 if asked.kind in cues.FACT_KINDS else grammar.MAX_SENTENCES
-    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature, sentences)
+    sentences, bound = _shape(asked, found, model.profile)
+    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature, sentences, bound)
     yield from answer
     yield _checked_done(answer, sources, found, asked, timing, decision, line)
+
+
+def _shape(
+    question: Question, found: list[evidence.Evidence], profile: ModelProfile
+) -> tuple[int, int]:
+    """How many sentences an answer may have (a fact: one), and how long each may run."""
+    sentences = 1 if question.kind in cues.FACT_KINDS else grammar.MAX_SENTENCES
+    return sentences, grammar.sentence_bound((e.text for e in found), profile.follows_format)
 
 
 def _budget(question: str) -> int:
@@ -237,10 +245,11 @@ class _AnswerStream:
         cancel: CancelToken,
         temperature: float,
         sentences: int = grammar.MAX_SENTENCES,
+        bound: int = grammar.SENTENCE_CHARS,
     ) -> None:
         self.model, self.prompt, self.max_tokens = model, prompt, max_tokens
         self.cancel, self.temperature = cancel, temperature
-        self.sentences = sentences
+        self.sentences, self.bound = sentences, bound
         self.stats = Generation()
         self.text = ""
 
@@ -249,7 +258,7 @@ class _AnswerStream:
         rendered = self.model.render(self.prompt.messages)
         shape = None
         if self.prompt.sources:
-            shape = grammar.answer_grammar(len(self.prompt.sources), self.sentences)
+            shape = grammar.answer_grammar(len(self.prompt.sources), self.sentences, self.bound)
         pieces = self.model.stream(
             rendered, self.max_tokens, self.cancel, self.temperature, stats, grammar=shape
         )
@@ -327,7 +336,7 @@ def _checked_done(
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
     ended = answer.stats.stopped in ("eos", "marker")  # not cut by the length bound or a loop
-    written = readability.Written(answer.text, ended, len(texts))
+    written = readability.Written(answer.text, ended, len(texts), answer.bound)
     unfit = readability.problems(written, question, texts.values(), found, line)
     replaced = _replaced_because(checked, report, found, question, texts)
     if replaced is None and unfit:
