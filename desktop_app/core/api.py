@@ -11,7 +11,7 @@ from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.answer.llm import bundled_chat_model_path
 from desktop_app.core.answer.profile import parse_languages, profile_of
 from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import CODE, FENCE_LINE
+from desktop_app.core.answer.units import CODE
 from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.answers import Answers
 from desktop_app.core.as_json import as_json
@@ -53,13 +53,13 @@ from desktop_app.core.store.health import Health, IndexDamaged
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery
 from desktop_app.core.store.status import FileStatus, IndexStatus
-from desktop_app.core.text import IMAGE_TARGET, clean_text, code_fence, suffix_of
+from desktop_app.core.text import FENCE, IMAGE_TARGET, clean_text, code_fence, suffix_of
 
 __all__ = [
     "CATALOG",
     "CITATION",
     "CODE",
-    "FENCE_LINE",
+    "FENCE",
     "IMAGE_TARGET",
     "NOTES_SAY",
     "NOT_FOUND",

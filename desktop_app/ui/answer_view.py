@@ -10,7 +10,7 @@ from collections.abc import Callable
 from desktop_app.core.api import (
     CITATION,
     CODE,
-    FENCE_LINE,
+    FENCE,
     NOT_FOUND,
     NOTES_SAY,
     AnswerKind,
@@ -124,7 +124,7 @@ def _marked(text: str, in_code: bool) -> str:
 
 
 def _in_fence(text: str, pos: int) -> bool:
-    return len(FENCE_LINE.findall(text, 0, pos)) % 2 == 1
+    return len(FENCE.findall(text, 0, pos)) % 2 == 1
 
 
 def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain: bool) -> str:
@@ -191,7 +191,7 @@ def quote_pieces(e: Evidence) -> list[tuple[bool, str]]:
 
 
 def _prose(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not FENCE_LINE.match(line)).strip()
+    return "\n".join(line for line in text.splitlines() if not FENCE.match(line)).strip()
 
 
 def _literal_markdown(text: str) -> str:

@@ -64,7 +64,6 @@ def test_few_hand_packed_lines() -> None:
 GRAMMAR = {
     "code fence": "(`{3,}|~{3,})",
     "ATX heading": "{0,3}(#{1,6})",
-    "heading line": "{0,3}#{1,6}[",
     "list item": "(?:[-*+•]|",
     "inline code": "`[^`\\n]",
     "indented code": "(?: {4}|\\t)",

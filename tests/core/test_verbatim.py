@@ -20,10 +20,9 @@ from desktop_app.core.answer import (
     units,
     verbatim,
 )
-from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.ask import answer_events, citations_of
 from desktop_app.core.answer.cues import tells_the_fix as cues_fix
 from desktop_app.core.answer.decision import decide
-from desktop_app.core.answer.done_parts import citations_of
 from desktop_app.core.api import Quire
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
