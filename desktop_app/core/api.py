@@ -18,21 +18,21 @@ from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress, ProgressCallback
 from desktop_app.core.conversations import Conversation, Turn
 from desktop_app.core.evaluate import evaluate_set
-from desktop_app.core.events import (
-    AnswerEvent,
-    Citations,
-    CitedSentence,
-    Done,
-    Draft,
-    DraftReplaced,
-    Error,
-    Evidence,
-    EvidenceShown,
-    Passage,
-    SourcesFound,
-    Token,
-    Unfound,
-)
+
+# The answer events and their parts, each re-exported by name (`X as X`).
+from desktop_app.core.events import AnswerEvent as AnswerEvent
+from desktop_app.core.events import Citations as Citations
+from desktop_app.core.events import CitedSentence as CitedSentence
+from desktop_app.core.events import Done as Done
+from desktop_app.core.events import Draft as Draft
+from desktop_app.core.events import DraftReplaced as DraftReplaced
+from desktop_app.core.events import Error as Error
+from desktop_app.core.events import Evidence as Evidence
+from desktop_app.core.events import EvidenceShown as EvidenceShown
+from desktop_app.core.events import Passage as Passage
+from desktop_app.core.events import SourcesFound as SourcesFound
+from desktop_app.core.events import Token as Token
+from desktop_app.core.events import Unfound as Unfound
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.formats import formats_read, pdf
 from desktop_app.core.ingest.formats.pdf import span_on_page
