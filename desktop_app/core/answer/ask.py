@@ -8,7 +8,9 @@ found in no source.
 
 It is given what it needs (`Retrieval`: a search callable, the query language, the index's term
 weights) and a chat model; it never reaches back into the facade that calls it. The question is
-read once (`Question`) and that reading is what every step after it uses.
+read once (`Question`) and that reading is what every step after it uses. The events' typed
+parts (the gate's verdict, the citation report, a replaced draft, the timings) and the events
+of a refusal are built at the end of this module.
 """
 
 from __future__ import annotations
