@@ -77,7 +77,8 @@ _LABEL = re.compile(
     r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s"
     r"|\bthe answer (?:to (?:this|the) question )?is\b|\bto answer this\b"
     r"|\b(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
-    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b",
+    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
+    r"|\b(?:stated|mentioned|said|given|written) in (?:the )?(?:sources?|passages?)\b",
     re.I,
 )
 _CITATION = re.compile(r"\[(\d+)\]")
@@ -149,9 +150,8 @@ def _evidence(events: list[Any]) -> list[Any]:
     return [] if shown is None else shown.evidence
 
 
-def _unit_holds(events: list[Any], done: Done, gold: str) -> bool:
+def _unit_holds(events: list[Any], line: Evidence | None, gold: str) -> bool:
     """The evidence unit the answer line was cut from holds the gold answer."""
-    line = done.quote
     if line is None:
         return False
     units = [e for e in _evidence(events) if e.path == line.path and e.start <= line.start
@@ -177,7 +177,7 @@ def judge(
         "scaffolding": scaffolding(text, len(sources)),
         "wrong_language": wrong_language(answer, language), "draft_shown": bool(draft),
         "chars": len(answer), "generated": done.quote is None and not done.declined,
-        "line_gold": line_gold, "unit_gold": _unit_holds(events, done, q["answer"]),
+        "line_gold": line_gold, "unit_gold": _unit_holds(events, line, q["answer"]),
         "evidence_gold": any(holds(e.text, q["answer"]) for e in _evidence(events)),
         "answer": answer,
     }  # fmt: skip

@@ -61,6 +61,7 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
         ("The answer is: vier Stunden [1].", "label"),
         ("The key sentence from the source is vier Stunden [1].", "label"),
         ("The source says it takes four hours [1].", "label"),
+        ("It takes four hours, as mentioned in the source [1].", "label"),
         ("It takes four hours [7].", "does not exist"),
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
         ("The train from Prague takes four hours but now, [1], [1].", "did not come to an end"),

@@ -35,7 +35,8 @@ _SCAFFOLD = re.compile(
     r"|question:|in (?:english|german|czech)\b|checked:"
     # talk about the sources instead of what they say ("The key sentence from the source is")
     r"|(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
-    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b)",
+    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
+    r"|\b(?:stated|mentioned|said|given|written) in (?:the )?(?:sources?|passages?)\b)",
     re.I,
 )
 
