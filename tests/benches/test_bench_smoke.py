@@ -50,6 +50,8 @@ from tests.bench.recorded_model import RecordedModel
 from tests.conftest import MINI_EVAL_DIR
 from tests.support.fakes import FakeEmbedder, QueuedModel
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tests" / "bench"
 TIL_NOTES = MINI_EVAL_DIR / "til-en" / "notes"
