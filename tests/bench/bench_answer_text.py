@@ -41,6 +41,7 @@ import json
 import os
 import random
 import re
+import shlex
 import statistics
 import sys
 import tempfile
@@ -56,14 +57,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from desktop_app.core.answer import answer_line  # noqa: E402
 from desktop_app.core.answer.ask import answer_events  # noqa: E402
 from desktop_app.core.answer.evidence import Evidence  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
 from desktop_app.core.conversations import Turn  # noqa: E402
 from desktop_app.core.events import Done, EvidenceShown, SourcesFound  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.core.text import clean_text  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from desktop_app.ui.answer_view import turn_markdown  # noqa: E402
+from tests.bench.page import write_section  # noqa: E402
 from tests.bench.recorded_model import RecordedModel  # noqa: E402
 
 SAMPLE_QUESTIONS = ROOT / "tests" / "data" / "sample_questions.jsonl"
@@ -222,14 +224,16 @@ def run(args: argparse.Namespace, model: Any, work: Path) -> dict[str, list[dict
             if name not in homes:
                 homes[name] = Quire.open(work / name)
                 homes[name].index([folder_of(name, args.eval)])
-            retrieval = homes[name].retrieval()
+            retrieval = homes[name].answers.retrieval()
             for q in questions:
                 events = list(answer_events(retrieval, q["question"], [], model, CancelToken(),
                                             temperature=0.0))  # fmt: skip
                 asked = retrieval.read(clean_text(q["question"]))
                 line = answer_line.compose(_evidence(events), asked)
                 rows[language].append({"set": name, **judge(q, language, events, line)})
-                print(json.dumps(rows[language][-1], ensure_ascii=False), flush=True)
+                print(
+                    json.dumps(rows[language][-1], ensure_ascii=False), file=sys.stderr, flush=True
+                )
     for quire in homes.values():
         quire.close()
     return rows
@@ -281,21 +285,11 @@ def main(argv: list[str] | None = None) -> int:
         section = (
             "bench_answer_text" if args.model is None else f"bench_answer_text {args.model.name}"
         )
-        write_page(args.page, f"{label}\n\n{table(rows)}", section)
+        command = shlex.join(
+            ["python", "tests/bench/bench_answer_text.py", *(argv or sys.argv[1:])]
+        )
+        write_section(args.page, section, f"{label}\n\n{table(rows)}", command)
     return 0
-
-
-def write_page(page: Path, text: str, name: str = "bench_answer_text") -> None:
-    """The section `name` of the benchmarks page, replaced (or added at its end)."""
-    old = page.read_text("utf-8") if page.exists() else ""
-    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
-    section = f"{start}\n{text}\n{end}"
-    if start in old and end in old:
-        before, rest = old.split(start, 1)
-        new = before + section + rest.split(end, 1)[1]
-    else:
-        new = f"{old.rstrip()}\n\n{section}\n" if old else f"{section}\n"
-    page.write_text(new, "utf-8")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ baseline, and how that cost grows with the note.
 
 usage: python tests/bench/bench_crafted.py [--skip-growth | --growth-only] [--page FILE]
 
-The corpus is tests/core/crafted.py's `write_corpus`: YAML alias bomb, YAML nested deep (flow
+The corpus is tests/support/crafted.py's `write_corpus`: YAML alias bomb, YAML nested deep (flow
 and block style) and too large, 200,000 headings, 3 MB without white space, a 2 MB data: URI,
 3,000 nested list levels, deep and wide tables, deep block quotes, very long lines, 100,000
 links, 2,000 small notes and 12 good ones.
@@ -44,7 +44,7 @@ from desktop_app.core.ingest import budget, indexer  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.store.db import Database  # noqa: E402
 from desktop_app.core.tokens import count_tokens  # noqa: E402
-from tests.core.crafted import (  # noqa: E402
+from tests.support.crafted import (  # noqa: E402
     GOOD_NOTES,
     many_headings,
     nested_list,
@@ -88,7 +88,7 @@ print(seconds, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1
 _TOGETHER = """
 import json, os, resource, sys, time
 from pathlib import Path
-from desktop_app.core.service import Quire
+from desktop_app.core.api import Quire
 folder, home, good = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 starts = []
 def progress(p):

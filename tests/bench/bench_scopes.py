@@ -38,8 +38,8 @@ OLD_MTIME = 1_590_969_600  # 2020-06-01
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(ROOT))
 
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.retrieval.search import SearchOptions  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 _TAG_WORD = re.compile(r"(?<!\S)tag:\S+\s*")
 

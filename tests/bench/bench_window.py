@@ -8,9 +8,9 @@ interactive ≤ 1.5 s, longest stall ≤ 100 ms.
 With --generate N it runs on a generated vault of N small notes instead (issue 13: the window
 must stay up through indexing and embedding of 20,000 notes) and also reports when every note
 was keyword-searchable and the process's peak memory. With --hostile it runs on the robustness
-corpus (tests/documents.py: encrypted, truncated, scanned, 2,000-page and crafted PDFs, a junk
-DOCX, a 52 MB web page, and good files of every format): the stall goal holds there too.
-With --crafted it runs on bench_crafted's corpus (tests/core/crafted.py `write_corpus`: YAML
+corpus (tests/support/documents.py: encrypted, truncated, scanned, 2,000-page and crafted PDFs,
+a junk DOCX, a 52 MB web page, and good files of every format): the stall goal holds there too.
+With --crafted it runs on bench_crafted's corpus (tests/support/crafted.py `write_corpus`: YAML
 bombs, 200,000 headings, unbroken runs, data URIs, deep lists and tables, very long lines, 2,000
 small notes, 12 good ones; issue 36): it measures the stalls until every file has a status (the
 keyword index), then --embed-seconds of embedding, and asks nothing. The longest stall is a
@@ -112,7 +112,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
@@ -209,19 +209,19 @@ def _stage(args: argparse.Namespace, notes: Path) -> tuple[str, int]:
     end the indexing phase."""
     if args.crafted:
         sys.path.insert(0, str(ROOT))
-        from tests.core.crafted import write_corpus
+        from tests.support.crafted import write_corpus
 
         write_corpus(notes)
         files = sum(1 for p in notes.rglob("*") if p.is_file())
         return f"bench_crafted's hostile corpus ({files} files)", files
     if args.hostile:
         sys.path.insert(0, str(ROOT))
-        from tests.documents import write_hostile_corpus
+        from tests.support.documents import write_hostile_corpus
 
         notes.mkdir()
         outcomes = write_hostile_corpus(notes)
         expected = sum(1 for o in outcomes.values() if o == "indexed")
-        return "the robustness corpus (tests/documents.py)", expected
+        return "the robustness corpus (tests/support/documents.py)", expected
     if args.generate:
         generate_vault(notes, args.generate)
         source = f"generated vault of {args.generate} notes"

@@ -48,7 +48,9 @@ from tests.bench import (
 )
 from tests.bench.recorded_model import RecordedModel
 from tests.conftest import MINI_EVAL_DIR
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tests" / "bench"
@@ -382,7 +384,7 @@ def fake_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     page), `apt-get download` by a script that hands out that package; the questions file for
     bench_real_docs, gold spans taken from the extracted text."""
     from desktop_app.core.ingest import formats
-    from tests.documents import write_html, write_pdf
+    from tests.support.documents import write_html, write_pdf
 
     tree = tmp_path / "tree"
     docs = tree / "usr" / "share" / "doc" / "quire-fake"

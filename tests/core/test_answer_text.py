@@ -15,12 +15,14 @@ from desktop_app.core.answer.gate import missing_words
 from desktop_app.core.answer.gguf import GgufInfo
 from desktop_app.core.answer.profile import family_of, parse_languages, profile_of
 from desktop_app.core.answer.question import Question
+from desktop_app.core.api import Quire
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
 from desktop_app.core.passage import Evidence
-from desktop_app.core.service import Quire
 from desktop_app.settings import Settings
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 LID = "At what temperature is the bread baked while the lid is on?"
 BAKE = (
@@ -30,7 +32,7 @@ BAKE = (
 
 
 def _ask(quire: Quire, question: str, model: QueuedModel) -> list[object]:
-    return list(answer_events(quire.retrieval(), question, [], model, CancelToken()))
+    return list(answer_events(quire.answers.retrieval(), question, [], model, CancelToken()))
 
 
 def _unit(text: str, start: int = 0) -> Evidence:

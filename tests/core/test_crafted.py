@@ -21,7 +21,7 @@ from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_analysis import analyze_note
 from desktop_app.core.store.db import Database
 from desktop_app.core.tokens import RUN_SLICE, count_tokens, encoding
-from tests.core.crafted import (
+from tests.support.crafted import (
     FOUND,
     alias_bomb,
     data_uri,

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.answer.gate import GateDecision
+from desktop_app.core.api import Answers, Quire
 from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.markdown import parse_front_matter
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.scope import Scope, parse_query
 from desktop_app.core.retrieval.time_phrases import Period
-from desktop_app.core.service import GateDecision, Quire
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 TODAY = date(2026, 12, 2)  # a Wednesday
 MTIME_NS = int(1_700_000_000 * 1e9)  # 14 Nov 2023
@@ -290,13 +293,13 @@ def test_batch_search_judges_a_scoped_question_as_ask_does(
     monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
     run(capsys, "index", "--no-embed", str(journal))
     judged: list[str] = []
-    gate = Quire.gate
+    gate = Answers.gate
 
-    def spy(self: Quire, question: str, *args: Any, **kwargs: Any) -> GateDecision:
+    def spy(self: Answers, question: str, *args: Any, **kwargs: Any) -> GateDecision:
         judged.append(question)
         return gate(self, question, *args, **kwargs)
 
-    monkeypatch.setattr(Quire, "gate", spy)
+    monkeypatch.setattr(Answers, "gate", spy)
     asked = ["What is the budget for the heating folder:work", "What did I cook last week"]
     queries = journal.parent / "q.jsonl"
     queries.write_text(

@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.markdown import Block, FrontMatter, iter_blocks, read_front_matter
+from desktop_app.core.text import SENTENCE_BREAK
 
 TokenCounter = Callable[[str], int]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _SPACE = re.compile(r"\s")
 
 
@@ -263,7 +263,7 @@ def _over(
 
 
 def _units(body: str, by_lines: bool) -> list[tuple[int, int]]:
-    pattern = re.compile(r"\r?\n") if by_lines else _SENTENCE_END
+    pattern = re.compile(r"\r?\n") if by_lines else SENTENCE_BREAK
     units = []
     pos = 0
     for match in pattern.finditer(body):

@@ -9,11 +9,12 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from desktop_app.core.retrieval import dates
+from desktop_app.core.text import INLINE_CODE
 
 # Front matter keys that date a note, the day it is about before the day it was edited.
 DATE_KEYS = ("date", "day", "created", "created_at", "published", "updated", "modified")
 _INLINE_TAG = re.compile(r"(?<![\w#&/])#([^\W\d][\w/-]*)", re.UNICODE)
-_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+_CODE = re.compile(r"```.*?```|" + INLINE_CODE, re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,8 @@ from functools import cache
 from typing import Any
 
 from desktop_app.core.ingest.budget import spend
+from desktop_app.core.text import ATX_HEADING, FENCE
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Headings of the other plain-text formats: org-mode "** Title", AsciiDoc "== Title",
 # reStructuredText a title underlined with one punctuation character repeated.
@@ -202,11 +201,11 @@ def iter_blocks(
         line = _strip_eol(raw)
         if not line.strip():
             found.flush_para()
-        elif markdown and (fence := _FENCE.match(line)):
+        elif markdown and (fence := FENCE.match(line)):
             found.flush_para()
             i, offset = _consume_fence(lines, i, offset, fence.group(1), found)
             continue
-        elif markdown and (atx := _ATX.match(line)):
+        elif markdown and (atx := ATX_HEADING.match(line)):
             found.flush_para()
             title = (atx.group(2) or "").strip()
             found.push_heading(len(atx.group(1)), title, offset, offset + len(line))
