@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             f" --page {args.page}"
         )
         text = "```\n" + "\n".join(lines) + "\n```"
-        write_section(args.page, "bench_window_crafted", text, command)
+        write_section(args.page, "bench_window crafted", text, command)
     return 0
 
 
