@@ -60,7 +60,7 @@ def test_a_run_replaces_its_section_and_without_page_leaves_the_page_alone(
     text = page.read_text("utf-8")
     assert text.startswith("# Benchmarks\n\nBy hand.\n")
     assert _check_sections(text) == ["bench_live"]
-    assert "| figure | 2.5 |" in text and "1.5" not in text and "| 9 |" not in text
+    assert "| figure | 2.5 |" in text and "| figure | 1.5 |" not in text and "| 9 |" not in text
     assert "| figure | 9 |" in capsys.readouterr().out  # printed all the same
 
 
