@@ -105,6 +105,7 @@ def test_long_runs_are_found_window_by_window_as_one_search_finds_them() -> None
     single search over the whole text finds them (a search of a long note held the GIL)."""
     window = tokens._SEARCH_WINDOW
     pieces = ["x" * (window - 60), "-" * 200, "1", "y" * (3 * window), " ", "ab" * 70, "z" * 127]
+    pieces += ["+/" * (2 * window), "é", "_-" * 65]
     for rotate in range(len(pieces)):
         text = "".join(pieces[rotate:] + pieces[:rotate]) * 2
         whole = [m.span() for m in tokens._LONG_RUN.finditer(text)]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.markdown import Block, FrontMatter, iter_blocks, read_front_matter
-from desktop_app.core.text import SENTENCE_BREAK
+from desktop_app.core.text import SENTENCE_BREAK, finditer_windowed
 
 TokenCounter = Callable[[str], int]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
@@ -266,7 +266,7 @@ def _units(body: str, by_lines: bool) -> list[tuple[int, int]]:
     pattern = re.compile(r"\r?\n") if by_lines else SENTENCE_BREAK
     units = []
     pos = 0
-    for match in pattern.finditer(body):
+    for match in finditer_windowed(pattern, body):
         if match.start() > pos:
             units.append((pos, match.start()))
         pos = match.end()

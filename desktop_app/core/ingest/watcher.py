@@ -31,6 +31,7 @@ from desktop_app.core.ingest.observer import (
     Watches,
     report_changes,
 )
+from desktop_app.core.ingest.priority import lower_this_thread
 from desktop_app.core.ingest.retry import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
@@ -114,7 +115,7 @@ class LiveIndex:
             (self._embed_loop, "quire-embed"),
         ):
             run = supervised(target, self._stop, partial(self._restarted, name))
-            thread = threading.Thread(target=run, name=name, daemon=True)
+            thread = threading.Thread(target=_in_background(run), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -398,3 +399,13 @@ class LiveIndex:
                 self._wrote()
                 self.on_change(Change(ChangeKind.EMBEDDED, detail=f"{count} new passages"))
             self.on_change(Change(ChangeKind.CAUGHT_UP))
+
+
+def _in_background(run: Callable[[], None]) -> Callable[[], None]:
+    """A thread target that first lowers its thread's priority below the window's."""
+
+    def target() -> None:
+        lower_this_thread()
+        run()
+
+    return target
