@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.api import Quire
-from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest import chunker, dated, indexer
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.retrieval import analyzer, lexical
 from desktop_app.core.store.db import Database
@@ -63,10 +63,11 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
     database.close()
 
 
-BREAKS = st.text(alphabet="ab.!… \r\n\t", max_size=300)  # many matches straddle a window's end
+BREAKS = st.text(alphabet="ab.!… \r\n\t#=*", max_size=300)  # many matches straddle windows' ends
+SEARCHED = [SENTENCE_BREAK, r"\r?\n", chunker._LINE_END, dated._HEADING_LINE]
 
 
-@given(text=st.one_of(BREAKS, TEXT), pattern=st.sampled_from([SENTENCE_BREAK, r"\r?\n"]))
+@given(text=st.one_of(BREAKS, TEXT), pattern=st.sampled_from(SEARCHED))
 def test_a_windowed_search_finds_what_one_search_finds(
     text: str, pattern: re.Pattern[str] | str
 ) -> None:

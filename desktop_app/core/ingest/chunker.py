@@ -54,11 +54,14 @@ class Span:
     opens: bool = False  # always starts a chunk (a journal's date heading)
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 class LineIndex:
     """Maps character offsets to 1-based line numbers."""
 
     def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        self._starts = [0] + [m.end() for m in finditer_windowed(_LINE_END, text)]
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)

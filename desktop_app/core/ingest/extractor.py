@@ -22,7 +22,6 @@ from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
-from desktop_app.core.ingest.priority import lower_this_process
 
 
 class Extracted(StrEnum):
@@ -186,7 +185,6 @@ def _lean_main() -> Iterator[None]:
 
 def serve(conn: Connection, memory: int) -> None:
     """The worker: load each path sent, send back (OK, fields) or (SKIPPED / FAILED, reason)."""
-    lower_this_process()
     _cap_memory(memory)
     while True:
         try:

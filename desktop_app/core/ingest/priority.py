@@ -1,8 +1,9 @@
-"""Background work yields the processor: the live index's threads and the extractor worker run
-below normal priority, so on a busy machine the window still repaints and takes input at once.
+"""Background work yields the processor: the live index's embedding thread (and the worker
+threads its library starts from it) runs below normal priority, so while vectors are computed
+on every core the window still repaints and takes input at once.
 
-Only when the processor is contended does this cost the index anything. Best effort: where the
-operating system refuses, the work runs at normal priority as before.
+Only when the processor is contended does this cost the embedding anything. Best effort: where
+the operating system refuses, the work runs at normal priority as before.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import threading
 
 BACKGROUND_NICE = 10  # POSIX niceness added to the window's: well below it, above `nice 19`
 _THREAD_PRIORITY_BELOW_NORMAL = -1
-_BELOW_NORMAL_PRIORITY_CLASS = 0x4000
 _QOS_CLASS_UTILITY = 0x11
 
 
 def lower_this_thread() -> None:
     """Lower the calling thread's priority; threads it starts later inherit it on Linux (the
-    embedding library's worker pool, the extractor process)."""
+    embedding library's worker pool)."""
     try:
         if sys.platform.startswith("linux"):
             # Linux: niceness is per thread; the process id names the main (window) thread
@@ -35,28 +35,16 @@ def lower_this_thread() -> None:
         pass
 
 
-def lower_this_process() -> None:
-    """Lower a worker process's priority as a whole (called first thing in the worker)."""
-    try:
-        if sys.platform == "win32":
-            kernel32 = _kernel32()
-            kernel32.SetPriorityClass(kernel32.GetCurrentProcess(), _BELOW_NORMAL_PRIORITY_CLASS)
-        else:
-            _renice(0, below=os.getppid())
-    except (OSError, AttributeError):
-        pass
-
-
 def niceness(thread_native_id: int = 0) -> int:
-    """A thread's (Linux) or this process's POSIX niceness; 0 where there is none."""
+    """A thread's (Linux) or a process's POSIX niceness; 0 where there is none."""
     if not hasattr(os, "getpriority"):
         return 0
     return os.getpriority(os.PRIO_PROCESS, thread_native_id)
 
 
 def _renice(who: int, below: int) -> None:
-    """Give `who` the niceness of `below` (a process id) plus BACKGROUND_NICE, unless it is
-    already that low: raising a priority back needs privileges."""
+    """Give thread `who` the niceness of `below` (the main thread) plus BACKGROUND_NICE, unless
+    it is already that low: raising a priority back needs privileges."""
     target = min(19, os.getpriority(os.PRIO_PROCESS, below) + BACKGROUND_NICE)
     if os.getpriority(os.PRIO_PROCESS, who) < target:
         os.setpriority(os.PRIO_PROCESS, who, target)
@@ -65,7 +53,5 @@ def _renice(who: int, below: int) -> None:
 def _kernel32() -> ctypes.CDLL:
     kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined,unused-ignore]
     kernel32.GetCurrentThread.restype = ctypes.c_void_p
-    kernel32.GetCurrentProcess.restype = ctypes.c_void_p
     kernel32.SetThreadPriority.argtypes = (ctypes.c_void_p, ctypes.c_int)
-    kernel32.SetPriorityClass.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
     return kernel32  # type: ignore[no-any-return,unused-ignore]

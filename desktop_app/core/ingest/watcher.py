@@ -110,12 +110,16 @@ class LiveIndex:
         if reconcile:
             self._rescan.set()
         self._embed_needed.set()
-        for target, name in (
-            (self._lexical_loop, "quire-index"),
-            (self._embed_loop, "quire-embed"),
+        # Only the embedding thread yields the processor: its library's worker threads (which
+        # inherit its priority) fill every core for minutes. The keyword thread keeps normal
+        # priority: it holds the GIL in short turns, and each note has a time budget to meet.
+        for target, name, lower in (
+            (self._lexical_loop, "quire-index", False),
+            (self._embed_loop, "quire-embed", True),
         ):
             run = supervised(target, self._stop, partial(self._restarted, name))
-            thread = threading.Thread(target=_in_background(run), name=name, daemon=True)
+            run = _in_background(run) if lower else run
+            thread = threading.Thread(target=run, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 

@@ -123,8 +123,9 @@ class Embedder:
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character span of every word piece the model would read (no special tokens)."""
-        if self._tokenizer is not None:
-            return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
+        if self._tokenizer is not None:  # the batch call releases the GIL; `encode` holds it
+            encoded = self._tokenizer.encode_batch([text], add_special_tokens=False)[0]
+            return list(encoded.offsets)
         encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(o) for o in encoded["offset_mapping"]]
 
