@@ -1,18 +1,13 @@
 """What the window (desktop_app.ui) and the command line (desktop_app.cli) may use of the core:
-the facade, the values it hands out, and the stateless helpers that show them. Both import
-the core only from here (an import-linter contract in pyproject.toml checks it), so everything
-else in the core may change without touching a front end."""
+the facade, the values it hands out, the stateless helpers that show them, and the chat's view
+model (core/turn_view.py). Both import the core only from here (an import-linter contract in
+pyproject.toml checks it), so everything else in the core may change without touching a front
+end."""
 
-from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import numbers_in, replace_citations
-from desktop_app.core.answer.cues import AnswerKind, question_kind
 from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.answer.llm import bundled_chat_model_path
 from desktop_app.core.answer.profile import parse_languages, profile_of
-from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import CODE
-from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.answers import Answers
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress, ProgressCallback
@@ -53,19 +48,14 @@ from desktop_app.core.store.health import Health, IndexDamaged
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery
 from desktop_app.core.store.status import FileStatus, IndexStatus
-from desktop_app.core.text import FENCE, IMAGE_TARGET, clean_text, code_fence, suffix_of
+from desktop_app.core.text import IMAGE_TARGET, clean_text, suffix_of
+from desktop_app.core.turn_view import LinkKind, TurnLink, conversation_markdown, problem_markdown
 
 __all__ = [
     "CATALOG",
-    "CITATION",
-    "CODE",
-    "FENCE",
     "IMAGE_TARGET",
-    "NOTES_SAY",
-    "NOT_FOUND",
     "QUIET_KINDS",
     "AnswerEvent",
-    "AnswerKind",
     "Answers",
     "CancelToken",
     "Cancelled",
@@ -91,6 +81,7 @@ __all__ = [
     "Health",
     "IndexDamaged",
     "IndexStatus",
+    "LinkKind",
     "LiveFolders",
     "ModelFileError",
     "NewerDatabaseError",
@@ -111,13 +102,14 @@ __all__ = [
     "SourcesFound",
     "Token",
     "Turn",
+    "TurnLink",
     "Unfound",
     "Watching",
     "as_json",
     "bundled_chat_model_path",
     "clean_text",
-    "code_fence",
     "content_words",
+    "conversation_markdown",
     "date_bound",
     "day_label",
     "describe",
@@ -130,14 +122,12 @@ __all__ = [
     "formats_read",
     "inspect_model",
     "matching_spans",
-    "numbers_in",
     "pages_label",
     "parse_languages",
     "pdf",
     "printable",
+    "problem_markdown",
     "profile_of",
-    "question_kind",
-    "replace_citations",
     "span_on_page",
     "suffix_of",
 ]

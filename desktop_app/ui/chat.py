@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import html
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -23,14 +22,17 @@ from desktop_app.core.api import (
     Done,
     Error,
     EvidenceShown,
+    LinkKind,
     Passage,
     Quire,
     Scope,
     SourcesFound,
     Token,
     Turn,
+    TurnLink,
+    conversation_markdown,
+    problem_markdown,
 )
-from desktop_app.ui.answer_view import turn_markdown
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.scope_bar import ScopeBar
 from desktop_app.ui.workers import ProgressFn, Task, run_in_background
@@ -195,7 +197,7 @@ class ChatPane(QWidget):
     def _done(self, last: AnswerEvent | None) -> None:
         if isinstance(last, Error):
             if self._live is not None:
-                self._live.answer = f"**Problem:** {html.escape(last.message)}"
+                self._live.answer = problem_markdown(last.message)
             self._finish_live()
             return
         turn = self._finish_live()
@@ -217,7 +219,7 @@ class ChatPane(QWidget):
 
     def _error(self, message: str) -> None:
         if self._live is not None:
-            self._live.answer = f"**Problem:** {html.escape(message.splitlines()[0])}"
+            self._live.answer = problem_markdown(message.splitlines()[0])
         self._finish_live()
 
     def stop(self) -> None:
@@ -274,28 +276,18 @@ class ChatPane(QWidget):
 
     # -- rendering -------------------------------------------------------------------------------
     def _render(self) -> None:
-        parts = [turn_markdown(t, i) for i, t in enumerate(self.turns)]
-        if self._live is not None:
-            parts.append(turn_markdown(self._live, len(self.turns), live=True) + "▍")
-        if self._hint:
-            parts.append(f"*{self._hint}*")
-        if not parts:
-            parts.append(
-                "*Ask anything about your notes. Answers cite the passages they use: click a "
-                "number like [1] to see it in its note.*"
-            )
-        self.view.setMarkdown("\n".join(parts))
+        self.view.setMarkdown(conversation_markdown(self.turns, self._live, self._hint))
         bar = self.view.verticalScrollBar()
         bar.setValue(bar.maximum())
 
-    def _turn_link(self, kind: str, index: int) -> None:
+    def _turn_link(self, kind: LinkKind, index: int) -> None:
         """A link of a whole turn: answer anyway, fold or unfold the draft, show the quote."""
         if not 0 <= index < len(self.turns):
             return
         turn = self.turns[index]
-        if kind == "anyway":
+        if kind == LinkKind.ANYWAY:
             self.ask(turn.question, override_gate=True)
-        elif kind == "draft":
+        elif kind == LinkKind.DRAFT:
             turn.draft_open = not turn.draft_open
             self._render()
         elif turn.quote is not None:
@@ -303,26 +295,25 @@ class ChatPane(QWidget):
             self.source_clicked.emit(turn.quote)  # selects exactly the quoted words
 
     def _anchor(self, url: QUrl) -> None:
-        parts = url.path().split("/")
-        if url.scheme() == "quire" and parts == ["models"]:
+        link = TurnLink.read(url.scheme(), url.path())
+        if link is None:
+            return
+        if link.kind == LinkKind.MODELS:
             self.models_wanted.emit()
             return
-        if url.scheme() == "quire" and parts[0] in ("anyway", "draft", "quote") and len(parts) == 2:
-            self._turn_link(parts[0], int(parts[1]))
+        if link.kind not in (LinkKind.SOURCE, LinkKind.EVIDENCE):
+            self._turn_link(link.kind, link.turn)
             return
-        if url.scheme() != "quire" or len(parts) != 3 or parts[0] not in ("source", "evidence"):
-            return
-        index, number = int(parts[1]), int(parts[2])
-        turn = self._live if index == len(self.turns) else None
-        if 0 <= index < len(self.turns):
-            turn = self.turns[index]
+        turn = self._live if link.turn == len(self.turns) else None
+        if 0 <= link.turn < len(self.turns):
+            turn = self.turns[link.turn]
         if turn is None:
             return
-        if parts[0] == "evidence":
-            if 0 <= number < len(turn.evidence):
-                self.source_clicked.emit(turn.evidence[number])  # selects exactly that sentence
+        if link.kind == LinkKind.EVIDENCE:
+            if 0 <= link.number < len(turn.evidence):
+                self.source_clicked.emit(turn.evidence[link.number])  # selects exactly that unit
             return
         self.sources_ready.emit(turn.sources, turn.answerable, turn.cited or None)
-        source: Passage | None = next((s for s in turn.sources if s.number == number), None)
+        source: Passage | None = next((s for s in turn.sources if s.number == link.number), None)
         if source is not None:
             self.source_clicked.emit(source)

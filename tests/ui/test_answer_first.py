@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.answer.profile import ModelProfile
+from desktop_app.core.turn_view import MODELS_LINK
 from desktop_app.paths import sample_notes
-from desktop_app.ui.answer_view import MODELS_LINK
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.welcome import WelcomePage
