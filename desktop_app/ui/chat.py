@@ -53,9 +53,9 @@ class ChatPane(QWidget):
     activity = Signal(str)  # what the answer is waiting for, for the status bar ("" when done)
     cleared = Signal()  # a new chat: nothing of the old one stays on screen
 
-    def __init__(self, service: Quire) -> None:
+    def __init__(self, quire: Quire) -> None:
         super().__init__()
-        self.service = service
+        self.quire = quire
         self.conversation = Conversation()
         self.history: list[Turn] = []  # what follow-ups follow up on (the checked answers)
         self.turns: list[Turn] = []
@@ -91,7 +91,7 @@ class ChatPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
-        self.scope_bar = ScopeBar(service)  # what this conversation is limited to
+        self.scope_bar = ScopeBar(quire)  # what this conversation is limited to
         self.scope_bar.changed.connect(self._scope_changed)
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.input)
@@ -114,7 +114,7 @@ class ChatPane(QWidget):
         self.stop()
         self.input.clear()
         # A time phrase or scope word in the question becomes a chip (and stays for follow-ups).
-        scope = self.scope_bar.scope.asked(self.service.scoped(question).scope)
+        scope = self.scope_bar.scope.asked(self.quire.scoped(question).scope)
         self.scope_bar.set_scope(scope)
         self._live = Turn(question, "")
         self._pending = ""
@@ -148,7 +148,7 @@ class ChatPane(QWidget):
         scope: Scope,
     ) -> AnswerEvent | None:
         last: AnswerEvent | None = None
-        events = self.service.answers.ask(
+        events = self.quire.answers.ask(
             question, history=history, cancel=cancel, override_gate=override, scope=scope
         )
         for event in events:
@@ -234,7 +234,7 @@ class ChatPane(QWidget):
         self.conversation.add(turn)
         self.conversation.scope = self.scope_bar.scope.to_json()
         try:
-            self.service.conversations.save(self.conversation)
+            self.quire.conversations.save(self.conversation)
         except OSError:
             return  # a full disk must not break the chat; the answer stays on screen
         self.conversation_saved.emit(self.conversation.id)
@@ -244,7 +244,7 @@ class ChatPane(QWidget):
         self.conversation.scope = scope.to_json()
         if self.conversation.turns:
             with contextlib.suppress(OSError):  # the limit applies; only the saved copy misses it
-                self.service.conversations.save(self.conversation)
+                self.quire.conversations.save(self.conversation)
 
     def new_chat(self) -> None:
         self.stop()

@@ -119,10 +119,10 @@ def pending_parts(db_path: Path) -> int:
     from desktop_app.core.ingest import embedding
     from desktop_app.core.ingest.note_analysis import PartPlanner
 
-    service = Quire.open(db_path.parent)
-    embedder = service.embedder
-    embedding.plan_parts(service.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
-    service.close()
+    quire = Quire.open(db_path.parent)
+    embedder = quire.embedder
+    embedding.plan_parts(quire.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
+    quire.close()
     conn = sqlite3.connect(db_path)
     try:
         return conn.execute(

@@ -62,7 +62,7 @@ def test_a_czech_question_is_answered_in_the_notes_words_and_offers_a_model(
     dialog.accept()
     wanted = dialog.chosen().model_languages
     assert list(wanted.values()) == [["en", "cs"]]
-    assert window.service.settings.model_languages == wanted
+    assert window.quire.settings.model_languages == wanted
 
 
 def test_a_wrong_language_code_keeps_the_dialog_open(qtbot: QtBot, window: MainWindow) -> None:
