@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.api import Quire
-from desktop_app.core.ingest import chunker, dated, indexer
+from desktop_app.core.ingest import chunker, days_and_tags, indexer
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.retrieval import analyzer, lexical
 from desktop_app.core.store.db import Database
@@ -64,7 +64,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 
 
 BREAKS = st.text(alphabet="ab.!… \r\n\t#=*", max_size=300)  # many matches straddle windows' ends
-SEARCHED = [SENTENCE_BREAK, r"\r?\n", chunker._LINE_END, dated._HEADING_LINE]
+SEARCHED = [SENTENCE_BREAK, r"\r?\n", chunker._LINE_END, days_and_tags._HEADING_LINE]
 
 
 @given(text=st.one_of(BREAKS, TEXT), pattern=st.sampled_from(SEARCHED))

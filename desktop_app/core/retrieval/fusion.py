@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop_app.core.retrieval.dense import DenseHit
 from desktop_app.core.retrieval.lexical import LexicalHit
-from desktop_app.core.retrieval.vector import DenseHit
 
 RRF_C = 60.0
 # Measured on the public sets: an English-only MiniLM on Czech or German questions ranks worse
