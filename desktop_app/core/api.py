@@ -14,8 +14,11 @@ from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress, Pro
 from desktop_app.core.conversations import Conversation, Turn
 from desktop_app.core.evaluate import evaluate_set
 
-# The answer events and their parts, each re-exported by name (`X as X`).
+# The events (an answer's and its parts, the live index's changes), each re-exported by name.
+from desktop_app.core.events import QUIET_KINDS as QUIET_KINDS
 from desktop_app.core.events import AnswerEvent as AnswerEvent
+from desktop_app.core.events import Change as Change
+from desktop_app.core.events import ChangeKind as ChangeKind
 from desktop_app.core.events import Citations as Citations
 from desktop_app.core.events import CitedSentence as CitedSentence
 from desktop_app.core.events import Done as Done
@@ -31,7 +34,7 @@ from desktop_app.core.events import Unfound as Unfound
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.formats import formats_read, pdf
 from desktop_app.core.ingest.formats.pdf import span_on_page
-from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, Watching
+from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir, find_entry
 from desktop_app.core.models.download import DownloadError, download_entry
 from desktop_app.core.models.finder import FoundModel, describe, find_models

@@ -28,7 +28,8 @@ from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
 from desktop_app.core.ingest import embed_pass, formats, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
-from desktop_app.core.live import LiveFolders, LiveIndex, Watching
+from desktop_app.core.ingest.watcher import LiveIndex
+from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.repair import FolderReport, Repair
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.embedder import EmbedderError, TextEmbedder

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from desktop_app.core import events as ev
-from desktop_app.core.answer.ask import EMPTY_INDEX, Retrieval, answer_events
+from desktop_app.core.answer.ask import EMPTY_INDEX, answer_events
+from desktop_app.core.answer.decision import Retrieval
 from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
