@@ -299,7 +299,7 @@ def _split_words(
 def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int) -> int:
     """Largest cut point (at whitespace when possible) whose piece fits in `limit` tokens."""
     # Tokens rarely span more than 16 characters, so the search never has to look further; this
-    # keeps a 10 MB single-line note linear instead of counting megabytes per cut.
+    # keeps cutting a long single-line note linear instead of counting all the rest per cut.
     lo, hi = pos + 1, min(end, pos + limit * 16)
     window = body[pos:hi]
     if window.isascii() and _SPACE.search(window) is None:

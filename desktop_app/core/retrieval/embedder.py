@@ -141,9 +141,9 @@ class Embedder:
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
         """Query vectors from the NumPy encoder of the same folder where it runs the model: no
-        torch import for a one-off search (loading it takes a fraction of a second, torch
-        several), and a steady ~15 ms a query where torch's threads spike to 100 ms beside the
-        indexer. Its vectors match sentence-transformers' to 1e-6 (tests compare them)."""
+        torch import for a one-off search (the NumPy encoder loads far sooner), and a steady
+        time a query where torch's threads, competing with the indexer's, make it spike. Its
+        vectors match sentence-transformers' to 1e-6 (tests compare them)."""
         try:
             encoder = _load_model(str(self.path), "numpy")
         except EmbedderError:
