@@ -35,13 +35,6 @@ def lower_this_thread() -> None:
         pass
 
 
-def niceness(thread_native_id: int = 0) -> int:
-    """A thread's (Linux) or a process's POSIX niceness; 0 where there is none."""
-    if not hasattr(os, "getpriority"):
-        return 0
-    return os.getpriority(os.PRIO_PROCESS, thread_native_id)
-
-
 def _renice(who: int, below: int) -> None:
     """Give thread `who` the niceness of `below` (the main thread) plus BACKGROUND_NICE, unless
     it is already that low: raising a priority back needs privileges."""

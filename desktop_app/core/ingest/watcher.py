@@ -100,15 +100,11 @@ class LiveIndex:
         if reconcile:
             self._rescan.set()
         self._embed_needed.set()
-        # Only the embedding thread yields the processor: its library's worker threads (which
-        # inherit its priority) fill every core for minutes. The keyword thread keeps normal
-        # priority: it holds the GIL in short turns, and each note has a time budget to meet.
-        for target, name, lower in (
-            (self._lexical_loop, "quire-index", False),
-            (self._embed_loop, "quire-embed", True),
+        for target, name in (
+            (self._lexical_loop, "quire-index"),
+            (self._embed_loop, "quire-embed"),
         ):
             run = supervised(target, self._stop, partial(self._restarted, name))
-            run = _in_background(run) if lower else run
             thread = threading.Thread(target=run, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -370,6 +366,10 @@ class LiveIndex:
             self.on_change(change)
 
     def _embed_loop(self) -> None:
+        # Only this thread yields the processor: the embedding library's worker threads (which
+        # inherit its priority) fill every core for minutes. The keyword thread keeps normal
+        # priority: it holds the GIL in short turns, and each note has a time budget to meet.
+        lower_this_thread()
         while not self._stop.cancelled:
             self._embed_needed.wait()
             self._running.wait()
@@ -393,13 +393,3 @@ class LiveIndex:
                 self._wrote()
                 self.on_change(Change(ChangeKind.EMBEDDED, detail=f"{count} new passages"))
             self.on_change(Change(ChangeKind.CAUGHT_UP))
-
-
-def _in_background(run: Callable[[], None]) -> Callable[[], None]:
-    """A thread target that first lowers its thread's priority below the window's."""
-
-    def target() -> None:
-        lower_this_thread()
-        run()
-
-    return target
