@@ -52,6 +52,15 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
     assert line is not None and line.text == BAKE  # 20 and 25 minutes: both answer
 
 
+def test_a_day_written_in_figures_is_the_date_a_when_asks_for() -> None:
+    diary = "15. 5. – po zmrzlých mužích jsem konečně vysadila rajčata ven, 8 sazenic u zdi."
+    asked = Question.read("Kdy jsem v roce 2024 vysazovala rajčata ven?", "cs")
+    line = answer_line.compose([_unit(diary)], asked)
+    assert line is not None and line.text.startswith("15. 5.")
+    stated = Question.read("Co jsem dělala 15. 5. na zahradě?", "cs")  # the day it names itself
+    assert not answer_line.cues.has_date("15. 5. – vysadila jsem rajčata", stated)
+
+
 # -- reading checks ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("draft", "problem"),
