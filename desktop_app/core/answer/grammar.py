@@ -3,9 +3,10 @@
 A small model left free rambles, imitates labels ("The answer is:", "In German:"), starts lists
 of alternatives and cites sources that do not exist. Decoding under this grammar it can only
 write one or two plain sentences on one line, each ending in citations of the sources it was
-given (`[1]`…`[k]`: a number past `k` cannot be sampled; at most two), with no label (a colon
-stands only inside a number, as in 10:30, or in inline code), no heading, list or table markup,
-no quotation mark left open, and no sentence that does not end in a citation.
+given (`[1]`…`[k]`: a number past `k` cannot be sampled; at most two; before or after its full
+stop), with no label (a colon stands only inside a number, as in 10:30, or in inline code), no
+heading, list or table markup, no quotation mark left open, and no sentence that does not end in
+a citation.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ def answer_grammar(
     return "\n".join(
         [
             f"root ::= sentence{more}",
-            'sentence ::= first body " " cite (", " cite)? "."',
+            # its citations before its full stop, or after it ("… in 1943. [1]": a full stop
+            # after a figure would otherwise have to go on as a decimal, "1943.1")
+            'sentence ::= first body (" " cites "." | ". " cites)',
+            'cites ::= cite (", " cite)?',
             # a sentence starts with a letter, a digit or a quotation: never with a label
             r'first ::= [^\n\r\[\]:#*|<> \t.,;!?`0-9"“”„-] | number | quoted',
             f"body ::= piece{{1,{sentence_chars}}}",

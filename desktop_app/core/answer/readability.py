@@ -32,7 +32,7 @@ LANGUAGE_WORDS = 6  # a draft this long (in words) is long enough to tell its la
 _LABEL = re.compile(r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s")
 _SCAFFOLD = re.compile(
     r"\b(?:the answer (?:to (?:this|the|your) question )?is|to (?:answer|solve) this|answer:"
-    r"|question:|in (?:english|german|czech)\b|checked:"
+    r"|question:|in (?:english|german|czech):|checked:"
     # talk about the sources instead of what they say ("The key sentence from the source is")
     r"|(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
     r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
