@@ -75,6 +75,7 @@ def test_a_day_written_in_figures_is_the_date_a_when_asks_for() -> None:
         ("It takes four hours [7].", "does not exist"),
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
         ("The train from Prague takes four hours but now, [1], [1].", "did not come to an end"),
+        ("Quire reads Markdown, PDF and Word documents (. [1]", "did not come to an end"),
     ],
 )
 def test_a_draft_unfit_to_read_is_named_for_what_is_wrong(draft: str, problem: str) -> None:
@@ -93,6 +94,18 @@ def test_a_plain_backed_draft_passes_the_reading_checks() -> None:
     written = readability.Written("The bread is baked at 250 °C with the lid on [1].", True, 1)
     line = answer_line.compose([_unit(BAKE)], question)
     assert readability.problems(written, question, [BAKE], [_unit(BAKE)], line) == []
+    after_stop = readability.Written("The bread is baked at 250 °C with the lid on. [1]", True, 1)
+    assert readability.problems(after_stop, question, [BAKE], [_unit(BAKE)], line) == []
+
+
+def test_a_language_named_inside_a_sentence_is_no_label() -> None:
+    source = "The statement was in Latin, apart from one line, which was in German."
+    question = Question.read("In what language was the statement written?", "en")
+    draft = readability.Written("The statement was in Latin, apart from one line in German [1].",
+                                True, 1)  # fmt: skip
+    assert readability.problems(draft, question, [source], [_unit(source)], None) == []
+    label = readability.Written("In German: the statement was in Latin [1].", True, 1)
+    assert any("label" in p for p in readability.problems(label, question, [source], [], None))
 
 
 def test_a_figure_from_the_clause_the_question_does_not_ask_about_fails() -> None:
