@@ -218,6 +218,21 @@ def test_a_figure_may_end_a_sentence_before_its_citation() -> None:
 
 
 @pytest.mark.slow
+def test_a_day_an_ordinal_or_an_abbreviation_does_not_end_the_sentence() -> None:
+    from desktop_app.core.answer.llm import LocalModel
+
+    model = LocalModel(n_ctx=1024)
+    shape = grammar.answer_grammar(1, sentences=1)
+    for said, kept in (
+        ("Tesla starb am 7. Januar 1943 in New York [1].", "7. Januar 1943"),
+        ("Der Motor verbraucht ca. 8 kg Dampf [1].", "ca. 8 kg"),
+    ):
+        prompt = model.render([{"role": "user", "content": f"Repeat exactly: {said}"}])
+        text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
+        assert kept in text, text
+
+
+@pytest.mark.slow
 def test_the_grammar_closes_every_quotation() -> None:
     from desktop_app.core.answer.llm import LocalModel
 
