@@ -117,6 +117,24 @@ def test_a_figure_from_the_clause_the_question_does_not_ask_about_fails() -> Non
     assert any("figure" in p for p in found)
 
 
+def test_a_figure_from_another_quoted_unit_that_answers_as_fully_stands() -> None:
+    patents = "Tesla's patents were upheld in 1903 and Marconi won in 1904."
+    died = "Tesla died on 7 January 1943."
+    weather = "The winter of 1942 in New York was cold."
+    units = [_unit(patents), _unit(died, 100), _unit(weather, 200)]
+    question = Question.read("What year did Tesla die?", "en")
+    line = answer_line.compose(units, question)  # the ranking put the patents first
+    assert line is not None and "1903" in line.text
+
+    def figure_problem(draft: str) -> bool:
+        written = readability.Written(draft, True, 1)
+        found = readability.problems(written, question, [patents, died, weather], units, line)
+        return any("figure" in p for p in found)
+
+    assert not figure_problem("Tesla died on 7 January 1943 [1].")  # "Tesla died": as fully
+    assert figure_problem("Tesla died in 1942 [1].")  # a unit holding less of the question
+
+
 def test_words_of_the_language_inflected_forms_and_the_notes_words_are_not_made_up() -> None:
     assert (
         readability.made_up_words("Wir pečeme die Svíčková lange.", "de", ["pečeme svíčková"]) == []

@@ -19,6 +19,7 @@ from typing import Any
 
 from desktop_app.core.answer import cues, figures, grammar
 from desktop_app.core.answer.citations import numbers_in
+from desktop_app.core.answer.evidence import question_overlap
 from desktop_app.core.answer.grounded import language_name
 from desktop_app.core.answer.question import Question
 from desktop_app.core.answer.support import CITATION
@@ -72,7 +73,7 @@ def problems(
         unfit.append("it cites a source that does not exist")
     if _other_language(draft, question.language):
         unfit.append("it is not in the question's language")
-    if line is not None and _figure_elsewhere(draft, question, line):
+    if line is not None and _figure_elsewhere(draft, question, line, evidence):
         unfit.append("its figure is not the one the notes give for what was asked")
     elif evidence and not any(_says_what(unit, draft, question) for unit in evidence):
         unfit.append("it says nothing the quoted sentences of your notes say")
@@ -152,9 +153,22 @@ def _terms(text: str, language: str) -> set[str]:
     return {*analyzer.stems(words, language), *analyzer.prefixes(words)}
 
 
-def _figure_elsewhere(draft: str, question: Question, line: Evidence) -> bool:
-    """The question asks for a figure, the answer line gives one, and the draft gives another."""
+def _figure_elsewhere(
+    draft: str, question: Question, line: Evidence, evidence: list[Evidence]
+) -> bool:
+    """The question asks for a figure, the answer line gives one, and the draft gives another:
+    one that no quoted unit holding the question's key words as fully as the line's own unit
+    gives (another clause of the line's unit never does: the line is the clause that answers)."""
     if question.kind not in cues.FACT_KINDS or not line.cue:
         return False
     given = figures.numbers(CITATION.sub(" ", draft)) - question.numbers
-    return bool(given - figures.numbers(line.text))
+    given -= figures.numbers(line.text)
+    if not given:
+        return False
+    own = next((e for e in evidence if e.start <= line.start and line.end <= e.end), line)
+    enough = question_overlap(own.text, question.keys)
+    backed: set[float] = set()
+    for unit in evidence:
+        if unit is not own and question_overlap(unit.text, question.keys) >= enough:
+            backed |= figures.numbers(unit.text)
+    return bool(given - backed)
