@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import ctypes
 import math
-from functools import cache
 from typing import Any
 
 
-@cache
 def _vocabulary() -> Any:
     import llama_cpp
 
@@ -44,3 +42,4 @@ def accepts(grammar: str, text: str) -> bool:
         return _allowed(sampler, llama_cpp.llama_vocab_eos(vocab))
     finally:
         llama_cpp.llama_sampler_free(sampler)
+        model.close()
