@@ -90,8 +90,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def norm(text: str) -> str:
-    """Case and spacing ignored, also between a figure and its unit sign ("160°C", "160 °C")."""
-    text = re.sub(r"(?<=\d)\s+(?=[°%])", "", text.casefold())
+    """Case and spacing ignored, also between a figure and its unit sign ("160°C", "160 °C"); a
+    dash is a dash ("20–18", "20-18")."""
+    text = re.sub(r"(?<=\d)\s+(?=[°%])", "", text.casefold()).replace("–", "-").replace("—", "-")
     return " ".join(re.sub(r"[^\w°%.,:-]+", " ", text).split())
 
 
