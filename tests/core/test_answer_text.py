@@ -77,6 +77,8 @@ def test_a_day_written_in_figures_is_the_date_a_when_asks_for() -> None:
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
         ("The train from Prague takes four hours but now, [1], [1].", "did not come to an end"),
         ("Quire reads Markdown, PDF and Word documents (. [1]", "did not come to an end"),
+        ("The next check-up is on 11 [1]. 11 [1]. 2024 at 9:40 [1].", "breaks into pieces"),
+        ("The meeting is on 30 [1]. october in room Morava [1].", "breaks into pieces"),
     ],
 )
 def test_a_draft_unfit_to_read_is_named_for_what_is_wrong(draft: str, problem: str) -> None:

@@ -61,6 +61,8 @@ def problems(
     draft, unfit = written.text, []
     if not written.finished or _cut_off(draft, written.bound):
         unfit.append("it did not come to an end")
+    if _broken(draft):
+        unfit.append("it breaks into pieces")
     invented = made_up_words(draft, question.language, [question.text, *sources])
     if invented:
         named = ", ".join(f"“{w}”" for w in invented[:4])
@@ -126,6 +128,19 @@ def _cut_off(draft: str, bound: int) -> bool:
         if len(text) >= bound or (analyzer.words(text) and _DANGLING.search(text)):
             return True
         if text.count("(") > text.count(")"):  # "Word documents (." : a bracket left open
+            return True
+    return False
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
+def _broken(draft: str) -> bool:
+    """What follows a citation is a piece of no word ("… 11 [1]. 11 [1]. 2024 …") or goes on in
+    lower case ("Porada 30 [1]. října se koná …"): a date or a phrase cut apart by citations."""
+    for part in CITATION.split(draft)[2::2]:  # the texts after each citation
+        text = part.strip(" .,;")
+        if text and (not _LETTERS.search(text) or text[0].islower()):
             return True
     return False
 
