@@ -101,6 +101,22 @@ def test_a_plain_backed_draft_passes_the_reading_checks() -> None:
     assert readability.problems(after_stop, question, [BAKE], [_unit(BAKE)], line) == []
 
 
+def test_a_model_that_keeps_to_no_format_may_only_reword_the_answer_line() -> None:
+    dough = "Mix 500 g bread flour, 350 g water, 100 g active starter and 10 g salt."
+    question = Question.read("What goes into the dough?", "en")
+    line = answer_line.compose([_unit(dough)], question)
+
+    def problems(draft: str, keeps_to_format: bool) -> list[str]:
+        written = readability.Written(draft, True, 1, keeps_to_format=keeps_to_format)
+        return readability.problems(written, question, [dough], [_unit(dough)], line)
+
+    vague = "The dough takes flour, water, starter and salt [1]."
+    assert "it leaves out what your notes say" in problems(vague, keeps_to_format=False)
+    assert problems(vague, keeps_to_format=True) == []  # a capable model may choose its words
+    full = "The dough takes 500 g bread flour, 350 g water, 100 g starter and 10 g salt [1]."
+    assert problems(full, keeps_to_format=False) == []
+
+
 def test_a_language_named_inside_a_sentence_is_no_label() -> None:
     source = "The statement was in Latin, apart from one line, which was in German."
     question = Question.read("In what language was the statement written?", "en")

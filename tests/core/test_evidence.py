@@ -144,6 +144,15 @@ def test_attribution_and_invented_figures_cs() -> None:
     assert [f.text for f in checked.unsupported] == ["180"]
 
 
+def test_a_day_or_an_abbreviation_is_no_sentence_end_for_a_citation() -> None:
+    note = "Další kontrola 11. 11. 2024 v 9:40, vzít zprávu. Motor verbraucht ca. 8 kg Dampf."
+    answer = "Další kontrola 11. 11. 2024 v 9:40. Der Motor verbraucht ca. 8 kg Dampf."
+    checked = attribution.attribute(answer, {1: note}, "cs")
+    assert checked.answer == (
+        "Další kontrola 11. 11. 2024 v 9:40 [1]. Der Motor verbraucht ca. 8 kg Dampf [1]."
+    )
+
+
 def test_own_valid_citations_kept_invalid_never_become_sources() -> None:
     answer = "Bake at 250 °C for 20 minutes [1]. The lid stays on for 20 minutes at 250 °C [7]."
     checked = attribution.attribute(answer, {1: BREAD}, "en")

@@ -337,7 +337,8 @@ def _checked_done(
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
     ended = answer.stats.stopped in ("eos", "marker")  # not cut by the length bound or a loop
-    written = readability.Written(answer.text, ended, len(texts), answer.bound)
+    keeps_to_format = answer.model.profile.follows_format
+    written = readability.Written(answer.text, ended, len(texts), answer.bound, keeps_to_format)
     unfit = readability.problems(written, question, texts.values(), found, line)
     replaced = _replaced_because(checked, report, found, question, texts)
     if replaced is None and unfit:

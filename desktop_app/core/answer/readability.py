@@ -45,12 +45,14 @@ _SCAFFOLD = re.compile(
 @dataclass(frozen=True)
 class Written:
     """A draft as generation left it: its text, whether it ended on its own, how many sources
-    it was given to cite, how long the grammar let a sentence run."""
+    it was given to cite, how long the grammar let a sentence run, and whether its model keeps
+    to a format (`profile.ModelProfile.follows_format`)."""
 
     text: str
     finished: bool
     sources: int
     bound: int = grammar.SENTENCE_CHARS
+    keeps_to_format: bool = True
 
 
 def problems(
@@ -75,6 +77,8 @@ def problems(
         unfit.append("it cites a source that does not exist")
     if _other_language(draft, question.language):
         unfit.append("it is not in the question's language")
+    if line is not None and not written.keeps_to_format and _leaves_out(draft, question, line):
+        unfit.append("it leaves out what your notes say")
     if line is not None and _figure_elsewhere(draft, question, line, evidence):
         unfit.append("its figure is not the one the notes give for what was asked")
     elif evidence and not any(_says_what(unit, draft, question) for unit in evidence):
@@ -161,6 +165,21 @@ def _says_what(unit: Evidence, draft: str, question: Question) -> bool:
     figures_added = figures.numbers(unit.text) - question.numbers
     said = _terms(CITATION.sub(" ", draft), question.language)
     return bool(added & said) or bool(figures_added & figures.numbers(draft))
+
+
+KEPT_SHARE = 0.5  # of what the answer line adds to the question, a rewording keeps this much
+
+
+def _leaves_out(draft: str, question: Question, line: Evidence) -> bool:
+    """For a model that does not keep to a format (the bundled one), a draft is at most the
+    answer line in other words: it must give every figure the line adds to the question and
+    most of its words, or it gives way (such a model rewords the answer away as often as not)."""
+    figures_added = figures.numbers(line.text) - question.numbers
+    if figures_added - figures.numbers(CITATION.sub(" ", draft)):
+        return True
+    added = _terms(line.text, question.language) - _terms(question.text, question.language)
+    said = _terms(CITATION.sub(" ", draft), question.language)
+    return bool(added) and len(added & said) < KEPT_SHARE * len(added)
 
 
 def _terms(text: str, language: str) -> set[str]:

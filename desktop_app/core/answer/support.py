@@ -9,8 +9,10 @@ from desktop_app.core.retrieval import analyzer, languages
 
 CITATION = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")  # `[n]`, `[1, 3]`, `[1; 2]`
 # A sentence's body: a point with no space after it ("1.160.000", "3.5", "`.mise.local.toml`",
-# "os.path") ends no sentence, so no `[n]` is ever put inside a number, a name or code.
-SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?]))+"
+# "os.path") ends no sentence, nor one before a figure or a word in lower case (a day, an ordinal
+# or an abbreviation: "11. 11. 2024", "30. listopadu", "ca. 8 kg"), so no `[n]` is ever put
+# inside a number, a date, a name or code.
+SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?])|\.(?=[ \t]+[a-z0-9äöüßáčďéěíňóřšťúůýž]))+"
 # A sentence with its citations, written before or after its closing punctuation ("… 20 minutes
 # [1]." or "… 20 minutes. [1]").
 CITED_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r")*|\n|$)")
