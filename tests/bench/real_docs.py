@@ -305,10 +305,11 @@ def _extract(deb: Path, cache: Path) -> Path:
     return tree
 
 
-def fetch(notes: Path | None = None, cache: Path = CACHE, docs: list[Doc] = DOCS) -> Path:
+def fetch(notes: Path | None = None, cache: Path = CACHE, docs: list[Doc] | None = None) -> Path:
     """The notes folder (`cache`/notes unless given) holding every document of `docs`, each
     checked against its SHA-256; downloads only what the cache lacks."""
     notes = notes or cache / "notes"
+    docs = DOCS if docs is None else docs
     missing = [
         d for d in docs if not (notes / d.dest).exists() or sha256(notes / d.dest) != d.sha256
     ]

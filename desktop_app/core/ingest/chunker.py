@@ -94,6 +94,14 @@ def chunk_note(
     return [c for c in chunks if c.text.strip()], parsed.front.metadata
 
 
+def pack_spans(text: str, spans: list[Span], target_tokens: int) -> list[Chunk]:
+    """Chunks of `spans` found by another reader (a PDF's headings and paragraphs), packed as
+    a note's are."""
+    groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
+    lines = LineIndex(text)
+    return [_make_chunk(text, group, lines) for group in groups]
+
+
 # A `data:` URI with a long payload (an image pasted into an exported note) is no text to read:
 # it is left out of every chunk, and the text after it starts a chunk of its own. A short one
 # (`data:text/plain,hello` in a note about data URIs) is text like any other.

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class Block(NamedTuple):
+    """A stretch of a paged document's text and what it is: "heading", "text" (a paragraph),
+    "list" (a paragraph of a page listing terms: contents, index), "furniture" (a running
+    header or footer, a page number)."""
+
+    start: int
+    end: int
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,7 @@ class Document:
     pages: tuple[int, ...] = ()
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
     title: str = ""  # the file's own (a PDF's document information), else its name's
+    blocks: tuple[Block, ...] = ()  # a PDF's headings, paragraphs and furniture, in order
 
     def page_at(self, offset: int) -> int | None:
         """The 1-based page holding `offset`, None for a file without pages."""

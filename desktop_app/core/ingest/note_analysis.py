@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from desktop_app.core.ingest import dated
+from desktop_app.core.ingest import dated, paged
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
 from desktop_app.core.ingest.dated import NoteDate
@@ -101,7 +101,11 @@ def analyze_note(
     `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
     metadata: dict[str, Any]
     front = read_front_matter(document.text) if document.markdown else FrontMatter()
-    if document.pages:  # a PDF: its own title, never its first outline entry
+    reading = paged.Reading(document) if document.blocks else None
+    if reading is not None:
+        chunks = paged.chunk_blocks(document, chunk_tokens)
+        metadata = {"title": document.title, "pages": list(document.pages)}
+    elif document.pages:  # a PDF: its own title, never its first outline entry
         chunks = chunk_pages(document, chunk_tokens)
         metadata = {"title": document.title, "pages": list(document.pages)}
     else:
@@ -117,7 +121,7 @@ def analyze_note(
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)
-    analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata))
+    analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata), reading)
     day = dated.note_date(metadata, rel_path, mtime_ns)
     if day.source != "modified" and not _WORDY.search(title):  # "02", "2026-11-30": the date
         title = day_label(day.day.isoformat())
@@ -204,10 +208,15 @@ def placed(chunks: list[Chunk], document: Document) -> list[Chunk]:
 
 
 def chunk_terms(
-    chunks: list[Chunk], title: str, language: str, tags: list[str]
+    chunks: list[Chunk],
+    title: str,
+    language: str,
+    tags: list[str],
+    reading: paged.Reading | None = None,
 ) -> list[AnalyzedChunk]:
     """The lexical stage: each chunk's stems, prefixes, and the stems of where it sits (title,
-    heading path, tags and aliases)."""
+    heading path, tags and aliases). `reading`: a paged document's (furniture left out, a page
+    listing terms found by prefix only)."""
     extra = " ".join(tags)
 
     @cache
@@ -218,11 +227,12 @@ def chunk_terms(
     analyzed = []
     for chunk in chunks:
         spend()
-        words = analyzer.words(chunk.text)
+        words = analyzer.words(reading.terms_text(chunk) if reading else chunk.text)
+        listing = reading is not None and reading.is_listing(chunk)
         analyzed.append(
             AnalyzedChunk(
                 chunk=chunk,
-                body_terms=" ".join(analyzer.stems(words, language)),
+                body_terms="" if listing else " ".join(analyzer.stems(words, language)),
                 prefix_terms=" ".join(analyzer.prefixes(words)),
                 context_terms=context_terms(chunk.heading_path),
             )

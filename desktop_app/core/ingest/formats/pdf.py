@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.ingest.document import Document, page_at
+from desktop_app.core.ingest.formats import pdf_layout
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
@@ -33,9 +34,15 @@ MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no te
 def load(path: Path, max_bytes: int) -> Document:
     """`max_bytes` is checked by `formats.load`."""
     pdf = open_pdf(path)
+    texts: list[str] = []
+    lines: list[pdf_layout.Line] = []
     try:
-        texts = [visible(page_text(pdf, i)) for i in range(len(pdf))]
-        sections = _sections(pdf)
+        for i in range(len(pdf)):
+            raw, measured = _read_page(pdf, i, measure=True)
+            shown, page_lines = measured or (visible(raw), [])
+            texts.append(shown)
+            lines += page_lines
+        outline = _sections(pdf)
         title = " ".join(str(pdf.get_metadata_value("Title") or "").split())
     finally:
         pdf.close()
@@ -49,14 +56,20 @@ def load(path: Path, max_bytes: int) -> Document:
         pages.append(pos)
         pos += len(t) + len(PAGE_BREAK)
     warning = f"{empty} of {len(texts)} pages have no text layer (scanned?)" if empty else ""
-    section_starts = tuple((pages[page], path) for page, path in sections if page < len(pages))
+    blocks, headed = pdf_layout.structure(lines, tuple(pages), outline)
+    found = {p for _, p in headed}
+    sections = sorted(
+        [*headed, *((pages[n], p) for n, p in outline if n < len(pages) and p not in found)],
+        key=lambda s: s[0],
+    )
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
         warning=warning,
         pages=tuple(pages),
-        sections=section_starts,
+        sections=tuple(sections),
         title=title or path.stem.replace("_", " ").replace("-", " "),
+        blocks=tuple(blocks),
     )
 
 
@@ -74,6 +87,14 @@ def open_pdf(path: Path) -> Any:
 def page_text(pdf: Any, index: int) -> str:
     """pdfium's characters of one page, one per character index; the line break that ends a
     paragraph (a wider gap to the next line) is a blank line."""
+    return _read_page(pdf, index, measure=False)[0]
+
+
+def _read_page(
+    pdf: Any, index: int, measure: bool
+) -> tuple[str, tuple[str, list[pdf_layout.Line]] | None]:
+    """A page's text (as `page_text`) and, if `measure`, its visible text and its lines as
+    they look."""
     import pypdfium2.raw as pdfium_c
 
     textpage = pdf[index].get_textpage()
@@ -84,7 +105,11 @@ def page_text(pdf: Any, index: int) -> str:
             text = "".join(
                 chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF) for i in range(count)
             )
-        return _with_paragraph_breaks(text, _line_origins(textpage, text))
+        text = _with_paragraph_breaks(text, _line_origins(textpage, text))
+        if not measure:
+            return text, None
+        shown = visible(text)
+        return text, (shown, pdf_layout.read_lines(textpage, text, shown, index))
     finally:
         textpage.close()
 

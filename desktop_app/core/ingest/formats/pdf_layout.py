@@ -1,0 +1,348 @@
+"""A PDF's text as a person reads it: each line's type size, weight and place on the page give
+headings, paragraphs, running headers and footers, page numbers and pages that list terms.
+
+Nothing here changes the text: `read_lines` measures pdfium's lines, `structure` names what
+each stretch of the document's text is (`Block`s over exact offsets), so every passage built
+from them still maps to its characters' boxes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import ctypes
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.core.ingest.document import Block
+
+HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
+MAX_HEADING_CHARS = 160
+FURNITURE_SHARE = 0.2  # a page edge slot holding numbered lines on this share of pages
+LIST_SHARE = 0.5  # of a page's lines ending in a page number or dot leaders: a list of terms
+MIN_LIST_LINES = 6
+_LINE_END = re.compile(r"\r\n|\n\n")
+_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])|\b[ivxlc]+\b$", re.IGNORECASE)
+_PAGE_NUMBER = re.compile(
+    r"^\W*(?:page\s+|p\.\s*|seite\s+|strana\s+)?(?:\d+|[ivxlc]{1,6})(?:\s*(?:/|of|von|z)\s*\d+)?\W*$",
+    re.IGNORECASE,
+)
+_LISTED = re.compile(r"(?:\.\s?){3,}|…|\s\d+(?:[,–-]\s*\d+)*\s*$|^\s*\[\d+\]")
+_SENTENCE_END = re.compile(r"[.:!?;)\"”]\s*$")
+# A line that only numbers the heading under it: "Chapter 4", "TWO", "Anhang B".
+_LABEL = re.compile(
+    r"^\s*(?:(?:chapter|part|appendix|section|book|kapitel|teil|anhang|kapitola|část|příloha)"
+    r"(?:\s+\S{1,6})?|\d+(?:\.\d+)*|[ivxlc]{1,6}|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+    r"twenty)\s*$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One of pdfium's lines: [start, end) in its page's visible text, and how it looks."""
+
+    page: int  # 0-based
+    start: int
+    end: int
+    text: str
+    size: float
+    bold: bool
+    left: float
+    right: float
+    baseline: float
+    gap_before: bool  # pdfium's text has a blank line before it (a wider line pitch)
+
+
+def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
+    """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
+    `shown`: its visible text), with offsets into `shown`."""
+    import pypdfium2.raw as pdfium_c
+
+    drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
+    handle = textpage.raw
+    size_of, weight_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetFontWeight
+    box_of = pdfium_c.FPDFText_GetCharBox
+    box = [ctypes.c_double() for _ in range(4)]
+    refs = [ctypes.byref(b) for b in box]
+    lines: list[Line] = []
+    pos, gap = 0, False
+    for m in [*_LINE_END.finditer(raw), None]:
+        end = m.start() if m else len(raw)
+        start, stop = pos - bisect.bisect_left(drops, pos), end - bisect.bisect_left(drops, end)
+        text = shown[start:stop]
+        first = len(text) - len(text.lstrip())
+        last = len(text.rstrip()) - 1
+        if last >= first:
+            mid = pos + first + (last - first) // 2
+            weight = weight_of(handle, mid)
+            bold = weight >= 600 if weight > 0 else _bold_font(pdfium_c, handle, mid)
+            box_of(handle, pos + first, *refs)
+            left, baseline = box[0].value, box[2].value
+            box_of(handle, pos + last, *refs)
+            line = Line(page, start, stop, text, float(size_of(handle, mid)), bold, left,
+                        box[1].value, baseline, gap)  # fmt: skip
+            lines.append(line)
+        gap = m is not None and m.group(0) == "\n\n"
+        pos = m.end() if m else end
+    return lines
+
+
+_BOLD_FONTS: dict[bytes, bool] = {}
+
+
+def _bold_font(pdfium_c: Any, handle: Any, index: int) -> bool:
+    """Whether the character's font is named as a bold one (fonts that give no weight)."""
+    name = ctypes.create_string_buffer(96)
+    pdfium_c.FPDFText_GetFontInfo(handle, index, name, 96, None)
+    if name.value not in _BOLD_FONTS:
+        _BOLD_FONTS[name.value] = bool(_BOLD_NAME.search(name.value.decode("latin-1")))
+    return _BOLD_FONTS[name.value]
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int  # index of its first line
+    count: int  # lines it spans
+    text: str
+    style: tuple[float, bool]
+
+
+def structure(
+    lines: list[Line],
+    pages: tuple[int, ...],
+    outline: list[tuple[int, tuple[str, ...]]],
+) -> tuple[list[Block], list[tuple[int, tuple[str, ...]]]]:
+    """The blocks of a document's text (headings, paragraphs, furniture, listed terms) and the
+    heading path from each heading on. `pages`: where each page starts in the text; `outline`:
+    (page, path) of the PDF's own outline."""
+    if not lines:
+        return [], []
+    body = _body_size(lines)
+    furniture = _furniture(lines, len(pages), body)
+    listed = _listing_pages(lines, furniture)
+    headings = _headings(lines, furniture, body)
+    paths = _heading_paths(lines, headings, outline)
+    right = _right_edges(lines)
+    starts = {h.line: h for h in headings}
+    inside = {h.line + k for h in headings for k in range(1, h.count)}
+    blocks: list[Block] = []
+    sections: list[tuple[int, tuple[str, ...]]] = []
+    para: list[int] = []
+
+    def flush() -> None:
+        if para:
+            first, last = lines[para[0]], lines[para[-1]]
+            kind = "list" if first.page in listed else "text"
+            blocks.append(Block(pages[first.page] + first.start, pages[last.page] + last.end, kind))
+            para.clear()
+
+    for i, line in enumerate(lines):
+        if i in inside:
+            continue
+        if i in furniture:
+            flush()
+            blocks.append(Block(pages[line.page] + line.start, pages[line.page] + line.end,
+                                "furniture"))  # fmt: skip
+        elif i in starts:
+            flush()
+            end_line = lines[i + starts[i].count - 1]
+            start = pages[line.page] + line.start
+            blocks.append(Block(start, pages[end_line.page] + end_line.end, "heading"))
+            sections.append((start, paths[i]))
+        else:
+            if para and _breaks(lines, para[-1], i, body, right):
+                flush()
+            para.append(i)
+    flush()
+    return blocks, sections
+
+
+def _body_size(lines: list[Line]) -> float:
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[round(line.size, 1)] += len(line.text)
+    return sizes.most_common(1)[0][0]
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", _DIGITS.sub("#", text.strip().lower()))
+
+
+def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
+    """Running headers and footers: a page's outermost lines, in type no larger than the
+    body's, that are a page number, or that stand where other pages have the same words, or
+    where many pages have a numbered line."""
+    by_page: dict[int, list[int]] = {}
+    for i, line in enumerate(lines):
+        by_page.setdefault(line.page, []).append(i)
+    edges = {
+        page: (sorted(idx, key=lambda i: -lines[i].baseline)[:2],
+               sorted(idx, key=lambda i: lines[i].baseline)[:2])
+        for page, idx in by_page.items()
+    }  # fmt: skip
+    same: Counter[tuple[int, int, str]] = Counter()
+    numbered: Counter[tuple[int, int]] = Counter()
+    for top, bottom in edges.values():
+        for edge, idx in enumerate((top, bottom)):
+            for i in idx:
+                at = round(lines[i].baseline / 3)
+                for near in (at - 1, at, at + 1):
+                    same[(edge, near, _norm(lines[i].text))] += 1
+                    if _NUMBER.search(lines[i].text):
+                        numbered[(edge, near)] += 1
+    least = max(2.0, FURNITURE_SHARE * page_count)
+    out: set[int] = set()
+    for top, bottom in edges.values():
+        alone = top == bottom[::-1]  # its only line(s): the page's text, not a frame
+        for edge, idx in enumerate((top, bottom)):
+            for i in idx:
+                line = lines[i]
+                slot = (edge, round(line.baseline / 3))
+                if _PAGE_NUMBER.match(line.text) or (
+                    not alone
+                    and line.size < HEADING_SIZE * body
+                    and len(line.text) <= MAX_HEADING_CHARS
+                    and (
+                        same[(*slot, _norm(line.text))] >= 2
+                        or (_NUMBER.search(line.text) and numbered[slot] >= least)
+                    )
+                ):
+                    out.add(i)
+                else:
+                    break
+    return out
+
+
+def _listing_pages(lines: list[Line], furniture: set[int]) -> set[int]:
+    """Pages most of whose lines end in page numbers or dot leaders: contents, indexes."""
+    count: Counter[int] = Counter()
+    listed: Counter[int] = Counter()
+    for i, line in enumerate(lines):
+        if i in furniture:
+            continue
+        count[line.page] += 1
+        if _LISTED.search(line.text):
+            listed[line.page] += 1
+    return {
+        page for page, n in count.items() if n >= MIN_LIST_LINES and listed[page] >= LIST_SHARE * n
+    }
+
+
+def _is_heading_line(line: Line, body: float) -> bool:
+    text = line.text.strip()
+    if len(text) > MAX_HEADING_CHARS or not any(c.isalpha() for c in text):
+        return False
+    if line.size >= HEADING_SIZE * body:
+        return True
+    return line.bold and line.size >= body * 0.95 and not text.endswith((".", ",", ";", ":"))
+
+
+def _headings(lines: list[Line], furniture: set[int], body: float) -> list[Heading]:
+    """Lines in larger or bold type standing apart from the body; consecutive lines of one
+    style (a wrapped title) or a short label above a title ("Chapter 4") are one heading."""
+    out: list[Heading] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if i in furniture or not _is_heading_line(line, body) or not _apart(lines, i, body):
+            i += 1
+            continue
+        style = (round(line.size * 2) / 2, line.bold)
+        count, best = 1, style
+        while i + count < len(lines) and count < 4:
+            nxt = lines[i + count]
+            nxt_style = (round(nxt.size * 2) / 2, nxt.bold)
+            if i + count in furniture or nxt.page != line.page or not _is_heading_line(nxt, body):
+                break
+            if nxt_style != style and not (count == 1 and _LABEL.match(line.text)):
+                break
+            best, style = max(best, nxt_style), nxt_style
+            count += 1
+        text = " ".join(lines[k].text.strip() for k in range(i, i + count))
+        out.append(Heading(i, count, " ".join(text.split()), best))
+        i += count
+    return out
+
+
+def _apart(lines: list[Line], i: int, body: float) -> bool:
+    """A body-size bold line is a heading only where a paragraph breaks around it: not a bold
+    phrase that starts a paragraph and runs on."""
+    line = lines[i]
+    if line.size >= HEADING_SIZE * body:
+        return True
+    nxt = lines[i + 1] if i + 1 < len(lines) else None
+    return nxt is None or nxt.page != line.page or nxt.gap_before or nxt.size != line.size
+
+
+def _breaks(lines: list[Line], prev: int, i: int, body: float, right: dict[int, float]) -> bool:
+    """Whether line `i` starts a paragraph after line `prev`."""
+    a, b = lines[prev], lines[i]
+    if b.gap_before or abs(a.size - b.size) > 0.5:
+        return True
+    if a.page != b.page:  # a paragraph runs on over a page break only mid-sentence
+        return bool(_SENTENCE_END.search(a.text))
+    indent = 0.8 * body
+    following = lines[i + 1] if i + 1 < len(lines) else None
+    first_line_indent = (
+        b.left - a.left > indent
+        and following is not None
+        and following.page == b.page
+        and b.left - following.left > indent
+    )
+    short_end = a.right < right[a.page] - 3 * body
+    return first_line_indent or (short_end and bool(_SENTENCE_END.search(a.text)))
+
+
+def _right_edges(lines: list[Line]) -> dict[int, float]:
+    """The right end most of each page's full lines reach (its text column's right edge)."""
+    rights: dict[int, list[float]] = {}
+    for line in lines:
+        rights.setdefault(line.page, []).append(line.right)
+    return {page: sorted(r)[int(0.8 * (len(r) - 1))] for page, r in rights.items()}
+
+
+def _heading_paths(
+    lines: list[Line], headings: list[Heading], outline: list[tuple[int, tuple[str, ...]]]
+) -> dict[int, tuple[str, ...]]:
+    """Each heading's path: the outline's entry it matches, else nested by type size (the
+    larger, the higher); under the outline's last entry where the document has one."""
+    styles = sorted({h.style for h in headings}, reverse=True)
+    level = {style: n for n, style in enumerate(styles)}
+    if headings and sum(1 for h in headings if h.style == styles[0]) == 1 == len(outline) + 1:
+        level[styles[0]] = -1  # the document's title, once atop it: not a section
+    by_page: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+    for page, path in outline:
+        by_page.setdefault(page, []).append((_letters(path[-1]), path))
+    paths: dict[int, tuple[str, ...]] = {}
+    stack: list[tuple[int, str]] = []
+    base: tuple[str, ...] = ()
+    for h in headings:
+        key = _letters(h.text)
+        page = lines[h.line].page
+        match = next(
+            (p for t, p in by_page.get(page, []) if key and t and (t in key or key in t)), None
+        )
+        if match is not None:
+            base, stack = match, []
+            paths[h.line] = match
+            continue
+        n = level[h.style]
+        if n < 0:
+            paths[h.line] = (h.text,)
+            continue
+        while stack and stack[-1][0] >= n:
+            stack.pop()
+        stack.append((n, h.text))
+        paths[h.line] = base + tuple(t for _, t in stack)
+    return paths
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())

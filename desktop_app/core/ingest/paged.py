@@ -1,0 +1,136 @@
+"""A PDF's passages from its blocks (`formats/pdf_layout`): headings open passages as
+Markdown headings do, paragraphs are packed whole across page breaks, running headers, footers
+and page numbers are read past, and pages that list terms (contents, index) are passages of
+their own, indexed by prefix only so they never outrank the prose they point to.
+
+Every passage is still an exact span of the document's text; what is read past stays in the
+span (so its characters keep their boxes) but not in its search terms.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import replace
+
+from desktop_app.core.ingest.chunker import Chunk, Span, pack_spans, split_oversized
+from desktop_app.core.ingest.document import Block, Document
+from desktop_app.core.tokens import count_tokens
+
+CHARS_PER_TOKEN = 4  # pages shorter than a passage's worth of characters stand alone
+# A word broken at a line end: "hyphen-\nation" (or pdfium's "hyphen-ation", its line-end
+# hyphen) also reads as "hyphenation".
+_BROKEN_WORD = re.compile(r"([^\W\d_]{2,})-\s*([^\W\d_]{2,})")
+
+
+def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
+    """Passages of a paged document that has blocks."""
+    text = document.text
+    spans: list[Span] = []
+    listing = False
+    paged = _pages_apart(document, chunk_tokens)
+    page = 0
+    for block in document.blocks:
+        if block.kind == "furniture":
+            continue
+        path = document.section_at(block.start)
+        new_page = page < len(document.pages) and block.start >= document.pages[page]
+        while page < len(document.pages) and block.start >= document.pages[page]:
+            page += 1
+        turn = new_page and bool(spans) and (paged or spans[-1].heading_path != path)
+        if block.kind == "heading" or (
+            block.kind == "text" and _title_line(text, block, chunk_tokens)
+        ):
+            tokens = count_tokens(text[block.start : block.end])
+            spans.append(Span(block.start, block.end, path, tokens, is_heading=True, opens=turn))
+            continue
+        turn = (turn or (block.kind == "list") != listing) and _open_headings(spans)
+        listing = block.kind == "list"
+        for n, (start, end) in enumerate(_pieces(text, block.start, block.end, chunk_tokens)):
+            tokens = count_tokens(text[start:end])
+            spans.append(Span(start, end, path, tokens, opens=turn and n == 0))
+    return [c for c in pack_spans(text, _headed(spans), chunk_tokens) if c.text.strip()]
+
+
+def _pages_apart(document: Document, chunk_tokens: int) -> bool:
+    """Whether the document's pages are short (slides, one-line pages): one page a passage."""
+    ends = [*document.pages[1:], len(document.text)]
+    lengths = sorted(b - a for a, b in zip(document.pages, ends, strict=True))
+    return lengths[len(lengths) // 2] < CHARS_PER_TOKEN * chunk_tokens
+
+
+def _headed(spans: list[Span]) -> list[Span]:
+    """Headings take the path of the text under them ("2 Herons" then "2.1 Feeding" head a
+    passage about 2.1), so a passage that starts with both is under both."""
+    under: tuple[str, ...] = ()
+    out = list(spans)
+    for k in range(len(out) - 1, -1, -1):
+        span = out[k]
+        if not span.is_heading:
+            under = span.heading_path
+        elif under[: len(span.heading_path)] == span.heading_path:
+            out[k] = replace(span, heading_path=under)
+    return out
+
+
+def _title_line(text: str, block: Block, target: int) -> bool:
+    """A short line standing alone, not a sentence (a title in body type): it heads the text
+    under it as a heading does."""
+    line = text[block.start : block.end].strip()
+    return (
+        "\n" not in line
+        and len(line) < target // 2
+        and not line.endswith((".", "!", "?", ":", ";", ","))
+        and any(c.isalpha() for c in line)
+    )
+
+
+def _open_headings(spans: list[Span]) -> bool:
+    """Where listing turns to prose or back, the headings just before open the passage (they
+    head what follows); False if they do, True if the paragraph itself must."""
+    k = len(spans)
+    while k > 0 and spans[k - 1].is_heading:
+        k -= 1
+    if k == len(spans):
+        return True
+    spans[k] = replace(spans[k], opens=True)
+    return False
+
+
+def _pieces(text: str, start: int, end: int, target: int) -> list[tuple[int, int]]:
+    """A paragraph as one piece, or cut into pieces of about `target` tokens if it is over
+    twice that."""
+    body = text[start:end]
+    if len(body) <= 4 * target or count_tokens(body) <= 2 * target:
+        return [(start, end)]
+    return [(start + a, start + b) for a, b in split_oversized(body, count_tokens, target)]
+
+
+class Reading:
+    """How a paged document's passages are read for search: furniture left out, words broken
+    at line ends whole again, listing pages told apart."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.furniture = [(b.start, b.end) for b in document.blocks if b.kind == "furniture"]
+        self.starts = [s for s, _ in self.furniture]
+        self.listing = [(b.start, b.end) for b in document.blocks if b.kind == "list"]
+
+    def terms_text(self, chunk: Chunk) -> str:
+        text = self.document.text
+        parts, pos = [], chunk.start
+        at = bisect.bisect_left(self.starts, chunk.start)
+        while at < len(self.furniture) and self.furniture[at][0] < chunk.end:
+            start, end = self.furniture[at]
+            parts.append(text[pos:start])
+            pos = max(pos, end)
+            at += 1
+        parts.append(text[pos : chunk.end])
+        read = " ".join(parts)
+        joined = [a + b for a, b in _BROKEN_WORD.findall(read)]
+        return f"{read} {' '.join(joined)}" if joined else read
+
+    def is_listing(self, chunk: Chunk) -> bool:
+        """Whether most of the passage is on a page that lists terms."""
+        inside = sum(max(0, min(e, chunk.end) - max(s, chunk.start)) for s, e in self.listing)
+        return inside * 2 > chunk.end - chunk.start
