@@ -18,6 +18,7 @@ from typing import Any
 from desktop_app.core.ingest.document import Block
 
 HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
+SMALL = 0.9  # type this much smaller than the body's, below it on a page: footnotes
 MAX_HEADING_CHARS = 160
 FURNITURE_SHARE = 0.2  # a page edge slot holding numbered lines on this share of pages
 LIST_SHARE = 0.5  # of a page's lines ending in a page number or dot leaders: a list of terms
@@ -25,7 +26,7 @@ MIN_LIST_LINES = 6
 _LINE_END = re.compile(r"\r\n|\n\n")
 _DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])|\b[ivxlc]+\b$", re.IGNORECASE)
+_NUMBER = re.compile(r"\b\d+\b|\b[ivxlc]+\b$", re.IGNORECASE)
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+|p\.\s*|seite\s+|strana\s+)?(?:\d+|[ivxlc]{1,6})(?:\s*(?:/|of|von|z)\s*\d+)?\W*$",
     re.IGNORECASE,
@@ -86,8 +87,10 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
             box_of(handle, pos + first, *refs)
             left, baseline = box[0].value, box[2].value
             box_of(handle, pos + last, *refs)
-            line = Line(page, start, stop, text, float(size_of(handle, mid)), bold, left,
-                        box[1].value, baseline, gap)  # fmt: skip
+            sizes = sorted((size_of(handle, pos + first), size_of(handle, mid),
+                            size_of(handle, pos + last)))  # fmt: skip
+            line = Line(page, start, stop, text, float(sizes[1]), bold, left, box[1].value,
+                        baseline, gap)  # fmt: skip
             lines.append(line)
         gap = m is not None and m.group(0) == "\n\n"
         pos = m.end() if m else end
@@ -132,36 +135,57 @@ def structure(
     right = _right_edges(lines)
     starts = {h.line: h for h in headings}
     inside = {h.line + k for h in headings for k in range(1, h.count)}
+    notes = _footnotes(lines, furniture, body)
     blocks: list[Block] = []
     sections: list[tuple[int, tuple[str, ...]]] = []
     para: list[int] = []
+    held: list[int] = []  # footnotes under a paragraph that may run on to the next page
 
-    def flush() -> None:
-        if para:
-            first, last = lines[para[0]], lines[para[-1]]
-            kind = "list" if first.page in listed else "text"
-            blocks.append(Block(pages[first.page] + first.start, pages[last.page] + last.end, kind))
-            para.clear()
+    def flush(*runs: list[int]) -> None:
+        for run in runs:
+            if run:
+                first, last = lines[run[0]], lines[run[-1]]
+                kind = "list" if first.page in listed else "text"
+                start, end = pages[first.page] + first.start, pages[last.page] + last.end
+                blocks.append(Block(start, end, kind))
+                run.clear()
 
     for i, line in enumerate(lines):
         if i in inside:
             continue
-        if i in furniture:
-            flush()
+        if i in furniture:  # read past: a paragraph runs on over it
             blocks.append(Block(pages[line.page] + line.start, pages[line.page] + line.end,
                                 "furniture"))  # fmt: skip
+        elif i in notes:
+            held.append(i)
         elif i in starts:
-            flush()
+            flush(para, held)
             end_line = lines[i + starts[i].count - 1]
             start = pages[line.page] + line.start
             blocks.append(Block(start, pages[end_line.page] + end_line.end, "heading"))
             sections.append((start, paths[i]))
         else:
             if para and _breaks(lines, para[-1], i, body, right):
-                flush()
+                flush(para, held)
+            elif held:  # the paragraph runs on past its page's footnotes: they are in it
+                para += held
+                held.clear()
             para.append(i)
-    flush()
-    return blocks, sections
+    flush(para, held)
+    return sorted(blocks), sections
+
+
+def _footnotes(lines: list[Line], furniture: set[int], body: float) -> set[int]:
+    """Lines in smaller type below a page's last line of body type."""
+    last: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        if i not in furniture and line.size >= SMALL * body:
+            last[line.page] = i
+    return {
+        i
+        for i, line in enumerate(lines)
+        if i not in furniture and line.size < SMALL * body and i > last.get(line.page, len(lines))
+    }
 
 
 def _body_size(lines: list[Line]) -> float:
