@@ -18,6 +18,7 @@ from typing import Any
 from desktop_app.core.ingest.document import Block
 
 HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
+BOLDER = 150  # a weight this much above the body text's is bold
 SMALL = 0.9  # type this much smaller than the body's, below it on a page: footnotes
 MAX_HEADING_CHARS = 160
 FURNITURE_SHARE = 0.2  # a page edge slot holding numbered lines on this share of pages
@@ -45,7 +46,7 @@ _DIGITS = re.compile(r"\d+")
 _SPACE = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Line:
     """One of pdfium's lines: [start, end) in its page's visible text, and how it looks."""
 
@@ -54,7 +55,8 @@ class Line:
     end: int
     text: str
     size: float
-    bold: bool
+    bold: bool  # its font's name says so; or its weight, once `structure` has weighed it
+    weight: int
     left: float
     right: float
     baseline: float
@@ -83,14 +85,14 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
         if last >= first:
             mid = pos + first + (last - first) // 2
             weight = weight_of(handle, mid)
-            bold = weight >= 600 if weight > 0 else _bold_font(pdfium_c, handle, mid)
+            bold = _bold_font(pdfium_c, handle, mid)
             box_of(handle, pos + first, *refs)
             left, baseline = box[0].value, box[2].value
             box_of(handle, pos + last, *refs)
             sizes = sorted((size_of(handle, pos + first), size_of(handle, mid),
                             size_of(handle, pos + last)))  # fmt: skip
-            line = Line(page, start, stop, text, float(sizes[1]), bold, left, box[1].value,
-                        baseline, gap)  # fmt: skip
+            line = Line(page, start, stop, text, float(sizes[1]), bold, weight, left,
+                        box[1].value, baseline, gap)  # fmt: skip
             lines.append(line)
         gap = m is not None and m.group(0) == "\n\n"
         pos = m.end() if m else end
@@ -128,6 +130,7 @@ def structure(
     if not lines:
         return [], []
     body = _body_size(lines)
+    _weigh(lines)
     furniture = _furniture(lines, len(pages), body)
     listed = _listing_pages(lines, furniture)
     headings = _headings(lines, furniture, body)
@@ -188,6 +191,20 @@ def _footnotes(lines: list[Line], furniture: set[int], body: float) -> set[int]:
     }
 
 
+def _weigh(lines: list[Line]) -> None:
+    """Bold: a font named bold, or a weight well above the body text's (pdfium estimates
+    weights from the glyphs, so only a clear difference says bold)."""
+    weights: Counter[int] = Counter()
+    for line in lines:
+        if line.weight > 0:
+            weights[line.weight] += len(line.text)
+    if weights:
+        usual = weights.most_common(1)[0][0]
+        for line in lines:
+            if line.weight >= usual + BOLDER:
+                line.bold = True
+
+
 def _body_size(lines: list[Line]) -> float:
     sizes: Counter[float] = Counter()
     for line in lines:
@@ -201,8 +218,8 @@ def _norm(text: str) -> str:
 
 def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
     """Running headers and footers: a page's outermost lines, in type no larger than the
-    body's, that are a page number, or that stand where other pages have the same words, or
-    where many pages have a numbered line."""
+    body's, that are a page number, or that stand where other pages have the same words; the
+    outermost also where many pages have their outermost line numbered."""
     by_page: dict[int, list[int]] = {}
     for i, line in enumerate(lines):
         by_page.setdefault(line.page, []).append(i)
@@ -215,18 +232,18 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
     numbered: Counter[tuple[int, int]] = Counter()
     for top, bottom in edges.values():
         for edge, idx in enumerate((top, bottom)):
-            for i in idx:
+            for k, i in enumerate(idx):
                 at = round(lines[i].baseline / 3)
                 for near in (at - 1, at, at + 1):
                     same[(edge, near, _norm(lines[i].text))] += 1
-                    if _NUMBER.search(lines[i].text):
+                    if k == 0 and _NUMBER.search(lines[i].text):
                         numbered[(edge, near)] += 1
     least = max(2.0, FURNITURE_SHARE * page_count)
     out: set[int] = set()
     for top, bottom in edges.values():
         alone = top == bottom[::-1]  # its only line(s): the page's text, not a frame
         for edge, idx in enumerate((top, bottom)):
-            for i in idx:
+            for k, i in enumerate(idx):
                 line = lines[i]
                 slot = (edge, round(line.baseline / 3))
                 if _PAGE_NUMBER.match(line.text) or (
@@ -235,7 +252,7 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
                     and len(line.text) <= MAX_HEADING_CHARS
                     and (
                         same[(*slot, _norm(line.text))] >= 2
-                        or (_NUMBER.search(line.text) and numbered[slot] >= least)
+                        or (k == 0 and _NUMBER.search(line.text) and numbered[slot] >= least)
                     )
                 ):
                     out.add(i)
