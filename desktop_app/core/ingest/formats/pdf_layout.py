@@ -132,50 +132,61 @@ def structure(
     body = _body_size(lines)
     _weigh(lines)
     furniture = _furniture(lines, len(pages), body)
-    listed = _listing_pages(lines, furniture)
     headings = _headings(lines, furniture, body)
     paths = _heading_paths(lines, headings, outline)
-    right = _right_edges(lines)
+    reader = _Reader(lines, pages, _listing_pages(lines, furniture))
+    sections: list[tuple[int, tuple[str, ...]]] = []
     starts = {h.line: h for h in headings}
     inside = {h.line + k for h in headings for k in range(1, h.count)}
     notes = _footnotes(lines, furniture, body)
-    blocks: list[Block] = []
-    sections: list[tuple[int, tuple[str, ...]]] = []
-    para: list[int] = []
-    held: list[int] = []  # footnotes under a paragraph that may run on to the next page
-
-    def flush(*runs: list[int]) -> None:
-        for run in runs:
-            if run:
-                first, last = lines[run[0]], lines[run[-1]]
-                kind = "list" if first.page in listed else "text"
-                start, end = pages[first.page] + first.start, pages[last.page] + last.end
-                blocks.append(Block(start, end, kind))
-                run.clear()
-
-    for i, line in enumerate(lines):
+    right = _right_edges(lines)
+    for i in range(len(lines)):
         if i in inside:
             continue
         if i in furniture:  # read past: a paragraph runs on over it
-            blocks.append(Block(pages[line.page] + line.start, pages[line.page] + line.end,
-                                "furniture"))  # fmt: skip
+            reader.add(i, i, "furniture")
         elif i in notes:
-            held.append(i)
+            reader.held.append(i)
         elif i in starts:
-            flush(para, held)
-            end_line = lines[i + starts[i].count - 1]
-            start = pages[line.page] + line.start
-            blocks.append(Block(start, pages[end_line.page] + end_line.end, "heading"))
-            sections.append((start, paths[i]))
+            reader.flush()
+            sections.append((reader.add(i, i + starts[i].count - 1, "heading"), paths[i]))
         else:
-            if para and _breaks(lines, para[-1], i, body, right):
-                flush(para, held)
-            elif held:  # the paragraph runs on past its page's footnotes: they are in it
-                para += held
-                held.clear()
-            para.append(i)
-    flush(para, held)
-    return sorted(blocks), sections
+            reader.line(i, bool(reader.para) and _breaks(lines, reader.para[-1], i, body, right))
+    reader.flush()
+    return sorted(reader.blocks), sections
+
+
+class _Reader:
+    """Blocks gathered line by line: the paragraph being read, and the footnotes held under it
+    while it may run on to the next page."""
+
+    def __init__(self, lines: list[Line], pages: tuple[int, ...], listed: set[int]) -> None:
+        self.lines, self.pages, self.listed = lines, pages, listed
+        self.blocks: list[Block] = []
+        self.para: list[int] = []
+        self.held: list[int] = []
+
+    def add(self, first: int, last: int, kind: str) -> int:
+        """A block from line `first` to line `last`; where it starts."""
+        a, b = self.lines[first], self.lines[last]
+        start = self.pages[a.page] + a.start
+        self.blocks.append(Block(start, self.pages[b.page] + b.end, kind))
+        return start
+
+    def line(self, i: int, breaks: bool) -> None:
+        if breaks:
+            self.flush()
+        elif self.held:  # the paragraph runs on past its page's footnotes: they are in it
+            self.para += self.held
+            self.held.clear()
+        self.para.append(i)
+
+    def flush(self) -> None:
+        for run in (self.para, self.held):
+            if run:
+                kind = "list" if self.lines[run[0]].page in self.listed else "text"
+                self.add(run[0], run[-1], kind)
+                run.clear()
 
 
 def _footnotes(lines: list[Line], furniture: set[int], body: float) -> set[int]:
