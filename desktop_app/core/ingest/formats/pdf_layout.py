@@ -19,6 +19,7 @@ from desktop_app.core.ingest.document import Block
 
 HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
 BOLDER = 150  # a weight this much above the body text's is bold
+APART = 1.6  # a header or footer stands this many body sizes from the text, or more
 SMALL = 0.9  # type this much smaller than the body's, below it on a page: footnotes
 MAX_HEADING_CHARS = 160
 FURNITURE_SHARE = 0.2  # a page edge slot holding numbered lines on this share of pages
@@ -228,22 +229,23 @@ def _norm(text: str) -> str:
 
 
 def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
-    """Running headers and footers: a page's outermost lines, in type no larger than the
-    body's, that are a page number, or that stand where other pages have the same words; the
-    outermost also where many pages have their outermost line numbered."""
+    """Running headers and footers: a page's outermost lines, set apart from the text by a
+    wider gap and in type no larger than the body's, that are a page number or stand where
+    other pages have the same words; the outermost also where many pages have their outermost
+    line numbered. A lone page number is furniture wherever it stands outermost."""
     by_page: dict[int, list[int]] = {}
     for i, line in enumerate(lines):
         by_page.setdefault(line.page, []).append(i)
-    edges = {
-        page: (sorted(idx, key=lambda i: -lines[i].baseline)[:2],
-               sorted(idx, key=lambda i: lines[i].baseline)[:2])
-        for page, idx in by_page.items()
-    }  # fmt: skip
+    edges = [
+        (sorted(idx, key=lambda i: -lines[i].baseline)[:3],
+         sorted(idx, key=lambda i: lines[i].baseline)[:3])
+        for idx in by_page.values()
+    ]  # fmt: skip
     same: Counter[tuple[int, int, str]] = Counter()
     numbered: Counter[tuple[int, int]] = Counter()
-    for top, bottom in edges.values():
+    for top, bottom in edges:
         for edge, idx in enumerate((top, bottom)):
-            for k, i in enumerate(idx):
+            for k, i in enumerate(idx[:2]):
                 at = round(lines[i].baseline / 3)
                 for near in (at - 1, at, at + 1):
                     same[(edge, near, _norm(lines[i].text))] += 1
@@ -251,20 +253,24 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
                         numbered[(edge, near)] += 1
     least = max(2.0, FURNITURE_SHARE * page_count)
     out: set[int] = set()
-    for top, bottom in edges.values():
-        alone = top == bottom[::-1]  # its only line(s): the page's text, not a frame
+    for top, bottom in edges:
+        alone = top[:2] == bottom[:2][::-1]  # its only line(s): the page's text, not a frame
         for edge, idx in enumerate((top, bottom)):
-            for k, i in enumerate(idx):
+            for k, i in enumerate(idx[:2]):
                 line = lines[i]
                 slot = (edge, round(line.baseline / 3))
+                apart = k + 1 >= len(idx) or (
+                    abs(line.baseline - lines[idx[k + 1]].baseline) > APART * body
+                )
+                repeated = same[(*slot, _norm(line.text))] >= 2 or (
+                    k == 0 and _NUMBER.search(line.text) and numbered[slot] >= least
+                )
                 if _PAGE_NUMBER.match(line.text) or (
-                    not alone
+                    apart
+                    and repeated
+                    and not alone
                     and line.size < HEADING_SIZE * body
                     and len(line.text) <= MAX_HEADING_CHARS
-                    and (
-                        same[(*slot, _norm(line.text))] >= 2
-                        or (k == 0 and _NUMBER.search(line.text) and numbered[slot] >= least)
-                    )
                 ):
                     out.add(i)
                 else:
