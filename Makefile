@@ -42,12 +42,12 @@ lint: $(STAMP)
 	$(BIN)/mypy desktop_app tests
 
 bench: $(STAMP)
-	bash tests/bench/eval_all.sh
-	$(BIN)/python tests/bench/bench_index_search.py
-	$(BIN)/python tests/bench/bench_live.py
-	$(BIN)/python tests/bench/sigkill_crash.py
-	$(BIN)/python tests/bench/bench_gate.py
-	$(BIN)/python tests/bench/bench_generation.py
+	PAGE=docs/benchmarks.md bash tests/bench/eval_all.sh
+	$(BIN)/python tests/bench/bench_index_search.py --page docs/benchmarks.md
+	$(BIN)/python tests/bench/bench_live.py --page docs/benchmarks.md
+	$(BIN)/python tests/bench/sigkill_crash.py --page docs/benchmarks.md
+	$(BIN)/python tests/bench/bench_gate.py --page docs/benchmarks.md
+	$(BIN)/python tests/bench/bench_generation.py --page docs/benchmarks.md
 	$(BIN)/python tests/bench/bench_window.py
 
 
@@ -91,7 +91,7 @@ package: $(DEB)
 package-test: $(DEB)
 	packaging/linux/package_test.sh $(DEB)
 
-# Windows, built on Linux (docs/development.md "Packaging"): llama.cpp cross-compiled with mingw-w64 (cached
+# Windows, built on Linux (docs/packaging.md): llama.cpp cross-compiled with mingw-w64 (cached
 # beside the Linux wheel), Windows wheels, PyInstaller under Wine, trim, makensis.
 WIN_BUILD := build/windows
 WIN_SETUP := dist/Quire-$(VERSION)-setup.exe

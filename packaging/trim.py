@@ -2,7 +2,7 @@
 
     python packaging/trim.py build/package/dist/quire
 
-Each pattern below names files that no code path of Quire loads (docs/development.md "Packaging" lists them
+Each pattern below names files that no code path of Quire loads (docs/packaging.md lists them
 and why it is safe); the self-test and `make package-test` run on the trimmed build. A Windows
 onedir (it holds `quire-cli.exe`; it is built on Linux too) lays PySide6 out without the `Qt/`
 level and names its libraries `.dll` / `.lib`: it has patterns of its own.

@@ -14,9 +14,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from desktop_app.core.service import Quire
+from desktop_app.core.api import Answers, Quire
 from desktop_app.paths import sample_notes
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
 
 pytest_plugins = ["pytester"]  # tests/core/test_fakes.py runs the harness on planted tests
 
@@ -36,8 +36,8 @@ PROCESS_THREADS = {"tqdm_monitor"}
 
 class _Models:
     """Whether the running test uses the real embedding model (tests marked `slow` or
-    `real_embedder`) or the fake one; read whenever a `Quire` is built (by module-scoped
-    fixtures and `cli.main` too)."""
+    `real_embedder`) or, in a module using `fake_embedder`, the fake one; read whenever a
+    `Quire` is built (by module-scoped fixtures and `cli.main` too)."""
 
     real = False
 
@@ -47,11 +47,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     _Models.real = any(item.get_closest_marker(m) for m in ("slow", "real_embedder"))
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _fake_embedder_unless_slow() -> Iterator[None]:
-    """Every `Quire` opened in a test not marked `slow` (by the test, a fixture or `cli.main`)
-    gets `FakeEmbedder` (fast and deterministic) as `Quire.open`'s `embedder`, unless the test
-    passes its own."""
+@pytest.fixture(scope="module")
+def fake_embedder() -> Iterator[None]:
+    """While the module runs, every `Quire` opened by a test not marked `slow` (by the test, a
+    fixture or `cli.main`) gets `FakeEmbedder` (fast and deterministic) as `Quire.open`'s
+    `embedder`, unless the test passes its own. A module asks for it with
+    `pytestmark = pytest.mark.usefixtures("fake_embedder")`."""
     factory = Quire.open
 
     def open_with_fakes(home: Path | None = None, *args: Any, **kwargs: Any) -> Quire:
@@ -68,7 +69,7 @@ def _fake_embedder_unless_slow() -> Iterator[None]:
 def queued_model(monkeypatch: pytest.MonkeyPatch) -> QueuedModel:
     """Every `Quire` answers with this fake model (queue answers on it: `.answers.append`)."""
     model = QueuedModel()
-    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: model)
+    monkeypatch.setattr(Answers, "chat_model", lambda self, path=None: model)
     return model
 
 
@@ -112,7 +113,9 @@ def quire_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sample_keywords(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
+def sample_keywords(
+    tmp_path_factory: pytest.TempPathFactory, fake_embedder: None
+) -> Iterator[Quire]:
     """The sample notes indexed by keywords only (no vectors), once per test module."""
     quire = Quire.open(tmp_path_factory.mktemp("home"))
     quire.index([sample_notes()], embed=False)
@@ -150,7 +153,9 @@ def notes_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Quire, Path]]:
+def sample(
+    tmp_path_factory: pytest.TempPathFactory, fake_embedder: None
+) -> Iterator[tuple[Quire, Path]]:
     """The bundled sample notes, copied and indexed by keywords (one per test module)."""
     folder = tmp_path_factory.mktemp("sample") / "notes"
     shutil.copytree(sample_notes(), folder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 
 class Cancelled(Exception):
@@ -27,9 +28,18 @@ class CancelToken:
             raise Cancelled()
 
 
+class Phase(StrEnum):
+    """What a long operation is doing (the values are what `--json` and the logs show)."""
+
+    INDEX = "index"
+    PARTS = "parts"  # sizing passages for the embedder
+    EMBED = "embed"
+    DOWNLOAD = "download"
+
+
 @dataclass(frozen=True)
 class Progress:
-    phase: str  # "index", "parts" (sizing passages for the embedder) or "embed"
+    phase: Phase
     done: int
     total: int
     detail: str = ""

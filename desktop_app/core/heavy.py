@@ -77,13 +77,17 @@ def preload_shared_objects(packages: tuple[str, ...]) -> int:
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(freeze: bool = True) -> Iterator[None]:
+    """No cyclic garbage collection inside. `freeze`: what was built inside stays for good (an
+    import's modules), so later collections leave it out; without it, the work inside builds no
+    cycles and frees its objects by reference counting (a note being read)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()  # what the imports built stays for good: keep it out of later collections
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()
 

@@ -1,4 +1,5 @@
-"""The folders Quire keeps live and the one LiveIndex that watches them (owned by the facade).
+"""`quire.live` (core/service.py): the folders Quire keeps live and the one LiveIndex that
+watches them.
 
 The folder list is one list: the running LiveIndex's while one runs, else this owner's (kept
 across a stop, so a repaired index is filled again from the same folders and callbacks).
@@ -39,11 +40,12 @@ class LiveFolders:
         self._make = make
         self._folders: list[Path] = []
         self._watching = Watching()
-        self.index: LiveIndex | None = None
+        self.index: LiveIndex | None = None  # the running one (None before start, after stop)
         self._stopped: list[LiveIndex] = []  # stopped, maybe still finishing a batch
 
     @property
     def folders(self) -> list[Path]:
+        """The folders kept live (resolved), in the order they were added."""
         return list(self.index.folders if self.index is not None else self._folders)
 
     def watch(self, folder: Path) -> bool:
@@ -65,7 +67,8 @@ class LiveFolders:
         self._folders = [f for f in self._folders if f != folder]
 
     def start(self, watching: Watching | None = None, reconcile: bool = True) -> LiveIndex:
-        """Start the live index on the folders (a running one is stopped first)."""
+        """Reconcile (unless told not to), then keep the folders' index live (a running live
+        index is stopped first)."""
         self.stop()
         self._watching = watching or self._watching
         self.index = self._make(list(self._folders), self._watching)
@@ -84,6 +87,15 @@ class LiveFolders:
         nothing may still write when the database closes."""
         while self._stopped:
             self._stopped.pop().stop(timeout=None)
+
+    def pause(self) -> None:
+        """Stop indexing and embedding soon; changes are collected for resume()."""
+        if self.index is not None:
+            self.index.pause()
+
+    def resume(self) -> None:
+        if self.index is not None:
+            self.index.resume()
 
     @property
     def paused(self) -> bool:

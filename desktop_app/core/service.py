@@ -1,6 +1,8 @@
 """The facade the CLI and the window call: the one door to the index (index, search, status,
-repair), the live index (watch/unwatch, pause/resume), answers (the chat model, streamed
-events) and saved conversations. Lower layers get what they need as plain parameters.
+settings) and saved conversations, with three parts of its own: `quire.live` (the folders kept
+live: watch/unwatch, start/stop, pause/resume; core/live.py), `quire.answers` (the chat model,
+the gate, streamed answer events; core/answers.py) and `quire.repair` (a damaged index: check,
+replace, tell once; core/repair.py). Lower layers get what they need as plain parameters.
 
 `Quire.open` builds it (the CLI, the window and the tests all call it; tests pass fakes as its
 parameters). What is replaced at run time sits in one `IndexHandle` (core/handle.py)."""
@@ -9,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -20,66 +21,31 @@ import sqlite_utils
 
 from desktop_app import paths
 from desktop_app.core.answer import ask as answering
-from desktop_app.core.answer.decision import gate_decision, relevant
-from desktop_app.core.answer.gate import GateDecision
-from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
-from desktop_app.core.conversations import Conversation, ConversationStore, Turn
-from desktop_app.core.facade_answers import AnswerMethods
-from desktop_app.core.facade_live import LiveMethods
-from desktop_app.core.facade_parts import FolderReport
-from desktop_app.core.facade_repair import Reindex, RepairMethods
+from desktop_app.core.answer.decision import relevant
+from desktop_app.core.answers import Answers
+from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
+from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
 from desktop_app.core.ingest import embedding, formats, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
-from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, LiveIndex, Watching
+from desktop_app.core.live import LiveFolders, LiveIndex, Watching
+from desktop_app.core.repair import FolderReport, Repair
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.embedder import EmbedderError, TextEmbedder
-from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, read_scope
+from desktop_app.core.retrieval.scope import Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folder_rows
 from desktop_app.core.store import notes as store_notes
 from desktop_app.core.store import scopes as store_scopes
-from desktop_app.core.store.db import Database, DiskFull, NewerDatabaseError
-from desktop_app.core.store.health import Health, IndexDamaged
-from desktop_app.core.store.note_status import NoteStatus
+from desktop_app.core.store.db import Database
+from desktop_app.core.store.health import IndexDamaged
 from desktop_app.core.store.recovery import Recovery, open_index
-from desktop_app.core.store.status import FileStatus, IndexStatus
+from desktop_app.core.store.status import IndexStatus, collect_status, last_repair
 from desktop_app.core.tokens import encoding
 from desktop_app.settings import Settings
 
-# What the window and the CLI use along with the facade (besides, only stateless helpers:
-# docs/architecture.md).
-__all__ = [
-    "QUIET_KINDS",
-    "CancelToken",
-    "Cancelled",
-    "Change",
-    "ChangeKind",
-    "Chip",
-    "Conversation",
-    "DiskFull",
-    "FileStatus",
-    "FolderReport",
-    "Health",
-    "IndexDamaged",
-    "IndexStatus",
-    "LiveIndex",
-    "NewerDatabaseError",
-    "NoteStatus",
-    "Period",
-    "Progress",
-    "Quire",
-    "Recovery",
-    "Reindex",
-    "Scope",
-    "ScopedSearch",
-    "SearchResult",
-    "Turn",
-    "Watching",
-]
 
-
-class Quire(LiveMethods, RepairMethods, AnswerMethods):
+class Quire:
     def __init__(
         self,
         home: Path,
@@ -92,14 +58,14 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
         """Use `Quire.open`; `opened`: the recovery on open (or None) and the check that ran;
         `given`: an embedder and a chat model used instead of the settings' (tests' fakes)."""
         self.home, self.settings, self._slot = home, settings, slot
-        self._recovery, self.checked_on_open = opened
-        self._given_embedder, self._given_model = given
+        recovery, self.checked_on_open = opened
+        self._given_embedder = given[0]
         self.today = today  # what "last week" in a question is counted from
-        self._path = home / "quire.sqlite"
-        self._ask_lock = threading.Lock()
-        self._running: CancelToken | None = None
-        self._model_lock = threading.Lock()
-        self.live_folders = LiveFolders(self._live_index)
+        self.live = LiveFolders(self._live_index)
+        self.answers = Answers(
+            slot, lambda: self.settings, self._search, self.answer_scope, given[1]
+        )
+        self.repair = Repair(slot, home / "quire.sqlite", recovery, self.live, self._index_into)
 
     @classmethod
     def open(
@@ -136,30 +102,47 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
         """Reads and answers running now (a swap of the index waits for none)."""
         return self._slot.users
 
-    @property
-    def recovery(self) -> Recovery | None:
-        """The replacement of a damaged index not told to the user yet (see take_recovery)."""
-        return self._recovery
-
-    def take_recovery(self) -> Recovery | None:
-        """The replacement not told yet, once: the caller tells the user, then it is forgotten."""
-        recovery, self._recovery = self._recovery, None
-        return recovery
-
     @contextmanager
     def _reading(self) -> Iterator[sqlite_utils.Database]:
         with self._slot.use() as handle, handle.database.read() as db:
             yield db
 
     def warm_up(self) -> None:
-        """Load the tokenizer's 100k ranks (0.3 s, most of it holding the GIL: a thread loading
-        them stalled the window 70–150 ms) before the window's event loop runs."""
+        """Load the tokenizer's ranks before the window's event loop runs: loading them holds the
+        GIL, so a thread doing it later would stall the window."""
         encoding()
 
     def close(self) -> None:
-        self.stop_live()
-        self.live_folders.join_stopped()
+        self.live.stop()
+        self.live.join_stopped()
         self._slot.current.database.close()
+
+    def _live_index(self, folders: list[Path], watching: Watching) -> LiveIndex:
+        return LiveIndex(
+            self.database,
+            folders,
+            self.index_options,
+            self.embed,
+            on_change=watching.on_change,
+            progress=watching.progress,
+            force_polling=watching.force_polling,
+            home=self.home,
+        )
+
+    def index_is_empty(self) -> bool:
+        return self.answers.index_is_empty()
+
+    def status(self, check_integrity: bool = True) -> IndexStatus:
+        """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
+        try:
+            with self._slot.use() as handle:
+                status = collect_status(handle.database, check_integrity)
+        except sqlite3.DatabaseError as exc:
+            self.repair.raise_damage(exc)
+            raise
+        if status.integrity is not None and not status.integrity.ok:
+            raise IndexDamaged(status.integrity.problems)
+        return dataclasses.replace(status, recovery=last_repair(self.repair.last()))
 
     @cached_property
     def conversations(self) -> ConversationStore:
@@ -239,7 +222,7 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
     ) -> int:
         assert embedder is not None  # the callers checked embedder_problem
         embedding.use_embedding_model(handle.database, embedder.model_id, embedder.dimension)
-        progress(Progress("embed", 0, 0))
+        progress(Progress(Phase.EMBED, 0, 0))
         planner = PartPlanner(embedder.token_offsets, embedder.max_tokens)
         return embedding.embed_pending(handle.database, embedder.encode, planner, progress, cancel)
 
@@ -304,7 +287,7 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
             try:
                 return handle.searcher.search(query, options)
             except sqlite3.DatabaseError as exc:
-                self._raise_damage(exc)
+                self.repair.raise_damage(exc)
                 raise
 
     def browse(self, query: str, floor: float = 0.5, scope: Scope | None = None) -> ScopedSearch:
@@ -322,14 +305,6 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
         with self._reading() as db:
             return store_notes.page_starts(db, str(folder), path)
 
-    def gate(
-        self, question: str, results: list[SearchResult], scope: Scope | None = None
-    ) -> GateDecision:
-        """The gate's decision, as `ask` makes it: do the notes seem to cover the question, and
-        how well (answered, weak evidence, not in your notes)? `scope`: what `results` were
-        searched in (nothing outside it is read)."""
-        return gate_decision(self.retrieval(scope), question, results)
-
     def apply_settings(self, new: Settings) -> list[str]:
         """Use new settings from now on and save them; returns what changed that costs work
         ("embedding model" means every passage is embedded again, "chunking" re-chunks)."""
@@ -344,8 +319,8 @@ class Quire(LiveMethods, RepairMethods, AnswerMethods):
             changed.append("chunking")
         if set(new.ignored_types) != set(old.ignored_types):
             changed.append("file types")  # files of a type now read are indexed, others dropped
-        if changed and self.live is not None:
-            self.live.redo()  # interrupt the current pass and compare everything again
+        if changed and self.live.index is not None:
+            self.live.index.redo()  # interrupt the current pass and compare everything again
         return changed
 
     def known_folders(self) -> list[Path]:

@@ -1,10 +1,43 @@
-"""Text helpers the core and the window share: user text made valid Unicode at the boundary,
-the fence that keeps a piece of code one Markdown code block, and a span of a text."""
+"""The text grammar the indexer, the answer path and the window share (one definition each:
+code fences, inline code, commands and indented code, headings, list items, sentence ends,
+images, years, file suffixes), user text made valid Unicode at the boundary, the fence that
+keeps a piece of code one Markdown code block, and a span of a text."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+
+# A code fence line: up to three spaces, then ``` or ~~~ (the marker is group 1). MULTILINE, so
+# `.match(line)` reads one line and `.search(text)` finds a fence line anywhere.
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# An ATX heading line (`## Title`): its marks are group 1, its text group 2 (none for "#").
+ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# A list item's marker (`- `, `* `, `+ `, `• `, `1. `, `1) `, a task box after it).
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+# Code: an inline code span, a shell command line (`$ ls`; "$ 20 for the taxi" is none) and an
+# indented code line (four spaces or a tab).
+INLINE_CODE = r"`[^`\n]+`"
+COMMAND = re.compile(r"^[ \t]*\$ (?!\d)\S", re.MULTILINE)
+INDENTED = re.compile(r"^(?: {4}|\t)", re.MULTILINE)
+# Sentence ends. Where a passage may be cut: after . ! ? … and space (the chunker). Where a
+# sentence of a note ends for a reader: also before a capital, digit, quote or bracket.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
+# An image: Markdown's `![alt](target)`; with the target (group 1) or an HTML <img>'s (group 2).
+IMAGE_OPEN = r"!\[[^\]]*\]\("
+IMAGE = re.compile(IMAGE_OPEN + r"[^)]*\)")
+IMAGE_TARGET = re.compile(
+    IMAGE_OPEN + r"\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.IGNORECASE
+)
+# A year as notes and questions write one (1000–2099).
+YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+
+
+def suffix_of(name: str) -> str:
+    """A file name's suffix, lower case (`.md`), as formats and note names are told apart."""
+    return os.path.splitext(name)[1].lower()
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -57,13 +58,34 @@ def count_tokens(text: str) -> int:
         if blank in text:
             parts = text.split(blank)
             return sum(map(count_tokens, parts)) + (len(parts) - 1) * _blank_tokens(blank)
-    if not _has_long_word(text) or not _LONG_RUN.search(text):
-        return len(encode(text, disallowed_special=()))
+    runs = _long_runs(text) if _has_long_word(text) else iter(())
     total = pos = 0
-    for run in _LONG_RUN.finditer(text):
-        total += len(encode(text[pos : run.start()], disallowed_special=()))
-        for cut in range(run.start(), run.end(), RUN_SLICE):
-            piece = text[cut : min(cut + RUN_SLICE, run.end())]
+    for start, end in runs:
+        total += len(encode(text[pos:start], disallowed_special=()))
+        for cut in range(start, end, RUN_SLICE):
+            piece = text[cut : min(cut + RUN_SLICE, end)]
             total += len(encode(piece, disallowed_special=()))
-        pos = run.end()
+        pos = end
     return total + len(encode(text[pos:], disallowed_special=()))
+
+
+_SEARCH_WINDOW = 1 << 12
+
+
+def _long_runs(text: str) -> Iterator[tuple[int, int]]:
+    """Where `_LONG_RUN.finditer(text)` matches, searched a window at a time: one search of a
+    long text holds the GIL until it ends, and the regex is slow where many short runs almost
+    reach RUN_SLICE (base64), so the window's thread would stall for seconds. A run reaching a
+    window's end is matched whole from its start; the next window overlaps the last RUN_SLICE
+    characters, where a run may begin."""
+    pos = 0
+    while pos < len(text):
+        end = min(len(text), pos + _SEARCH_WINDOW)
+        match = _LONG_RUN.search(text, pos, end)
+        if match is None:
+            pos = end if end == len(text) else max(pos + 1, end - RUN_SLICE)
+            continue
+        if match.end() == end < len(text):
+            match = _LONG_RUN.match(text, match.start()) or match
+        yield match.start(), match.end()
+        pos = match.end()

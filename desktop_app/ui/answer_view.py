@@ -7,23 +7,26 @@ import html
 import re
 from collections.abc import Callable
 
-from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import numbers_in, replace_citations
-from desktop_app.core.answer.cues import AnswerKind, question_kind
-from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import CODE, FENCE_LINE
-from desktop_app.core.answer.verbatim import NOTES_SAY
-from desktop_app.core.events import (
+from desktop_app.core.api import (
+    CITATION,
+    CODE,
+    FENCE,
+    NOT_FOUND,
+    NOTES_SAY,
+    AnswerKind,
     Citations,
     CitedSentence,
     Draft,
     DraftReplaced,
     Evidence,
+    Turn,
     Unfound,
+    code_fence,
+    day_label,
+    numbers_in,
+    question_kind,
+    replace_citations,
 )
-from desktop_app.core.passage import day_label
-from desktop_app.core.service import Turn
-from desktop_app.core.text import code_fence
 
 UNVERIFIED = "unverified"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -121,7 +124,7 @@ def _marked(text: str, in_code: bool) -> str:
 
 
 def _in_fence(text: str, pos: int) -> bool:
-    return len(FENCE_LINE.findall(text, 0, pos)) % 2 == 1
+    return len(FENCE.findall(text, 0, pos)) % 2 == 1
 
 
 def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain: bool) -> str:
@@ -188,7 +191,7 @@ def quote_pieces(e: Evidence) -> list[tuple[bool, str]]:
 
 
 def _prose(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not FENCE_LINE.match(line)).strip()
+    return "\n".join(line for line in text.splitlines() if not FENCE.match(line)).strip()
 
 
 def _literal_markdown(text: str) -> str:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
 from desktop_app import crash
-from desktop_app.core.service import NewerDatabaseError, Quire
+from desktop_app.core.api import NewerDatabaseError, Quire
 from desktop_app.ui.dialogs import offer_crash_report, show_error
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.theme import apply_theme

@@ -16,16 +16,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.events import (
+from desktop_app.core.api import (
     AnswerEvent,
+    CancelToken,
+    Conversation,
     Done,
     Error,
     EvidenceShown,
     Passage,
+    Quire,
+    Scope,
     SourcesFound,
     Token,
+    Turn,
 )
-from desktop_app.core.service import CancelToken, Conversation, Quire, Scope, Turn
 from desktop_app.ui.answer_view import turn_markdown
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.scope_bar import ScopeBar
@@ -142,7 +146,7 @@ class ChatPane(QWidget):
         scope: Scope,
     ) -> AnswerEvent | None:
         last: AnswerEvent | None = None
-        events = self.service.ask(
+        events = self.service.answers.ask(
             question, history=history, cancel=cancel, override_gate=override, scope=scope
         )
         for event in events:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.service import Conversation, Quire
+from desktop_app.core.api import Conversation, Quire
 from desktop_app.ui.dialogs import show_error
 
 

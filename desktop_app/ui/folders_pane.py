@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.names import printable
-from desktop_app.core.service import FileStatus, IndexStatus, NoteStatus
+from desktop_app.core.api import FileStatus, IndexStatus, NoteStatus, printable
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 PROBLEMS = (NoteStatus.SKIPPED, NoteStatus.FAILED)

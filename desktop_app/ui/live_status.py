@@ -9,11 +9,12 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from desktop_app.core.service import (
+from desktop_app.core.api import (
     CancelToken,
     Change,
     ChangeKind,
     IndexStatus,
+    Phase,
     Progress,
     Quire,
     Watching,
@@ -55,7 +56,7 @@ class LiveController(QObject):
             on_change=on_gui_thread(self._changed, self),
             progress=on_gui_thread(self._progress, self, latest_only=True),
         )
-        self.service.start_live(watching)
+        self.service.live.start(watching)
         self._progress_timer.start()
         self.message.emit("Looking for new and changed notes…", 0)
         self.refresh_status()
@@ -66,10 +67,10 @@ class LiveController(QObject):
             if not chosen:
                 return
             folder = Path(chosen)
-        if not self.service.watch(folder):
+        if not self.service.live.watch(folder):
             return
         self.ready = False
-        if self.service.live is None:
+        if self.service.live.index is None:
             self.start()
         else:
             self.refresh_status()
@@ -84,23 +85,23 @@ class LiveController(QObject):
             self.forget_folder(folder)
 
     def forget_folder(self, folder: Path) -> None:
-        self.service.unwatch(folder)  # its indexing thread drops it, then reports back
+        self.service.live.unwatch(folder)  # its indexing thread drops it, then reports back
         self.refresh_status()
 
     def set_paused(self, paused: bool) -> None:
-        if self.service.live is None:
+        if self.service.live.index is None:
             return
         if paused:
-            self.service.pause()
+            self.service.live.pause()
             self.progress_changed.emit(0, 0)
             self.message.emit("Indexing paused — search and answers still work", 0)
         else:
-            self.service.resume()
+            self.service.live.resume()
 
     def stop(self, timeout: float = 10.0) -> None:
         if self._status_task is not None:
             self._status_task.cancel()  # its late result must not reach a closed window
-        self.service.stop_live(timeout)
+        self.service.live.stop(timeout)
 
     # -- what the live index reports ---------------------------------------------------------
     def _changed(self, change: Change) -> None:
@@ -120,16 +121,16 @@ class LiveController(QObject):
 
     def _show_progress(self) -> None:
         p, self._latest_progress = self._latest_progress, None
-        if p is None or self.service.paused:
+        if p is None or self.service.live.paused:
             return
         if p.done >= p.total:
             self.progress_changed.emit(0, 0)
             return
         self.ready = False
         self.progress_changed.emit(p.done, max(p.total, 1))
-        if p.phase == "embed":
+        if p.phase == Phase.EMBED:
             text = f"Computing vectors {p.done}/{p.total} — keyword search already works"
-        elif p.phase == "parts":
+        elif p.phase == Phase.PARTS:
             text = f"Preparing passages {p.done}/{p.total} — keyword search already works"
         else:
             text = f"Reading notes {p.done}/{p.total}  {p.detail}"
@@ -140,7 +141,7 @@ class LiveController(QObject):
         """Read the index status off the GUI thread, then update folders, files and readiness."""
         if self._status_task is not None:
             self._status_task.cancel()
-        service, live = self.service, self.service.live
+        service, live = self.service, self.service.live.index
 
         def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, IndexStatus]:
             busy = live is None or live.busy  # read first: the query below is never older
@@ -155,7 +156,7 @@ class LiveController(QObject):
         self.last_status = status
         self.status_read.emit(status)
         counts = status.counts
-        if self.service.paused:
+        if self.service.live.paused:
             return
         if busy or counts.pending_embedding:
             if not self._refresh_timer.isActive():

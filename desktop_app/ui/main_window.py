@@ -26,11 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.events import Done, Evidence, Passage
-from desktop_app.core.service import (
+from desktop_app.core.api import (
     Conversation,
+    Done,
+    Evidence,
     Health,
     IndexStatus,
+    Passage,
     Quire,
     Recovery,
     SearchResult,
@@ -57,7 +59,7 @@ class MainWindow(QMainWindow):
         self.service = service
         service.warm_up()  # before the event loop: the indexer thread loading it would stall it
         for folder in folders:
-            service.watch(folder)
+            service.live.watch(folder)
         self.settings_notice: QMessageBox | None = None
         self.recovery_reports: list[str] = []  # what was shown about a replaced index
         self.recovery_box: QMessageBox | None = None
@@ -69,11 +71,11 @@ class MainWindow(QMainWindow):
         self.repairs = RepairController(service, self)
         self._connect_controllers()
         self.conversations_pane.list_all()
-        if service.recovery is not None:
+        if service.repair.recovery is not None:
             QTimer.singleShot(0, self.repairs.report_recovery)
         elif service.checked_on_open == "cheap":  # a large index: the quick check runs now
             QTimer.singleShot(0, self.repairs.check_in_background)
-        if service.folders:
+        if service.live.folders:
             self.start_live_index()
         else:
             self.pages.setCurrentWidget(self.welcome)
@@ -169,7 +171,7 @@ class MainWindow(QMainWindow):
             self.progress_bar.setValue(done)
 
     def _show_status(self, status: IndexStatus) -> None:
-        self.folders_panel.show_folders(self.service.folders, status.files)
+        self.folders_panel.show_folders(self.service.live.folders, status.files)
         self.files.show_status(status)
 
     def _tell_recovery(self, message: str, problems: str) -> None:
@@ -179,7 +181,7 @@ class MainWindow(QMainWindow):
 
     def _repaired(self, outcome: Recovery | Health) -> None:
         self.repaired = outcome
-        if self.service.folders:
+        if self.service.live.folders:
             self.start_live_index()
 
     def _right_pane(self) -> QSplitter:
@@ -286,7 +288,7 @@ class MainWindow(QMainWindow):
         if isinstance(app, QApplication):  # typed as its QCoreApplication base
             apply_theme(app, settings.theme)
         self.sources.refresh()  # its highlight colours follow the theme
-        if not changed or self.service.live is None:
+        if not changed or self.service.live.index is None:
             return
         self.ready = False
         if "embedding model" in changed:

@@ -22,11 +22,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.answer.gguf import ModelFileError
-from desktop_app.core.answer.llm import bundled_chat_model_path
-from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir
-from desktop_app.core.models.download import download_entry
-from desktop_app.core.models.finder import describe, find_models
+from desktop_app.core.api import (
+    CATALOG,
+    CatalogEntry,
+    ModelFileError,
+    bundled_chat_model_path,
+    describe,
+    download_entry,
+    downloads_dir,
+    find_models,
+)
 from desktop_app.ui.workers import Task, run_in_background
 
 FOUND_COLUMNS = ("Model", "Source", "Size", "Quant", "Context", "Memory", "")

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QScrollArea
 
-from desktop_app.core.ingest.formats import pdf
+from desktop_app.core.api import pdf
 
 HIGHLIGHT = QColor(255, 210, 0, 110)
 MIN_SCALE, MAX_SCALE = 0.5, 2.0  # pixels per PDF point: the page fits the pane's width

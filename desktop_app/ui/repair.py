@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_app.core.service import CancelToken, Health, Quire, Recovery
+from desktop_app.core.api import CancelToken, Health, Quire, Recovery
 from desktop_app.ui.workers import ProgressFn, Task, run_in_background
 
 
@@ -24,7 +24,7 @@ class RepairController(QObject):
 
     def report_recovery(self) -> None:
         """Once: the index was damaged and replaced; the live index rebuilds it meanwhile."""
-        recovery = self.service.take_recovery()
+        recovery = self.service.repair.take_recovery()
         if recovery is not None:
             self.recovered.emit(recovery.message, "\n".join(recovery.problems))
 
@@ -32,14 +32,14 @@ class RepairController(QObject):
         """The full check, then, if damaged (or `problems` are already known), a fresh index
         that the live index fills again from the folders."""
         service = self.service
-        service.stop_live(timeout=10.0)
+        service.live.stop(timeout=10.0)
         self.repair_started.emit()
         self.message.emit("Checking the index…", 0)
 
         def work(progress: ProgressFn, cancel: CancelToken) -> Recovery | Health:
             if problems:
-                return service.recover(problems)
-            health, recovery = service.repair()
+                return service.repair.recover(problems)
+            health, recovery = service.repair.run()
             return recovery or health
 
         def done(outcome: Recovery | Health) -> None:
@@ -60,7 +60,7 @@ class RepairController(QObject):
                 self.repair_index(health.problems)
 
         self.check_task = run_in_background(
-            lambda progress, cancel: self.service.check("quick"),
+            lambda progress, cancel: self.service.repair.check("quick"),
             on_done=found,
             on_error=self.failed.emit,
         )

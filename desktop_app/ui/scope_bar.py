@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.service import Chip, Period, Quire, Scope
+from desktop_app.core.api import Chip, Period, Quire, Scope
 
 MENU_TAGS = 30  # the most used tags offered in the picker
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from desktop_app.core.passage import pages_label
-from desktop_app.core.service import IndexDamaged, Quire, Scope, ScopedSearch
+from desktop_app.core.api import IndexDamaged, Quire, Scope, ScopedSearch, pages_label
 from desktop_app.ui.scope_bar import ScopeBar
 from desktop_app.ui.workers import Task, run_in_background
 

@@ -23,10 +23,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.answer.gguf import ModelFileError, inspect_model
-from desktop_app.core.answer.llm import bundled_chat_model_path
-from desktop_app.core.answer.profile import parse_languages, profile_of
-from desktop_app.core.ingest import formats
+from desktop_app.core.api import (
+    ModelFileError,
+    bundled_chat_model_path,
+    formats,
+    inspect_model,
+    parse_languages,
+    profile_of,
+)
 from desktop_app.settings import RANGES, Settings
 from desktop_app.ui.models_panel import ModelsPanel
 

@@ -7,10 +7,7 @@ import html
 
 from PySide6.QtCore import QUrl, Signal
 
-from desktop_app.core.events import Passage
-from desktop_app.core.passage import day_label, pages_label
-from desktop_app.core.retrieval.highlight import matching_spans
-from desktop_app.core.retrieval.languages import content_words
+from desktop_app.core.api import Passage, content_words, day_label, matching_spans, pages_label
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.theme import dim_color, mark_color
 

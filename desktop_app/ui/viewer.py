@@ -3,7 +3,6 @@ open or reveal the note, and the note's local images. Remote images are never fe
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,18 +20,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.ingest import formats
-from desktop_app.core.ingest.formats.pdf import span_on_page
+from desktop_app.core.api import IMAGE_TARGET, formats, span_on_page, suffix_of
 from desktop_app.ui.pdf_page import PdfPageView
 
-_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?|<img[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
 THUMB_HEIGHT = 120
 EMPTY_HEADING = "Click a source or a search result to see it in its note."
 VIEW_LIMIT_BYTES = 50_000_000
 
 
 def image_refs(text: str) -> list[str]:
-    return [m.group(1) or m.group(2) for m in _IMAGE.finditer(text)]
+    return [m.group(1) or m.group(2) for m in IMAGE_TARGET.finditer(text)]
 
 
 def local_image(note: Path, ref: str) -> Path | None:
@@ -121,7 +118,7 @@ class PassageViewer(QWidget):
     ) -> bool:
         note = folder / path
         try:
-            if formats.suffix_of(path) == ".pdf":
+            if suffix_of(path) == ".pdf":
                 page = self._show_pdf(note, self.page_starts(folder, path), start, end)
                 where = f"p. {page}"
             else:

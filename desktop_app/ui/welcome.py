@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop_app.core.ingest.formats import formats_read
+from desktop_app.core.api import formats_read
 from desktop_app.ui.theme import app_icon
 
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from desktop_app.core.service import Cancelled, CancelToken
+from desktop_app.core.api import Cancelled, CancelToken
 
 ProgressFn = Callable[[Any], None]  # what a background job calls with each event
 

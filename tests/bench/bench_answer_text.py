@@ -19,12 +19,19 @@ Judged on the shown answer (and any shown draft), by this file's own rules:
   or the question;
 - loops: a run of four words written twice;
 - scaffolding: a label ("The answer is:", "A:", "In German:") other than Quire's own
-  "Your notes say:", or a `[n]` past the sources given;
+  "Your notes say:", talk about the sources ("The key sentence from the source is"), or a `[n]`
+  past the sources given;
 - wrong language: words Quire or the model wrote (six or more, outside a quotation of the notes,
   which is in the notes' own language) that py3langid reads as another language;
 - clean: holds gold and none of the above; and the median characters shown.
 Also: how often the model's words were the answer (generated); how often the answer line holds
-the gold, the evidence unit it was cut from does, and any shown evidence unit does.
+the gold (the line composed from the evidence, shown or not), the evidence unit it was cut from
+does, and any shown evidence unit does; and how often the shown answer misses a gold answer that
+the answer line holds (worse_than_line: generation made it worse than the evidence alone). Each
+row printed names the model's draft and why it gave way, when it did.
+
+`--page` writes the bundled model's table into its own section; a table for `--model` goes to a
+section of its own, named after the model file, so one never overwrites the other.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import json
 import os
 import random
 import re
+import shlex
 import statistics
 import sys
 import tempfile
@@ -46,14 +54,18 @@ EVAL = ROOT.parent / "shared" / "eval"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from desktop_app.core.answer import answer_line  # noqa: E402
 from desktop_app.core.answer.ask import answer_events  # noqa: E402
+from desktop_app.core.answer.evidence import Evidence  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
 from desktop_app.core.conversations import Turn  # noqa: E402
 from desktop_app.core.events import Done, EvidenceShown, SourcesFound  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
+from desktop_app.core.text import clean_text  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from desktop_app.ui.answer_view import turn_markdown  # noqa: E402
+from tests.bench.page import write_section  # noqa: E402
 from tests.bench.recorded_model import RecordedModel  # noqa: E402
 
 SAMPLE_QUESTIONS = ROOT / "tests" / "data" / "sample_questions.jsonl"
@@ -63,7 +75,10 @@ OWN_LABEL = "Your notes say:"
 DRAFT_SHOWN = "The model's draft:*"  # the line above a draft the window shows unfolded
 _LABEL = re.compile(
     r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s"
-    r"|\bthe answer (?:to (?:this|the) question )?is\b|\bto answer this\b",
+    r"|\bthe answer (?:to (?:this|the) question )?is\b|\bto answer this\b"
+    r"|\b(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
+    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
+    r"|\b(?:stated|mentioned|said|given|written) in (?:the )?(?:sources?|passages?)\b",
     re.I,
 )
 _CITATION = re.compile(r"\[(\d+)\]")
@@ -75,7 +90,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w°%.,:-]+", " ", text.casefold()).split())
+    """Case and spacing ignored, also between a figure and its unit sign ("160°C", "160 °C")."""
+    text = re.sub(r"(?<=\d)\s+(?=[°%])", "", text.casefold())
+    return " ".join(re.sub(r"[^\w°%.,:-]+", " ", text).split())
 
 
 def holds(text: str, gold: str) -> bool:
@@ -133,9 +150,8 @@ def _evidence(events: list[Any]) -> list[Any]:
     return [] if shown is None else shown.evidence
 
 
-def _unit_holds(events: list[Any], done: Done, gold: str) -> bool:
+def _unit_holds(events: list[Any], line: Evidence | None, gold: str) -> bool:
     """The evidence unit the answer line was cut from holds the gold answer."""
-    line = done.quote
     if line is None:
         return False
     units = [e for e in _evidence(events) if e.path == line.path and e.start <= line.start
@@ -143,24 +159,32 @@ def _unit_holds(events: list[Any], done: Done, gold: str) -> bool:
     return any(holds(u.text, gold) for u in units)
 
 
-def judge(q: dict[str, Any], language: str, events: list[Any]) -> dict[str, Any]:
+def judge(
+    q: dict[str, Any], language: str, events: list[Any], line: Evidence | None = None
+) -> dict[str, Any]:
+    """`line`: the answer line composed from the evidence (the shown one when it was shown)."""
     if not isinstance(events[-1], Done) or not events[-1].answerable:
         return {"id": q["id"], "refused": True, "gold": False, "clean": False, "chars": 0}
     answer, draft, done = shown(q["question"], events)
     sources = next(e for e in events if isinstance(e, SourcesFound)).sources
     known = [q["question"], *(s.text for s in sources)]
     text = f"{answer}\n{draft}"
+    line = done.quote or line
+    line_gold = line is not None and holds(line.text, q["answer"])
     row = {
         "id": q["id"], "refused": False, "gold": holds(answer, q["answer"]),
         "made_up": made_up(text, language, known), "loops": loops(text),
         "scaffolding": scaffolding(text, len(sources)),
         "wrong_language": wrong_language(answer, language), "draft_shown": bool(draft),
         "chars": len(answer), "generated": done.quote is None and not done.declined,
-        "line_gold": done.quote is not None and holds(done.quote.text, q["answer"]),
-        "unit_gold": _unit_holds(events, done, q["answer"]),
+        "line_gold": line_gold, "unit_gold": _unit_holds(events, line, q["answer"]),
         "evidence_gold": any(holds(e.text, q["answer"]) for e in _evidence(events)),
         "answer": answer,
     }  # fmt: skip
+    row["worse_than_line"] = line_gold and not row["gold"]
+    if done.draft is not None:
+        row["draft"] = done.draft.answer
+        row["why"] = [str(done.draft.replaced), *done.draft.problems]
     defects = row["made_up"] or row["loops"] or row["scaffolding"] or row["wrong_language"]
     row["clean"] = row["gold"] and not defects and not row["draft_shown"]
     return row
@@ -200,12 +224,16 @@ def run(args: argparse.Namespace, model: Any, work: Path) -> dict[str, list[dict
             if name not in homes:
                 homes[name] = Quire.open(work / name)
                 homes[name].index([folder_of(name, args.eval)])
-            quire = homes[name]
+            retrieval = homes[name].answers.retrieval()
             for q in questions:
-                events = list(answer_events(quire.retrieval(), q["question"], [], model,
-                                            CancelToken(), temperature=0.0))  # fmt: skip
-                rows[language].append({"set": name, **judge(q, language, events)})
-                print(json.dumps(rows[language][-1], ensure_ascii=False), flush=True)
+                events = list(answer_events(retrieval, q["question"], [], model, CancelToken(),
+                                            temperature=0.0))  # fmt: skip
+                asked = retrieval.read(clean_text(q["question"]))
+                line = answer_line.compose(_evidence(events), asked)
+                rows[language].append({"set": name, **judge(q, language, events, line)})
+                print(
+                    json.dumps(rows[language][-1], ensure_ascii=False), file=sys.stderr, flush=True
+                )
     for quire in homes.values():
         quire.close()
     return rows
@@ -217,7 +245,7 @@ def share(rows: list[dict], key: str) -> str:
 
 def table(rows: dict[str, list[dict]]) -> str:
     keys = ("gold", "made_up", "loops", "scaffolding", "wrong_language", "draft_shown", "clean",
-            "generated", "line_gold", "unit_gold", "evidence_gold")  # fmt: skip
+            "generated", "line_gold", "worse_than_line", "unit_gold", "evidence_gold")  # fmt: skip
     head = "| language | n | " + " | ".join(keys) + " | median chars |"
     lines = [head, "|" + "---|" * (len(keys) + 3)]
     for language, got in rows.items():
@@ -245,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     model: Any = LocalModel(args.model, n_ctx=4096, languages=writes)
     label = (f"model {model.path.name}: {model.profile.family}, writes "
              f"{model.profile.languages_label()}")  # fmt: skip
+    if args.model is not None:
+        label += " (a model the user may choose, measured here only: never shipped)"
     print(label, flush=True)
     if args.model_cache:
         model = RecordedModel(model, args.model_cache)
@@ -252,23 +282,14 @@ def main(argv: list[str] | None = None) -> int:
         rows = run(args, model, Path(tmp))
     print(table(rows))
     if args.page:
-        write_page(args.page, f"{label}\n\n{table(rows)}")
+        section = (
+            "bench_answer_text" if args.model is None else f"bench_answer_text {args.model.name}"
+        )
+        command = shlex.join(
+            ["python", "tests/bench/bench_answer_text.py", *(argv or sys.argv[1:])]
+        )
+        write_section(args.page, section, f"{label}\n\n{table(rows)}", command)
     return 0
-
-
-PAGE_START, PAGE_END = "<!-- bench_answer_text -->", "<!-- /bench_answer_text -->"
-
-
-def write_page(page: Path, text: str) -> None:
-    """The bench's section of the benchmarks page, replaced (or added at its end)."""
-    old = page.read_text("utf-8") if page.exists() else ""
-    section = f"{PAGE_START}\n{text}\n{PAGE_END}"
-    if PAGE_START in old and PAGE_END in old:
-        before, rest = old.split(PAGE_START, 1)
-        new = before + section + rest.split(PAGE_END, 1)[1]
-    else:
-        new = f"{old.rstrip()}\n\n{section}\n" if old else f"{section}\n"
-    page.write_text(new, "utf-8")
 
 
 if __name__ == "__main__":

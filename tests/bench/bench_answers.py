@@ -48,12 +48,12 @@ from desktop_app.core.answer import ask, cues  # noqa: E402
 from desktop_app.core.answer.ask import answer_events  # noqa: E402
 from desktop_app.core.answer.decision import decide  # noqa: E402
 from desktop_app.core.answer.llm import Generation  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.as_json import as_json  # noqa: E402
 from desktop_app.core.cancel import CancelToken  # noqa: E402
 from desktop_app.core.events import Outcome  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from tests.bench.bench_gate import indexed_without_gold  # noqa: E402
 from tests.bench.recorded_model import RecordedModel  # noqa: E402
@@ -89,7 +89,7 @@ def naive_evidence(quire: Quire, question: str, results: list[Any]) -> list[str]
 def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict[str, Any]:
     started = time.perf_counter()
     results = quire.search(q["question"], top_k=8)
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     decision, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
     found = found if decision.answerable else []
     seconds = time.perf_counter() - started
@@ -116,7 +116,7 @@ def evidence_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> 
 
 def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
     results = quire.search(q["question"], top_k=8)
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     decision, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
     best = max(found, key=lambda e: e.overlap) if found else None
     return {"outcome": decision.outcome,
@@ -126,7 +126,7 @@ def unanswerable_row(quire: Quire, q: dict) -> dict[str, Any]:
 
 
 def quire_answer(quire: Quire, model: Any, q: dict, max_tokens: int) -> dict[str, Any]:
-    events = [as_json(e) for e in answer_events(quire.retrieval(), q["question"], [], model,
+    events = [as_json(e) for e in answer_events(quire.answers.retrieval(), q["question"], [], model,
                                                  CancelToken(), max_tokens, 0.0)]  # fmt: skip
     done = events[-1]
     if done["type"] != "done" or not done["answerable"]:
@@ -181,7 +181,7 @@ def overlaps(e: Any, q: dict) -> bool:
 def span_row(quire: Quire, q: dict, folder: Path, notes: dict[str, str]) -> dict[str, Any]:
     """Span evidence for one question with a gold span (til-en): which shown units overlap it."""
     results = quire.search(q["question"], top_k=8)
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     decision, found, _ = decide(retrieval, retrieval.read(q["question"]), results)
     found = found if decision.answerable else []
     for e in found:
@@ -259,7 +259,8 @@ def til_commands(quire: Quire, model: Any, questions: list[dict], max_tokens: in
     totals = {"answers": 0, "with_invented": 0, "replaced": 0, "invented": 0, "marked": 0,
               "in_backed": 0}  # fmt: skip
     for q in questions:
-        events = [as_json(e) for e in answer_events(quire.retrieval(), q["question"], [], model,
+        retrieval = quire.answers.retrieval()
+        events = [as_json(e) for e in answer_events(retrieval, q["question"], [], model,
                                                      CancelToken(), max_tokens, 0.0)]  # fmt: skip
         done = events[-1]
         if done["type"] != "done" or not done["answerable"]:
@@ -450,4 +451,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_answers"))

@@ -35,10 +35,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from desktop_app import cli  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.store.health import LEVELS, check_file, level_on_open  # noqa: E402
 from desktop_app.core.store.recovery import last_recovery  # noqa: E402
-from tests.corruption import page_size, scribble, table_pages, truncate  # noqa: E402
+from tests.support.corruption import page_size, scribble, table_pages, truncate  # noqa: E402
 
 FILES = ("quire.sqlite", "folders.json")
 P = ParamSpec("P")
@@ -237,4 +237,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_corruption"))

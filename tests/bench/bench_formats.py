@@ -74,12 +74,12 @@ import numpy as np  # noqa: E402
 
 from desktop_app.core import evaluate  # noqa: E402
 from desktop_app.core.answer.decision import decide  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.ingest.formats import pdf as pdf_format  # noqa: E402
 from desktop_app.core.retrieval.embedder import Embedder, TextEmbedder  # noqa: E402
 from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 FORMATS = ("md", "pdf", "docx", "html")
 MAX_BYTES = 10**9
@@ -643,7 +643,7 @@ def run_set(set_name: str, work: Path, args: argparse.Namespace, font: Font,
 
 def evidence_spans(quire: Quire, questions: list[dict[str, Any]], folder: Path,
                    documents: dict[str, Document]) -> list[SpanCheck]:  # fmt: skip
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     out = []
     for q in questions:
         results = quire.search(q["question"], top_k=8)
@@ -1113,4 +1113,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_formats"))

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer import gate  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 
 
 def split(questions: list[dict], per_side: int, rng: random.Random) -> tuple[set[str], list, list]:
@@ -162,4 +162,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_gate"))

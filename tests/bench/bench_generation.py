@@ -27,8 +27,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from desktop_app.core.answer.decision import relevant  # noqa: E402
 from desktop_app.core.answer.llm import Generation, LocalModel  # noqa: E402
 from desktop_app.core.answer.prompt import assemble, build_sources  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.cancel import Cancelled, CancelToken  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 TIL = ROOT.parent / "shared" / "eval" / "til-en" / "notes"
 QUESTION = "How do I set the default branch name for new git repositories?"
@@ -126,4 +126,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_generation"))

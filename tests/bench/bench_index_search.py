@@ -35,12 +35,12 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.ingest import embedding, formats, loaders, note_analysis  # noqa: E402
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.retrieval.embedder import Embedder  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.core.store.db import Database  # noqa: E402
 from desktop_app.core.tokens import count_tokens  # noqa: E402
 
@@ -329,4 +329,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_index_search"))

@@ -1,4 +1,4 @@
-"""The Linux installer, measured side by side in one run (docs/development.md quotes it).
+"""The Linux installer, measured side by side in one run (docs/packaging.md quotes it).
 
     python tests/bench/bench_package.py [--deb dist/quire_X_amd64.deb] [--native DIR] [--runs N]
         [--rounds N] [--prompt-tokens 1500] [--repeats 3] [--passages 256] [--skip-self-test]
@@ -234,4 +234,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(ROOT))
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_package"))

@@ -47,9 +47,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core import evaluate  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
 from desktop_app.core.ingest.document import page_at  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from tests.bench import real_docs  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "data" / "real_docs_questions.jsonl"
@@ -391,4 +391,6 @@ def _print_pairs(
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_real_docs"))

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.retrieval.search import SearchOptions  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 _TAG_WORD = re.compile(r"(?<!\S)tag:\S+\s*")
 OLD_MTIME = 1_590_969_600  # 2020-06-01
@@ -138,4 +138,6 @@ def _options(quire: Quire) -> SearchOptions:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_scope_speed"))

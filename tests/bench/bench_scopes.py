@@ -1,6 +1,6 @@
 """Scopes benchmark: the journal test set answered with and without scopes, side by side.
 
-usage: python tests/bench/bench_scopes.py [--no-embed] [--details FILE] [--set DIR]
+usage: python tests/bench/bench_scopes.py [--no-embed] [--details FILE] [--set DIR] [--page FILE]
 
 tests/data/journal (made by its make_journal.py: 731 daily notes over two years in English,
 German and Czech, dated by file name, folders or front matter, tagged inline, plus undated topic
@@ -14,7 +14,8 @@ Each question is searched twice:
   unscoped — the same words searched everywhere (`tag:x` left out), as before scopes existed.
 Hit@1 / Hit@5 / MRR@10 against the gold note, per kind (time, tag) and language.
 Goal: scoped Hit@1 ≥ 0.85 and ≥ 30 points above unscoped.
-Prints a Markdown table, then one JSON line.
+Prints a Markdown table, then one JSON line; --page docs/benchmarks.md also writes the table
+into that page's bench_scopes section.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ OLD_MTIME = 1_590_969_600  # 2020-06-01
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(ROOT))
 
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.retrieval.search import SearchOptions  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 _TAG_WORD = re.compile(r"(?<!\S)tag:\S+\s*")
 
@@ -65,11 +66,16 @@ def score(found: list[int | None]) -> dict[str, float]:
     }
 
 
+def _three(scores: dict[str, float]) -> str:
+    return f"{scores['hit1']:.2f} / {scores['hit5']:.2f} / {scores['mrr10']:.2f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-embed", action="store_true", help="keyword search only")
     parser.add_argument("--details", type=Path, help="write every question's ranks here")
     parser.add_argument("--set", type=Path, default=SET, help="a set of the journal's layout")
+    parser.add_argument("--page", type=Path, help="write the table into this benchmarks page")
     args = parser.parse_args(argv)
     os.environ["QUIRE_TODAY"] = TODAY  # the set's today: its time phrases are read from it
     lines = (args.set / "questions.jsonl").read_text("utf-8").splitlines()
@@ -103,22 +109,30 @@ def main(argv: list[str] | None = None) -> int:
         way: {group: score(values) for group, values in groups.items()}
         for way, groups in found.items()
     }
-    print(f"journal set: {len(questions)} questions, indexed in {index_s:.1f} s "
-          f"({'keywords only' if args.no_embed else 'with embeddings'})\n")  # fmt: skip
-    print("| questions | n | scoped Hit@1 / Hit@5 / MRR@10 | unscoped Hit@1 / Hit@5 / MRR@10 |"
-          " Δ Hit@1 |")  # fmt: skip
-    print("|---|---:|---|---|---:|")
+    lines = [
+        f"journal set: {len(questions)} questions, indexed in {index_s:.1f} s "
+        f"({'keywords only' if args.no_embed else 'with embeddings'})\n",
+        "| questions | n | scoped Hit@1 / Hit@5 / MRR@10 | unscoped Hit@1 / Hit@5 / MRR@10 |"
+        " Δ Hit@1 |",
+        "|---|---:|---|---|---:|",
+    ]
     for group in ("all", "time", "tag", "en", "de", "cs"):
         s, u = report["scoped"].get(group), report["unscoped"].get(group)
         if not s or not u:
             continue
-        print(f"| {group} | {s['questions']} | {s['hit1']:.2f} / {s['hit5']:.2f} / {s['mrr10']:.2f}"
-              f" | {u['hit1']:.2f} / {u['hit5']:.2f} / {u['mrr10']:.2f} |"
-              f" {100 * (s['hit1'] - u['hit1']):+.0f} pts |")  # fmt: skip
+        lines.append(f"| {group} | {s['questions']} | {_three(s)} | {_three(u)} |"
+                     f" {100 * (s['hit1'] - u['hit1']):+.0f} pts |")  # fmt: skip
     overall = report["scoped"]["all"]["hit1"], report["unscoped"]["all"]["hit1"]
     goal = overall[0] >= 0.85 and overall[0] - overall[1] >= 0.30
-    print(f"\ngoal: scoped Hit@1 ≥ 0.85 and ≥ 30 points above unscoped: "
-          f"{'met' if goal else 'not met'}")  # fmt: skip
+    lines.append(f"\ngoal: scoped Hit@1 ≥ 0.85 and ≥ 30 points above unscoped: "
+                 f"{'met' if goal else 'not met'}")  # fmt: skip
+    print("\n".join(lines))
+    if args.page:
+        from tests.bench.page import write_section
+
+        flags = " --no-embed" if args.no_embed else ""
+        command = f"python tests/bench/bench_scopes.py{flags} --page {args.page}"
+        write_section(args.page, "bench_scopes", "\n".join(lines), command)
     misses = [d for d in details if d["scoped_rank"] != 1]
     for d in misses[:8]:
         print(

@@ -25,8 +25,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.retrieval import analyzer, languages  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 DEFAULT_NOTES = ROOT.parent / "shared" / "eval" / "til-en" / "notes"
 
@@ -90,4 +90,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "bench_unique_tokens"))

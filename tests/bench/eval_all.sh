@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Runs `quire eval` on every public set (each in a fresh QUIRE_HOME) and cross-checks the numbers
 # with ../shared/eval/score.py on `quire search --queries … --json` output.
-# EVAL (the sets' folder), SETS (which of them) and QUIRE (the command) can be set.
+# EVAL (the sets' folder), SETS (which of them) and QUIRE (the command) can be set; PAGE=FILE
+# also writes the numbers into that page's eval_all section (docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [ -n "${PAGE:-}" ]; then
+  out=$(mktemp)
+  PAGE= bash tests/bench/eval_all.sh | tee "$out"
+  { echo '```'; cat "$out"; echo '```'; } | .venv/bin/python tests/bench/page.py "$PAGE" eval_all \
+    "PAGE=$PAGE bash tests/bench/eval_all.sh"
+  rm -f "$out"
+  exit 0
+fi
 EVAL=${EVAL:-../shared/eval}
 QUIRE=${QUIRE:-.venv/bin/quire}
 SETS=${SETS:-xquad-en xquad-de ctkfacts-cs til-en}

@@ -26,7 +26,7 @@ EVAL = ROOT.parent / "shared" / "eval"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from desktop_app.core.answer import candidates, evidence  # noqa: E402
+from desktop_app.core.answer import evidence  # noqa: E402
 from desktop_app.core.answer.decision import relevant  # noqa: E402
 from desktop_app.core.answer.prompt import build_sources  # noqa: E402
 from desktop_app.core.answer.question import KeyWords, Question  # noqa: E402
@@ -52,13 +52,13 @@ def cached(name: str, cache: Path, eval_dir: Path = EVAL) -> dict[str, Any]:
         return data
     questions = ordered_answerable(eval_dir / name)[:400]
     quire, _, _ = indexed_without_gold(eval_dir / name, 100, cache / "work", True)
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     rows: list[dict[str, Any]] = []
     for q in questions:
         results = quire.search(q["question"], top_k=8)
         language = quire.searcher.query_language(q["question"])
         cos = retrieval.similarity(language)
-        texts = [words_of(u.text) for r in results[: candidates.PASSAGES_READ]
+        texts = [words_of(u.text) for r in results[: evidence.PASSAGES_READ]
                  for u in split_units(r.text, r.start)]  # fmt: skip
         cosines = dict(zip(texts, cos(q["question"], texts), strict=True)) if cos and texts else {}
         terms = {t for r in results for t in r.matched_terms}
@@ -114,7 +114,7 @@ def candidate_features(row: dict[str, Any]) -> tuple[list[list[float]], list[boo
     feats, labels = [], []
     gold = norm(q["answer"])
     contexts: dict[int, Any] = {}
-    for r, unit, rank in candidates.candidate_units(results, numbered):
+    for r, unit, rank in evidence.candidate_units(results, numbered):
         context = contexts.setdefault(
             r.chunk_id, evidence.title_forms(r.title or "", row["language"])
         )

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from desktop_app.core.answer.decision import decide  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.events import Outcome  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
 from tests.bench.bench_gate import split_all  # noqa: E402
 
@@ -33,7 +33,7 @@ SAMPLE_QUESTIONS = ROOT / "tests" / "data" / "sample_questions.jsonl"
 
 def outcomes(quire: Quire, questions: list[dict]) -> Counter[str]:
     counts: Counter[str] = Counter()
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     for q in questions:
         results = quire.search(q["question"], top_k=8)
         decision, _, _ = decide(retrieval, retrieval.read(q["question"]), results)

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from desktop_app.core import evaluate  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.retrieval import fusion, lexical  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 from desktop_app.core.store import chunks  # noqa: E402
 
 DEFAULT_SETS = ROOT.parent / "shared" / "eval"
@@ -89,4 +89,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "retrieval_ablation"))

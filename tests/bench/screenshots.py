@@ -55,7 +55,7 @@ def scope_shots(out: Path) -> int:
     """The Search tab and a chat limited by a time phrase and a tag, on the journal set."""
     os.environ["QUIRE_TODAY"] = "2026-12-02"
 
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return scope_shots(out)
     from PySide6.QtWidgets import QWidget
 
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
     from desktop_app.paths import sample_notes
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme

@@ -115,9 +115,9 @@ def check(db_path: Path, vault: Vault, every_chunk_has_parts: bool = False) -> l
 def pending_parts(db_path: Path) -> int:
     """Distinct part texts without a vector, once every chunk has its parts planned (with the
     embedder's real tokenizer, as the embedding pass does)."""
+    from desktop_app.core.api import Quire
     from desktop_app.core.ingest import embedding
     from desktop_app.core.ingest.note_analysis import PartPlanner
-    from desktop_app.core.service import Quire
 
     service = Quire.open(db_path.parent)
     embedder = service.embedder
@@ -204,4 +204,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tests.bench.page import record
+
+    raise SystemExit(record(main, "sigkill_crash"))

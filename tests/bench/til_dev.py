@@ -27,8 +27,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from desktop_app.core.answer.decision import Retrieval, decide  # noqa: E402
 from desktop_app.core.answer.evidence import Cosines  # noqa: E402
 from desktop_app.core.answer.question import Question  # noqa: E402
+from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.retrieval.search import SearchResult  # noqa: E402
-from desktop_app.core.service import Quire  # noqa: E402
 
 DEV = ROOT / "tests" / "data" / "til_dev_questions.jsonl"
 
@@ -55,7 +55,7 @@ class CachedRetrieval:
             if not built:
                 self.quire.index([self.notes])
                 (self.home / "built").touch()
-            self.retrieval = self.quire.retrieval()
+            self.retrieval = self.quire.answers.retrieval()
             self.retrieval.search("note", 1)  # loads the vectors: the embedder's cosines need them
         return self.retrieval
 

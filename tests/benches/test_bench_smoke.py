@@ -48,7 +48,9 @@ from tests.bench import (
 )
 from tests.bench.recorded_model import RecordedModel
 from tests.conftest import MINI_EVAL_DIR
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tests" / "bench"
@@ -166,8 +168,9 @@ def test_bench_answer_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two questions of each set in the three languages, from a queued model that writes only
-    English: the table, per language, and the page section it writes (twice: replaced)."""
-    answers = ["It takes about four hours [1]."] * 20
+    English: the table, per language, and the page section it writes (twice: replaced); a run
+    with `--model` writes a section of its own and leaves the bundled model's as it was."""
+    answers = ["It takes about four hours [1]."] * 30
     monkeypatch.setattr(
         llm, "LocalModel", lambda *a, **k: QueuedModel(*answers, languages=frozenset({"en"}))
     )
@@ -177,11 +180,22 @@ def test_bench_answer_text(
     for _ in range(2):
         assert bench_answer_text.main(argv) == 0
     out = capsys.readouterr().out
-    cells = r"(?: {NUMBER} \|){11}".replace("{NUMBER}", NUMBER)
+    cells = r"(?: {NUMBER} \|){12}".replace("{NUMBER}", NUMBER)
     for language in ("en", "de", "cs"):
         assert re.search(rf"^\| {language} \| \d+ \|{cells} \d+ \|$", out, re.MULTILINE), out
     written = page.read_text("utf-8")
     assert written.startswith("# Benchmarks") and written.count("| cs |") == 1
+    assert bench_answer_text.main([*argv, "--model", str(tmp_path / "other.gguf")]) == 0
+    both = page.read_text("utf-8")
+    assert both.startswith(written.rstrip()) and both.count("| cs |") == 2
+    assert "<!-- bench_answer_text other.gguf -->" in both
+
+
+def test_the_answer_text_bench_ignores_spacing_but_not_figures() -> None:
+    assert bench_answer_text.holds("It is roasted at 160°C [1].", "160 °C")
+    assert bench_answer_text.holds("At 160 % FAST [1]", "160% fast")
+    assert not bench_answer_text.holds("It is roasted at 1600 °C [1].", "160 °C")
+    assert not bench_answer_text.holds("It is roasted at 160 C [1].", "160 °C")
 
 
 def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:
@@ -370,7 +384,7 @@ def fake_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     page), `apt-get download` by a script that hands out that package; the questions file for
     bench_real_docs, gold spans taken from the extracted text."""
     from desktop_app.core.ingest import formats
-    from tests.documents import write_html, write_pdf
+    from tests.support.documents import write_html, write_pdf
 
     tree = tmp_path / "tree"
     docs = tree / "usr" / "share" / "doc" / "quire-fake"

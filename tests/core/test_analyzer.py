@@ -35,6 +35,17 @@ def test_languages_without_a_stemmer_fall_back_to_prefixes() -> None:
     assert terms("Krankenversicherung", "xx") == ["krank"]
 
 
+def test_a_short_query_goes_to_the_language_most_notes_are_in() -> None:
+    """One odd note (made-up words read as Afrikaans) must not make a one-word query Afrikaans;
+    a sentence still goes by its words."""
+    languages = ["af", "de", "en"]
+    prior = {"en": 2000, "af": 1, "de": 5}
+    assert analyzer.detect_language("goodword3", languages) == "af"  # what the prior fixes
+    assert analyzer.detect_language("goodword3", languages, prior=prior) == "en"
+    sentence = "Was hat der Installateur gestern an der Heizung im Keller gemacht?"
+    assert analyzer.detect_language(sentence, languages, prior=prior) == "de"
+
+
 def test_language_detection_for_notes_and_queries() -> None:
     assert analyzer.detect_language("Na jaře jsem vyměnil řetěz na horském kole.") == "cs"
     assert analyzer.detect_language("Im Garten wachsen Tomaten und Gurken.") == "de"

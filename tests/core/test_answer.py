@@ -17,13 +17,15 @@ from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.answer.llm import Generation, LocalModel, bundled_chat_model_path
 from desktop_app.core.answer.prompt import INSTRUCTIONS, assemble
 from desktop_app.core.answer.question import Question
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.passage import Passage
-from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +205,7 @@ def test_follow_ups_reuse_the_previous_question() -> None:
 @pytest.mark.slow
 def test_ask_streams_events_with_sources_and_citations(quire: Quire) -> None:
     question = "At what temperature is the sourdough bread baked with the lid on?"
-    events = [as_json(e) for e in quire.ask(question, max_tokens=48)]
+    events = [as_json(e) for e in quire.answers.ask(question, max_tokens=48)]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "sources" and kinds[-1] == "done" and "token" in kinds
     assert events[0]["answerable"] and events[0]["sources"][0]["path"] == "recipes/bread.md"
@@ -223,7 +225,9 @@ def test_ask_streams_events_on_a_queued_model(quire: Quire, queued_model: Queued
     queued_model.answers.append("With the lid on it bakes at 250 °C for 20 minutes [1].")
     events = [
         as_json(e)
-        for e in quire.ask("At what temperature is the sourdough bread baked with the lid on?")
+        for e in quire.answers.ask(
+            "At what temperature is the sourdough bread baked with the lid on?"
+        )
     ]
     kinds = [e["type"] for e in events]
     assert kinds[:2] == ["sources", "evidence"] and kinds[-1] == "done" and "token" in kinds
@@ -239,10 +243,10 @@ def test_a_new_question_cancels_the_running_one_on_a_queued_model(
 ) -> None:
     long_answer = " ".join(f"step{i}" for i in range(40))  # long, and no loop to stop it
     queued_model.answers += [long_answer, "About an hour."]
-    first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
+    first = quire.answers.ask("Describe the sourdough starter, dough and baking in detail.")
     assert as_json(next(first))["type"] == "sources"
     next(first)  # the evidence: the answer comes next
-    second = [as_json(e) for e in quire.ask("How long does the autolyse rest last?")]
+    second = [as_json(e) for e in quire.answers.ask("How long does the autolyse rest last?")]
     rest = [as_json(e) for e in first]
     assert rest[-1]["type"] == "done" and rest[-1]["stopped"] == "cancelled"
     assert second[-1]["type"] == "done" and second[-1]["stopped"] == "eos"
@@ -251,7 +255,7 @@ def test_a_new_question_cancels_the_running_one_on_a_queued_model(
 def test_not_in_notes_answer_shows_closest_passages(
     quire: Quire, queued_model: QueuedModel
 ) -> None:
-    events = [as_json(e) for e in quire.ask("Who won the 1998 football world cup final?")]
+    events = [as_json(e) for e in quire.answers.ask("Who won the 1998 football world cup final?")]
     assert events[0]["type"] == "sources" and not events[0]["answerable"]
     assert events[-1]["answer"].startswith("Your notes don't")
     assert events[-1]["timings"]["prompt_tokens"] == 0  # the model was not asked
@@ -260,11 +264,11 @@ def test_not_in_notes_answer_shows_closest_passages(
 
 @pytest.mark.slow
 def test_a_new_question_cancels_the_running_one(quire: Quire) -> None:
-    first = (as_json(e) for e in quire.ask(
+    first = (as_json(e) for e in quire.answers.ask(
         "Describe the sourdough starter, dough and baking in detail.", max_tokens=200))  # fmt: skip
     assert next(first)["type"] == "sources"
     next(first)  # streaming has begun
-    second = [as_json(e) for e in quire.ask("How long does the autolyse rest last?",
+    second = [as_json(e) for e in quire.answers.ask("How long does the autolyse rest last?",
                                              max_tokens=16)]  # fmt: skip
     rest = list(first)
     assert rest[-1]["type"] == "done" and rest[-1]["stopped"] == "cancelled"

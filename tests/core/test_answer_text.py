@@ -3,6 +3,7 @@ words — never a draft with labels, loops, invented `[n]` or made-up words."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,12 +15,14 @@ from desktop_app.core.answer.gate import missing_words
 from desktop_app.core.answer.gguf import GgufInfo
 from desktop_app.core.answer.profile import family_of, parse_languages, profile_of
 from desktop_app.core.answer.question import Question
+from desktop_app.core.api import Quire
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
 from desktop_app.core.passage import Evidence
-from desktop_app.core.service import Quire
 from desktop_app.settings import Settings
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 LID = "At what temperature is the bread baked while the lid is on?"
 BAKE = (
@@ -29,7 +32,7 @@ BAKE = (
 
 
 def _ask(quire: Quire, question: str, model: QueuedModel) -> list[object]:
-    return list(answer_events(quire.retrieval(), question, [], model, CancelToken()))
+    return list(answer_events(quire.answers.retrieval(), question, [], model, CancelToken()))
 
 
 def _unit(text: str, start: int = 0) -> Evidence:
@@ -56,8 +59,12 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
         ("Die Fahrt ist eine Auswirkungsweberschutz der Staatsdeutchen [1].", "words that are not"),
         ("The train is fast and the train is fast and the train is fast [1].", "repeats itself"),
         ("The answer is: vier Stunden [1].", "label"),
+        ("The key sentence from the source is vier Stunden [1].", "label"),
+        ("The source says it takes four hours [1].", "label"),
+        ("It takes four hours, as mentioned in the source [1].", "label"),
         ("It takes four hours [7].", "does not exist"),
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
+        ("The train from Prague takes four hours but now, [1], [1].", "did not come to an end"),
     ],
 )
 def test_a_draft_unfit_to_read_is_named_for_what_is_wrong(draft: str, problem: str) -> None:
@@ -172,6 +179,61 @@ def test_the_grammar_cannot_write_a_citation_that_does_not_exist() -> None:
     text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
     assert text.endswith("].") and "[7]" not in text
     assert set(numbers_in(text)) <= {1, 2}
+
+
+@pytest.mark.slow
+def test_the_grammar_closes_every_quotation() -> None:
+    from desktop_app.core.answer.llm import LocalModel
+
+    model = LocalModel(n_ctx=1024)
+    ask = 'Repeat exactly: The key sentence from the source is "10 g salt [1].'
+    prompt = model.render([{"role": "user", "content": ask}])
+    shape = grammar.answer_grammar(2, sentences=1)
+    text = "".join(model.stream(prompt, 60, CancelToken(), temperature=0.0, grammar=shape))
+    assert text.endswith("].")
+    assert text.count('"') % 2 == 0 and text.count("“") + text.count("„") == text.count("”")
+
+
+def test_a_sentence_may_run_as_long_as_the_evidence_for_a_model_that_keeps_to_a_format() -> None:
+    long = "word " * 50  # 250 characters: a sentence of the notes a model may restate
+    assert grammar.sentence_bound([BAKE, long], follows_format=True) == len(long)
+    assert grammar.sentence_bound([BAKE, long * 3], True) == grammar.LONGEST_SENTENCE
+    assert grammar.sentence_bound([BAKE, long], follows_format=False) == grammar.SENTENCE_CHARS
+    assert grammar.sentence_bound(["short"], True) == grammar.SENTENCE_CHARS
+    assert "piece{1,250}" in grammar.answer_grammar(2, 1, sentence_chars=250)
+    question = Question.read("What does the note say about words?", "en")
+    draft = f"The note says {long.strip()} again [1]."
+    cut = readability.problems(readability.Written(draft, True, 1), question, [long], [], None)
+    kept = readability.Written(draft, True, 1, bound=grammar.LONGEST_SENTENCE)
+    assert any("come to an end" in p for p in cut)
+    assert not any(
+        "come to an end" in p for p in readability.problems(kept, question, [long], [], None)
+    )
+
+
+def test_the_answer_is_shaped_by_the_evidence_given(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ferry.md").write_text(
+        "# Ferry\n\nThe night ferry from Kiel to Oslo leaves at 14:00 every day from the Norwegian "
+        "quay, arrives in Oslo at 10:00 the next morning, and cabins with a window cost about "
+        "twice as much as the inside ones.\n",
+        "utf-8",
+    )
+    quire = Quire.open(tmp_path / "home")
+    try:
+        quire.index([notes])
+        keeps, loose = QueuedModel("At 14:00 [1]."), QueuedModel("At 14:00 [1].")
+        loose.profile = replace(loose.profile, follows_format=False)
+        for model in (keeps, loose):
+            events = _ask(quire, "When does the night ferry to Oslo leave?", model)
+    finally:
+        quire.close()
+    found = next(e for e in events if isinstance(e, EvidenceShown)).evidence
+    longest = max(len(e.text) for e in found)
+    assert grammar.SENTENCE_CHARS < longest < grammar.LONGEST_SENTENCE
+    assert f"piece{{1,{longest}}}" in str(keeps.grammars[0])
+    assert f"piece{{1,{grammar.SENTENCE_CHARS}}}" in str(loose.grammars[0])
 
 
 def test_a_loop_is_a_run_of_words_written_twice() -> None:

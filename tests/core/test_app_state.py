@@ -16,6 +16,8 @@ from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.store.db import Database
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 
 def test_conversations_round_trip_newest_first(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "conversations")
@@ -150,7 +152,7 @@ def test_heavy_imports_map_shared_objects_and_restore_the_collector() -> None:
 
 
 def test_keyword_search_works_before_any_vector_exists(tmp_path: Path) -> None:
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
     from desktop_app.paths import sample_notes
 
     quire = Quire.open(tmp_path / "home")

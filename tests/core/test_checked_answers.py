@@ -12,12 +12,14 @@ from desktop_app.core.answer import attribution, citations, cues, evidence, gate
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.question import KeyWords, Question
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Outcome
 from desktop_app.core.retrieval import languages
-from desktop_app.core.service import Quire
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 def _read(question: str) -> Question:
@@ -31,7 +33,7 @@ TRAIN = "How long does the train from Prague to Berlin take?"
 
 def _done(quire: Quire, question: str, answer: str) -> tuple[dict, dict]:
     model = QueuedModel(answer)
-    events = [as_json(e) for e in answer_events(quire.retrieval(), question, [], model,
+    events = [as_json(e) for e in answer_events(quire.answers.retrieval(), question, [], model,
                                                  CancelToken())]  # fmt: skip
     return next(e for e in events if e["type"] == "evidence"), events[-1]
 

@@ -9,7 +9,7 @@ from desktop_app.core.ingest.chunker import chunk_note, embedding_parts
 from desktop_app.core.ingest.markdown import parse_markdown
 from desktop_app.core.tokens import count_tokens
 from tests.conftest import EVAL_DIR, MINI_EVAL_DIR, SHARED_EVAL_DIR
-from tests.fakes import word_offsets
+from tests.support.fakes import word_offsets
 
 # The small set in the repo always; the full sets (slow) where they are.
 EVAL_ROOTS = [

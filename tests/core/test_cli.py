@@ -13,6 +13,8 @@ import pytest
 from desktop_app import cli
 from tests.conftest import EMBEDDERS, MINI_EVAL_DIR, ROOT
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = cli.main(list(args))
@@ -200,7 +202,7 @@ def test_console_script_runs_as_a_module(tmp_path: Path) -> None:
 def test_ask_says_why_the_model_answer_gave_way_to_the_notes(
     replaced: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from desktop_app.cli_ask import _print_checks
+    from desktop_app.cli.ask import _print_checks
     from desktop_app.core.events import Citations, Done, Draft, DraftReplaced, Outcome, Timings
 
     draft = Draft("It takes 2 hours [2].", [], [], "It takes 2 hours [2].", DraftReplaced(replaced))

@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 NOTE = "# Řetěz\n\nVýměna řetězu na kole: povolte osu a nasaďte nový řetěz. Grüße aus Köln.\n"
 
 

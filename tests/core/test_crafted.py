@@ -4,6 +4,7 @@ each test checks what the fix changes (what the tokenizer sees, the chunks' size
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
@@ -13,13 +14,14 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.ingest import budget, indexer, markdown
+from desktop_app.core import tokens
+from desktop_app.core.ingest import budget, dated, indexer, markdown, note_analysis, note_file
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_analysis import analyze_note
 from desktop_app.core.store.db import Database
 from desktop_app.core.tokens import RUN_SLICE, count_tokens, encoding
-from tests.core.crafted import (
+from tests.support.crafted import (
     FOUND,
     alias_bomb,
     data_uri,
@@ -96,6 +98,49 @@ def test_a_deeply_nested_list_never_gives_the_tokenizer_a_long_indent(
     chunks, _ = chunk_note(text, count_tokens, 200)
     assert _longest_run(tokenizer_sees) <= RUN_SLICE
     assert "item 999" in chunks[-1].text
+
+
+def test_long_runs_are_found_window_by_window_as_one_search_finds_them() -> None:
+    """Runs that straddle the search windows, end at one's edge or fill several, found as a
+    single search over the whole text finds them (a search of a long note held the GIL)."""
+    window = tokens._SEARCH_WINDOW
+    pieces = ["x" * (window - 60), "-" * 200, "1", "y" * (3 * window), " ", "ab" * 70, "z" * 127]
+    for rotate in range(len(pieces)):
+        text = "".join(pieces[rotate:] + pieces[:rotate]) * 2
+        whole = [m.span() for m in tokens._LONG_RUN.finditer(text)]
+        assert list(tokens._long_runs(text)) == whole
+        assert len(whole) >= 4
+
+
+def test_inline_tags_are_read_stretch_by_stretch_outside_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(dated, "_TAG_WINDOW", 16)
+    text = (
+        "Planted #garden/beans today. `#notatag` and ##no, a&#38; entity, C#\n"
+        + "word " * 20
+        + "#late-tag ```\n#code\n``` #after `x`#close"
+    )
+    assert dated.note_tags({}, text) == ["garden/beans", "late-tag", "after", "close"]
+
+
+def test_reading_a_note_pauses_the_collector_and_gives_it_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[bool] = []
+    real = note_analysis.chunk_terms
+
+    def spy(*args: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    monkeypatch.setattr(note_analysis, "chunk_terms", spy)
+    assert gc.isenabled()
+    analyze_note("n.md", _note("# A\n\ntext\n"), 200)
+    assert seen == [False] and gc.isenabled()
+    with budget.note_budget(1, seconds=-1.0), pytest.raises(note_file.NoteFailed):
+        analyze_note("n.md", _note(many_headings(100)), 200)  # over its budget at once
+    assert gc.isenabled()
 
 
 def test_a_data_uri_is_not_indexed_as_text() -> None:

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.service import Quire
+from desktop_app.core.api import Quire
 from tests.conftest import ROOT
-from tests.core.live_index import live_index
+from tests.support.live_index import live_index
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 @pytest.mark.slow  # a second process with the real embedder
@@ -45,7 +47,7 @@ def test_watcher_searches_and_another_process_share_the_database(
     env = {**os.environ, "QUIRE_HOME": str(quire_home)}
     other = subprocess.Popen(
         [sys.executable, "-c",
-         "from desktop_app.core.service import Quire\n"
+         "from desktop_app.core.api import Quire\n"
          "q = Quire.open()\n"
          "for _ in range(30):\n"
          "    q.search('topic number 3'); q.status()\n"

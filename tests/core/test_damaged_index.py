@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from desktop_app.core.service import Quire
+from desktop_app.core.api import Quire
 from desktop_app.core.store.health import IndexDamaged, check_file
-from tests.corruption import PNG, damage_fts, replace_with, truncate
+from tests.support.corruption import PNG, damage_fts, replace_with, truncate
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 WORDS = 24
 
@@ -136,7 +138,7 @@ def test_folder_list_survives_an_unreadable_file(
     replace_with(quire_home / "quire.sqlite", PNG)
     quire = Quire.open(quire_home)
     try:
-        assert quire.recovery is not None
+        assert quire.repair.recovery is not None
         assert quire.known_folders() == [vault.resolve(), other.resolve()]
         assert quire.settings.top_k == 7
     finally:

@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest.watcher import Change
-from desktop_app.core.service import Quire
 from desktop_app.core.store.db import Database
-from tests.core.hostile import word
-from tests.core.live_index import live_index
-from tests.core.test_watcher import wait_for
+from tests.support.hostile import word
+from tests.support.live_index import live_index
+from tests.support.wait import wait_for
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 def fill_disk(database: Database) -> None:

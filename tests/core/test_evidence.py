@@ -16,15 +16,17 @@ from desktop_app.core.answer.decision import relevant
 from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question
 from desktop_app.core.answer.units import split_units
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Outcome
 from desktop_app.core.ingest import formats
 from desktop_app.core.passage import Passage
 from desktop_app.core.retrieval.highlight import matching_spans
-from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "sample_questions.jsonl"
 
@@ -201,7 +203,7 @@ def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire
     quire = sample[0]
     model = QueuedModel("Use 10 g salt and 900 g flour.")
     question = "How much salt goes into the sourdough bread?"
-    events = [as_json(e) for e in answer_events(quire.retrieval(), question, [], model,
+    events = [as_json(e) for e in answer_events(quire.answers.retrieval(), question, [], model,
                                                  CancelToken())]  # fmt: skip
     kinds = [e["type"] for e in events]
     assert kinds[:2] == ["sources", "evidence"] and kinds[-1] == "done"
@@ -220,16 +222,16 @@ def test_evidence_comes_before_any_token_and_done_is_checked(sample: tuple[Quire
 
 def test_refusal_says_why_not_a_score(sample: tuple[Quire, Path]) -> None:
     events = [as_json(e) for e in answer_events(
-        sample[0].retrieval(), "Who won the 1998 football world cup final?", [], QueuedModel(),
-        CancelToken())]  # fmt: skip
+        sample[0].answers.retrieval(), "Who won the 1998 football world cup final?", [],
+        QueuedModel(), CancelToken())]  # fmt: skip
     done = events[-1]
     assert done["outcome"] == Outcome.ABSENT and not done["answerable"]
     assert "football" in done["reason"] and "0." not in done["answer"]
 
 
 def test_empty_question_is_refused(sample: tuple[Quire, Path]) -> None:
-    events = [as_json(e) for e in answer_events(sample[0].retrieval(), "  ", [], QueuedModel(),
-                                                 CancelToken())]  # fmt: skip
+    events = [as_json(e) for e in answer_events(sample[0].answers.retrieval(), "  ", [],
+                                                 QueuedModel(), CancelToken())]  # fmt: skip
     assert [e["type"] for e in events] == ["error"]
 
 

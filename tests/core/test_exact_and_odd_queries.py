@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
-from desktop_app.core.service import Quire
 from desktop_app.core.text import clean_text
 from tests.conftest import EMBEDDERS, ROOT
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 FINAL_WORDS = ["final", "finally", "finals", "finalize", "finalist", "finality", "finalised"]
 TOPICS = ["garden", "bread", "bicycle", "python", "travel", "music", "budget", "chess", "coffee",

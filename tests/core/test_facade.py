@@ -8,8 +8,6 @@ import json
 import re
 import shutil
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +16,20 @@ import pytest
 
 from desktop_app.core import events as ev
 from desktop_app.core.answer.ask import EMPTY_INDEX, Retrieval, answer_events
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import ConversationStore, Turn
 from desktop_app.core.live import Watching
 from desktop_app.core.passage import Evidence
-from desktop_app.core.service import Quire
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.status import Counts, FileStatus, IndexStatus, Integrity, last_repair
 from desktop_app.paths import sample_notes
 from tests.core.test_evidence import QueuedModel
-from tests.fakes import FakeEmbedder
+from tests.support.fakes import FakeEmbedder
+from tests.support.wait import wait_for
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PASSAGE = ev.Passage(2, "recipes/bread.md", "/notes", "Bread", ["Bread", "Baking"], 10, 60, 3, 5,
@@ -144,7 +145,9 @@ def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Pa
         ("  ", ""),
         ("How long does the bread bake?", "About 40 minutes [1]. Maybe [7]."),
     ]:
-        events = answer_events(quire.retrieval(), question, [], QueuedModel(answer), CancelToken())
+        events = answer_events(
+            quire.answers.retrieval(), question, [], QueuedModel(answer), CancelToken()
+        )
         lines += [json.dumps(_without_timings(as_json(e)), ensure_ascii=False) for e in events]
     quire.close()
     before = (DATA / "answer_events_before.jsonl").read_text("utf-8").replace("{NOTES}", str(notes))
@@ -197,14 +200,6 @@ def test_an_old_conversation_file_loads_into_turns_and_saves_unchanged(tmp_path:
 
 
 # -- Quire owns the live index -------------------------------------------------------------------
-def _wait(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {seconds:.0f} s: {what}")
-        time.sleep(0.05)
-
-
 def _found(quire: Quire, word: str) -> bool:
     return any(word in r.text for r in quire.search(word))
 
@@ -215,21 +210,21 @@ def test_watch_and_unwatch_keep_the_index_live(tmp_path: Path) -> None:
     (folder / "a.md").write_text("# A\n\nThe kettle whistles at dawn.\n", "utf-8")
     quire = Quire.open(tmp_path / "home")
     try:
-        assert quire.watch(folder) and not quire.watch(folder)  # once is enough
-        assert quire.folders == [folder.resolve()] and quire.live is None
-        live = quire.start_live(Watching())
-        assert quire.live is live and list(live.folders) == quire.folders
-        _wait(lambda: _found(quire, "kettle"), "the reconcile pass indexes the folder")
+        assert quire.live.watch(folder) and not quire.live.watch(folder)  # once is enough
+        assert quire.live.folders == [folder.resolve()] and quire.live.index is None
+        live = quire.live.start(Watching())
+        assert quire.live.index is live and list(live.folders) == quire.live.folders
+        wait_for(lambda: _found(quire, "kettle"), "the reconcile pass indexes the folder", 120)
         (folder / "b.md").write_text("# B\n\nA zeppelin drifts over the harbour.\n", "utf-8")
-        _wait(lambda: _found(quire, "zeppelin"), "a new note is indexed by the watcher")
-        quire.unwatch(folder)
-        assert quire.folders == []
-        _wait(lambda: not _found(quire, "kettle"), "an unwatched folder leaves the index")
-        quire.stop_live()
-        assert quire.live is None and quire.folders == []
+        wait_for(lambda: _found(quire, "zeppelin"), "a new note is indexed by the watcher", 120)
+        quire.live.unwatch(folder)
+        assert quire.live.folders == []
+        wait_for(lambda: not _found(quire, "kettle"), "an unwatched folder leaves the index", 120)
+        quire.live.stop()
+        assert quire.live.index is None and quire.live.folders == []
     finally:
         quire.close()
-    assert quire.live is None  # close stops a live index too
+    assert quire.live.index is None  # close stops a live index too
 
 
 def test_close_waits_for_a_stopped_live_index_before_closing_the_database(tmp_path: Path) -> None:
@@ -248,10 +243,10 @@ def test_close_waits_for_a_stopped_live_index_before_closing_the_database(tmp_pa
     (folder / "a.md").write_text("# A\n\nThe kettle whistles at dawn.\n", "utf-8")
     quire = Quire.open(tmp_path / "home", embedder=SlowEmbedder())
     before = set(threading.enumerate())
-    quire.watch(folder)
-    quire.start_live(Watching())
+    quire.live.watch(folder)
+    quire.live.start(Watching())
     assert started.wait(60), "the embedding pass never started"
-    quire.stop_live(timeout=0.05)  # returns while the batch is still inside encode()
+    quire.live.stop(timeout=0.05)  # returns while the batch is still inside encode()
     threading.Timer(0.3, release.set).start()
     quire.close()
     left = [

@@ -1,5 +1,6 @@
-"""The fakes (tests/fakes.py) behave like the real models where the core relies on it, and the
-harness uses them: every test not marked `slow` indexes with FakeEmbedder."""
+"""The fakes (tests/support/fakes.py) behave like the real models where the core relies on it,
+and the harness uses them: every test not marked `slow` in a module using `fake_embedder`
+indexes with FakeEmbedder."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import numpy as np
 import pytest
 
 from desktop_app.core.answer.llm import Generation, LocalModel
+from desktop_app.core.api import Quire
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.retrieval.embedder import Embedder, TextEmbedder
-from desktop_app.core.service import Quire
 from tests.conftest import ROOT
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 PROTOCOL = [n for n in vars(TextEmbedder) if not n.startswith("_")]
 

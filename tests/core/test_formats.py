@@ -9,19 +9,21 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 from desktop_app.core.passage import Evidence
-from desktop_app.core.service import Quire
-from tests.documents import (
+from tests.support.documents import (
     write_docx,
     write_hostile_corpus,
     write_html,
     write_pdf,
     write_scanned_pdf,
 )
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 PAGES = [
     "Sourdough starter needs feeding twice a day with equal weights of flour and water.",
@@ -115,11 +117,11 @@ def test_a_title_line_atop_a_page_is_not_a_passage_of_its_own(tmp_path: Path) ->
 
 def _evidence(quire: Quire, question: str) -> list[Evidence]:
     from desktop_app.core.events import EvidenceShown
-    from tests.fakes import QueuedModel
+    from tests.support.fakes import QueuedModel
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(quire, "chat_model", lambda path=None: QueuedModel("x"))
-        events = list(quire.ask(question))
+        patch.setattr(quire.answers, "chat_model", lambda path=None: QueuedModel("x"))
+        events = list(quire.answers.ask(question))
     return next((e.evidence for e in events if isinstance(e, EvidenceShown)), [])
 
 

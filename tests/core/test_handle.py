@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on
-from desktop_app.core.service import Quire
 from desktop_app.core.store.db import Database
 from desktop_app.paths import sample_notes
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 @pytest.fixture
@@ -109,8 +111,8 @@ def test_the_last_question_asked_wins_before_its_events_are_read(tmp_path: Path)
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder(), chat_model=model)
     try:
         quire.index([notes])
-        first = quire.ask("Describe the sourdough starter, dough and baking in detail.")
-        second = quire.ask("How long does the autolyse rest last?")  # asked, not yet read
+        first = quire.answers.ask("Describe the sourdough starter, dough and baking in detail.")
+        second = quire.answers.ask("How long does the autolyse rest last?")  # asked, not yet read
         done = [as_json(e) for e in first][-1]
         assert done["type"] == "done" and done["stopped"] == "cancelled"
         assert [as_json(e) for e in second][-1]["stopped"] == "eos"

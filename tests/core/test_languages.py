@@ -13,16 +13,20 @@ from desktop_app.core.answer import cues
 from desktop_app.core.answer.ask import answer_events
 from desktop_app.core.answer.decision import gate_decision
 from desktop_app.core.answer.question import Question
+from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval import dates, languages, time_phrases
 from desktop_app.core.retrieval.languages import language
-from desktop_app.core.service import Quire
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 def test_every_registered_language_names_each_kind_of_answer() -> None:
-    assert [lang.code for lang in languages.REGISTERED] == ["en", "de", "cs"]
+    folder = Path(language.__file__).parent
+    assert {lang.code for lang in languages.REGISTERED} == {p.stem for p in folder.glob("*.toml")}
+    assert {"en", "de", "cs"} <= {lang.code for lang in languages.REGISTERED}
     for lang in languages.REGISTERED:
         assert set(lang.answer_kinds) == set(cues.KINDS), lang.code
         assert languages.registered(lang.code) is lang
@@ -109,10 +113,10 @@ def test_a_question_is_read_once_with_all_it_says() -> None:
 def test_search_queries_reports_the_decision_ask_makes(
     sample_keywords: Quire, question: str
 ) -> None:
-    retrieval = sample_keywords.retrieval()
+    retrieval = sample_keywords.answers.retrieval()
     results = retrieval.search(question, 8)
     model = QueuedModel("The notes say so [1].")
     events = list(answer_events(retrieval, question, [], model, CancelToken()))
     done = as_json(events[-1])
     assert gate_decision(retrieval, question, results).answerable == done["answerable"]
-    assert sample_keywords.gate(question, results).answerable == done["answerable"]
+    assert sample_keywords.answers.gate(question, results).answerable == done["answerable"]

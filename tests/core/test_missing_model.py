@@ -10,6 +10,8 @@ import pytest
 
 from desktop_app import cli
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = cli.main(list(args))

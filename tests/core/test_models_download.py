@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.cancel import Cancelled, CancelToken, Progress
+from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress
 from desktop_app.core.models.catalog import CatalogEntry, RemoteFile
 from desktop_app.core.models.download import DownloadError, download_entry, download_file
 
@@ -91,7 +91,7 @@ def test_good_file_is_verified_and_renamed_into_place(server: Server, tmp_path: 
                            progress=seen.append)  # fmt: skip
     assert dest.read_bytes() == BODY and result.verified and result.sha256 == SHA
     assert not dest.with_name("model.gguf.part").exists()
-    assert seen[-1] == Progress("download", len(BODY), len(BODY), "model.gguf")
+    assert seen[-1] == Progress(Phase.DOWNLOAD, len(BODY), len(BODY), "model.gguf")
     assert [p.done for p in seen] == sorted(p.done for p in seen) and len(seen) >= 3
     again = download_file(f"{server.url}/good.bin", dest, sha256=SHA)  # already there
     assert again.path == dest and len(server.requests) == 1

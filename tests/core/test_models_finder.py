@@ -12,7 +12,9 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.models.finder import FoundModel, find_models
 from desktop_app.core.models.memory import MARGIN_BYTES, total_ram_bytes
-from tests.core.fake_gguf import write_gguf
+from tests.support.fake_gguf import write_gguf
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 GIB = 1 << 30
 BLOB = "ab" * 32

@@ -1,5 +1,6 @@
-"""One meaning per name, and formatting left to the formatter: no class or module name repeats
-under desktop_app, a lazy import of the project's own code says why, few hand-packed lines."""
+"""One meaning per name, and formatting left to the formatter: no class name repeats under
+desktop_app (module names: tests/core/test_boundaries.py), each concept of the text grammar is
+defined once, a lazy import of the project's own code says why, few hand-packed lines."""
 
 from __future__ import annotations
 
@@ -38,14 +39,6 @@ def test_the_name_check_sees_a_repeat() -> None:
     assert found == {"Span": ["a.py:1", "b.py:1"]}
 
 
-def test_no_two_modules_share_a_name() -> None:
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for path in _modules():
-        if path.name not in ("__init__.py", "__main__.py"):
-            by_name[path.name].append(str(path.relative_to(ROOT)))
-    assert {n: p for n, p in by_name.items() if len(p) > 1} == {}
-
-
 def test_a_lazy_import_of_the_projects_own_code_says_why() -> None:
     """ruff's PLC0415 keeps imports at module top; each exception carries its reason."""
     unexplained = []
@@ -64,3 +57,43 @@ def test_a_lazy_import_of_the_projects_own_code_says_why() -> None:
 def test_few_hand_packed_lines() -> None:
     count = sum(p.read_text("utf-8").count("# fmt: skip") for p in _modules())
     assert count <= MAX_FMT_SKIP, f"{count} `# fmt: skip` lines: split the module instead"
+
+
+# The text grammar (core/text.py): a fragment of each concept's pattern, as its source is
+# written. Found in any other module under desktop_app, it is a second definition.
+GRAMMAR = {
+    "code fence": "(`{3,}|~{3,})",
+    "ATX heading": "{0,3}(#{1,6})",
+    "list item": "(?:[-*+•]|",
+    "inline code": "`[^`\\n]",
+    "indented code": "(?: {4}|\\t)",
+    "command line": "\\$ (?!\\d)",
+    "sentence end": "(?<=[.!?…])",
+    "image": "!\\[[^\\]]*\\]\\(",
+    "year": "1[0-9]{3}|20[0-9]{2}",
+    "file suffix": ")[1].lower()",
+}
+
+
+def second_definitions(sources: dict[str, str]) -> dict[str, list[str]]:
+    """The grammar's concepts written out anywhere but core/text.py (module path → source)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for name, source in sources.items():
+        if name.endswith("core/text.py"):
+            continue
+        for concept, fragment in GRAMMAR.items():
+            if fragment in source:
+                found[concept].append(name)
+    return dict(found)
+
+
+def test_each_concept_of_the_text_grammar_is_defined_once() -> None:
+    sources = {str(p.relative_to(ROOT)): p.read_text("utf-8") for p in _modules()}
+    text = (PACKAGE / "core" / "text.py").read_text("utf-8")
+    assert [c for c, fragment in GRAMMAR.items() if fragment not in text] == []
+    assert second_definitions(sources) == {}
+
+
+def test_the_grammar_check_sees_a_second_definition() -> None:
+    planted = {"a.py": '_YEAR = re.compile(r"\\b(?:1[0-9]{3}|20[0-9]{2})\\b")\n'}
+    assert second_definitions(planted) == {"year": ["a.py"]}

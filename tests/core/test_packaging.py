@@ -13,6 +13,8 @@ import pytest
 
 from desktop_app import paths
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

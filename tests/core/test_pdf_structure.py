@@ -16,7 +16,7 @@ from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.service import Quire
-from tests.documents import BIRDS_LEFT, BIRDS_RIGHT, write_structured_pdf
+from tests.support.documents import BIRDS_LEFT, BIRDS_RIGHT, write_structured_pdf
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,12 @@ from desktop_app.core.answer.prompt import (
     assemble,
     user_message,
 )
+from desktop_app.core.api import Answers, Quire
 from desktop_app.core.passage import Passage
-from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 HUGE_QUESTION = ("How long do I bake the sourdough bread with the lid on? " * 900)[:50_000]
 
@@ -99,7 +101,7 @@ def test_cli_ask_json_refuses_a_50000_character_question(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model = QueuedModel(n_ctx=2048)  # no answer queued: generation would fail the test
-    monkeypatch.setattr(Quire, "chat_model", lambda self, path=None: model)
+    monkeypatch.setattr(Answers, "chat_model", lambda self, path=None: model)
     code = cli.main(["ask", HUGE_QUESTION, "--json"])
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1

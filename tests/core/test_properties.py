@@ -11,14 +11,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest import indexer
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.retrieval import analyzer, lexical
-from desktop_app.core.service import Quire
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 from desktop_app.core.tokens import count_tokens
 from desktop_app.paths import sample_notes
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 # Markdown structure, line endings and odd characters, mixed with any non-surrogate text.
 PIECES = ["# ", "## Heading", "\n", "\r\n", "\r", "\x00", "```", "```python\n", "- item",
@@ -153,13 +155,13 @@ def test_what_quire_quotes_as_the_notes_is_the_notes_text(
     from desktop_app.core.answer.verbatim import NOTES_SAY
     from desktop_app.core.cancel import CancelToken
     from desktop_app.core.events import Done, EvidenceShown
-    from tests.fakes import QueuedModel
+    from tests.support.fakes import QueuedModel
 
     quire, words = mini
     picked = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=6))
     question = f"{data.draw(st.sampled_from(OPENERS))} {' '.join(picked)}?"
     model = QueuedModel(data.draw(MODEL_SAYS))
-    events = list(answer_events(quire.retrieval(), question, [], model, CancelToken()))
+    events = list(answer_events(quire.answers.retrieval(), question, [], model, CancelToken()))
     notes: dict[Path, str] = {}
     QUOTED.append(any(isinstance(e, Done) and e.quote is not None for e in events))
     for event in events:

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from desktop_app import cli
+from desktop_app.core.answer.gate import GateDecision
+from desktop_app.core.api import Answers, Quire
 from desktop_app.core.ingest import dated
 from desktop_app.core.ingest.markdown import parse_front_matter
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.scope import Scope, parse_query
 from desktop_app.core.retrieval.time_phrases import Period
-from desktop_app.core.service import GateDecision, Quire
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 TODAY = date(2026, 12, 2)  # a Wednesday
 MTIME_NS = int(1_700_000_000 * 1e9)  # 14 Nov 2023
@@ -134,6 +137,21 @@ def test_tags_from_front_matter_and_inline_but_not_from_code_or_headings() -> No
         ("vor drei Tagen", "", "2026-11-29", "2026-11-29"),
         ("co bylo poslední dva týdny", "co bylo", "2026-11-19", "2026-12-02"),
         ("za poslední tři dny", "", "2026-11-30", "2026-12-02"),
+        # word numbers, Czech ones in the case a preposition gives them
+        ("what did I cook two weeks ago?", "what did I cook ?", "2026-11-16", "2026-11-22"),
+        ("notes from the past three days", "notes", "2026-11-30", "2026-12-02"),
+        ("vor zwei Wochen gekocht", "gekocht", "2026-11-16", "2026-11-22"),
+        ("was war in den letzten drei Tagen?", "was war ?", "2026-11-30", "2026-12-02"),
+        ("co jsem vařil před dvěma týdny?", "co jsem vařil ?", "2026-11-16", "2026-11-22"),
+        ("před třemi dny", "", "2026-11-29", "2026-11-29"),
+        ("co jsem dělal v posledních třech dnech?", "co jsem dělal ?", "2026-11-30", "2026-12-02"),
+        ("posledních třech dnech", "", "2026-11-30", "2026-12-02"),
+        ("za poslední dva týdny", "", "2026-11-19", "2026-12-02"),
+        ("za posledních pět dní", "", "2026-11-28", "2026-12-02"),
+        ("před čtyřmi měsíci", "", "2026-08-01", "2026-08-31"),
+        ("v posledních dvou týdnech", "", "2026-11-19", "2026-12-02"),
+        ("před dvěma lety", "", "2024-01-01", "2024-12-31"),
+        ("před jedním týdnem", "", "2026-11-23", "2026-11-29"),
     ],
 )  # fmt: skip
 def test_time_phrases_in_three_languages(question: str, rest: str, first: str, last: str) -> None:
@@ -141,6 +159,15 @@ def test_time_phrases_in_three_languages(question: str, rest: str, first: str, l
     assert parsed.text == rest
     assert parsed.scope.period is not None
     assert (str(parsed.scope.period.first), str(parsed.scope.period.last)) == (first, last)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["v posledních třech kapitolách", "dva psi a tři kočky", "mit drei Freunden", "two cats"],
+)
+def test_word_numbers_without_a_unit_of_time_are_no_scope(question: str) -> None:
+    parsed = parse_query(question, TODAY)
+    assert parsed.scope.empty and parsed.text == question
 
 
 @pytest.mark.parametrize(
@@ -254,13 +281,13 @@ def test_batch_search_judges_a_scoped_question_as_ask_does(
     monkeypatch.setenv("QUIRE_TODAY", "2026-12-02")
     run(capsys, "index", "--no-embed", str(journal))
     judged: list[str] = []
-    gate = Quire.gate
+    gate = Answers.gate
 
-    def spy(self: Quire, question: str, *args: Any, **kwargs: Any) -> GateDecision:
+    def spy(self: Answers, question: str, *args: Any, **kwargs: Any) -> GateDecision:
         judged.append(question)
         return gate(self, question, *args, **kwargs)
 
-    monkeypatch.setattr(Quire, "gate", spy)
+    monkeypatch.setattr(Answers, "gate", spy)
     asked = ["What is the budget for the heating folder:work", "What did I cook last week"]
     queries = journal.parent / "q.jsonl"
     queries.write_text(

@@ -11,6 +11,8 @@ import pytest
 from desktop_app import cli
 from desktop_app.settings import Settings
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 BAD_VALUES: dict[str, list[object]] = {
     "chunk_tokens": [-5, 0, 10, 100_000, 200.5, "200", True, None],
     "max_file_mb": [-1, 0, float("nan"), float("inf"), "big", False],

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from desktop_app.core.cancel import Progress
+from desktop_app.core.cancel import Phase, Progress
 from desktop_app.core.ingest import embedding, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.store import meta
 from desktop_app.core.store.db import READERS, Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
-from tests.fakes import word_offsets
+from tests.support.fakes import word_offsets
 
 
 def test_fts5_is_available() -> None:
@@ -112,7 +112,7 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     planned = embedding.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
     chunks = db.query("SELECT count(*) FROM chunks")[0][0]
     assert planned == chunks
-    assert seen[-1] == Progress("parts", chunks, chunks)
+    assert seen[-1] == Progress(Phase.PARTS, chunks, chunks)
     parts = parts_of(db)
     assert {p[0] for p in parts} == {r[0] for r in db.query("SELECT id FROM chunks")}
     assert len(parts) > chunks  # the long note was cut into several parts
@@ -283,10 +283,10 @@ def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
 
     done = embedding.embed_pending(db, encode, PartPlanner(word_offsets, 200), seen.append)
     phases = [p.phase for p in seen]
-    assert phases.index("embed") > phases.index("parts")
-    first_embed = seen[phases.index("embed")]
+    assert phases.index(Phase.EMBED) > phases.index(Phase.PARTS)
+    first_embed = seen[phases.index(Phase.EMBED)]
     assert (first_embed.done, first_embed.total) == (0, done)
-    assert seen[-1] == Progress("embed", done, done)
+    assert seen[-1] == Progress(Phase.EMBED, done, done)
 
 
 def test_the_data_version_moves_with_every_write_the_vector_cache_reads(tmp_path: Path) -> None:

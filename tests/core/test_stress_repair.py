@@ -10,18 +10,20 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import pytest
 
-from desktop_app.cli_repair import cmd_repair
+from desktop_app.cli.repair import cmd_repair
+from desktop_app.core.api import Quire, SearchResult
 from desktop_app.core.as_json import as_json
-from desktop_app.core.service import Quire, SearchResult
 from desktop_app.core.store.db import READERS
 from tests.conftest import ROOT
-from tests.fakes import FakeEmbedder, QueuedModel
+from tests.support.fakes import FakeEmbedder, QueuedModel
+from tests.support.wait import wait_for
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 JOURNAL = ROOT / "tests" / "data" / "journal" / "notes"
 SEARCHES = 200
@@ -82,7 +84,7 @@ def test_searches_and_answers_run_through_a_rebuild(
         finished.append(time.monotonic())
 
     def answer(n: int) -> str:
-        events = [as_json(e) for e in quire.ask(f"What did I write about {queries[n]}?")]
+        events = [as_json(e) for e in quire.answers.ask(f"What did I write about {queries[n]}?")]
         finished.append(time.monotonic())
         return str(events[-1]["type"])
 
@@ -123,21 +125,14 @@ def test_a_repair_while_the_live_index_runs_restarts_it_on_the_new_index(tmp_pat
     (notes / "alpha.md").write_text("# Alpha\n\nThe quokka sleeps in the shade.\n", "utf-8")
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
     try:
-        quire.watch(notes)
-        before = quire.start_live()
-        _wait_for(lambda: bool(quire.search("quokka")))
-        quire.recover(["test"], requested=True)
-        after = quire.live
+        quire.live.watch(notes)
+        before = quire.live.start()
+        wait_for(lambda: bool(quire.search("quokka")))
+        quire.repair.recover(["test"], requested=True)
+        after = quire.live.index
         assert after is not None and after is not before and before.ended
         (notes / "beta.md").write_text("# Beta\n\nThe pangolin rolls up.\n", "utf-8")
-        _wait_for(lambda: bool(quire.search("pangolin")) and bool(quire.search("quokka")))
+        wait_for(lambda: bool(quire.search("pangolin")) and bool(quire.search("quokka")))
     finally:
-        quire.stop_live()
+        quire.live.stop()
         quire.close()
-
-
-def _wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)

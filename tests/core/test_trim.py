@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
 # Each layout as PyInstaller writes it: (files trim must remove, files the app loads).
 LINUX = (
     ["PySide6/Qt/translations/qt_de.qm", "PySide6/Qt/plugins/tls/libqopensslbackend.so",

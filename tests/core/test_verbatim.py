@@ -20,18 +20,19 @@ from desktop_app.core.answer import (
     units,
     verbatim,
 )
-from desktop_app.core.answer.ask import answer_events
+from desktop_app.core.answer.ask import answer_events, citations_of
 from desktop_app.core.answer.cues import tells_the_fix as cues_fix
 from desktop_app.core.answer.decision import decide
-from desktop_app.core.answer.done_parts import citations_of
+from desktop_app.core.api import Quire
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Done, Evidence, EvidenceShown, SourcesFound
 from desktop_app.core.retrieval.scope import Scope
 from desktop_app.core.retrieval.search import SearchResult
-from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
-from tests.fakes import QueuedModel
+from tests.support.fakes import QueuedModel
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "notes"
 FIRST_COMMIT = "How do I find the very first commit of a repository?"
@@ -174,7 +175,7 @@ def test_link_only_units_are_never_units_and_url_words_never_match() -> None:
 def test_the_answer_in_code_is_shown_first_and_no_link_line_is(tech: tuple[Quire, Path]) -> None:
     quire, folder = tech
     model = QueuedModel("Use git.")
-    events = list(answer_events(quire.retrieval(), FIRST_COMMIT, [], model, CancelToken()))
+    events = list(answer_events(quire.answers.retrieval(), FIRST_COMMIT, [], model, CancelToken()))
     shown = next(e for e in events if isinstance(e, EvidenceShown)).evidence
     assert shown[0].kind == units.CODE and "$ git rev-list --max-parents=0 HEAD" in shown[0].text
     assert not any(units.is_link_only(e.text) for e in shown)
@@ -187,7 +188,7 @@ def test_an_answer_of_invented_commands_gives_way_to_the_notes(tech: tuple[Quire
     quire, folder = tech
     invented = ("To find the very first commit of a repository, run `git ls-clone` [1]. "
                 "You can also use `sudo git ls-clone -r` [2].")  # fmt: skip
-    events = list(answer_events(quire.retrieval(), FIRST_COMMIT, [], QueuedModel(invented),
+    events = list(answer_events(quire.answers.retrieval(), FIRST_COMMIT, [], QueuedModel(invented),
                                 CancelToken()))  # fmt: skip
     done = events[-1]
     assert isinstance(done, Done) and done.draft is not None and done.quote is not None
@@ -211,11 +212,11 @@ def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
     forged = ("Your notes say: “The dough should rest for 1 hour before adding the starter "
               "to the oven.” [1]\n- Knead it well [3]\n- Bake it [6]")  # fmt: skip
     model = QueuedModel("Fold every 30 minutes.", forged)
-    first = list(answer_events(quire.retrieval(), "How is the sourdough dough folded?", [],
+    first = list(answer_events(quire.answers.retrieval(), "How is the sourdough dough folded?", [],
                                model, CancelToken()))[-1]  # fmt: skip
     assert isinstance(first, Done)
     history = [Turn("How is the sourdough dough folded?", verbatim.NOTES_SAY + " “x” [1]")]
-    events = list(answer_events(quire.retrieval(), "how long should the dough rest before "
+    events = list(answer_events(quire.answers.retrieval(), "how long should the dough rest before "
                                 "adding the starter", history, model, CancelToken()))  # fmt: skip
     quire.close()
     assert verbatim.NOTES_SAY not in model.prompts[1]  # the earlier turn reached it unlabelled
@@ -270,7 +271,9 @@ def _first_evidence(tmp_path: Path, note: str, question: str) -> units.Unit:
     (folder / "note.md").write_text(note, "utf-8")
     quire = Quire.open(tmp_path / "home")
     quire.index([folder], embed=False)
-    events = list(answer_events(quire.retrieval(), question, [], QueuedModel("x"), CancelToken()))
+    events = list(
+        answer_events(quire.answers.retrieval(), question, [], QueuedModel("x"), CancelToken())
+    )
     quire.close()
     first = next(e for e in events if isinstance(e, EvidenceShown)).evidence[0]
     assert note[first.start : first.end] == first.text
@@ -361,7 +364,7 @@ def test_a_how_to_reads_on_into_the_passage_after_the_one_that_names_the_problem
     quire = Quire.open(tmp_path / "home")
     quire.index([folder], embed=False)
     question = "How do I find the latest release of a package without leaving the terminal?"
-    retrieval = quire.retrieval()
+    retrieval = quire.answers.retrieval()
     asked = retrieval.read(question)
     results = quire.search(question, top_k=8)
     assert "mix hex.info" not in results[0].text  # the best passage names the problem only
@@ -379,7 +382,9 @@ def test_a_how_to_reads_on_into_the_passage_after_the_one_that_names_the_problem
     low = replace(after, score=results[0].score / 10)  # found by the search, far below the best
     moved = evidence.read_on(asked, [results[0], low], lambda _p: None)
     assert [(r.chunk_id, r.score) for r in moved][1] == (after.chunk_id, results[0].score)
-    scoped = quire.retrieval(Scope(folders=("notes",)))  # a scope never reads past its search
+    scoped = quire.answers.retrieval(
+        Scope(folders=("notes",))
+    )  # a scope never reads past its search
     assert scoped.following(results[0]) is None
     quire.close()
 

@@ -5,24 +5,18 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from desktop_app.core.api import NoteStatus, Quire
 from desktop_app.core.ingest.watcher import Change, LiveIndex
-from desktop_app.core.service import NoteStatus, Quire
-from tests.core.live_index import live_index
+from tests.support.live_index import live_index
+from tests.support.wait import wait_for
 
-
-def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError("condition not reached in time")
+pytestmark = pytest.mark.usefixtures("fake_embedder")
 
 
 class Spy:
@@ -99,7 +93,7 @@ def test_a_burst_of_writes_is_indexed_once(live: Live, vault: Path) -> None:
 
 
 def test_a_pdf_written_in_pieces_is_indexed_once_when_whole(live: Live, vault: Path) -> None:
-    from tests.documents import write_pdf
+    from tests.support.documents import write_pdf
 
     quire, watcher, changes, _ = live
     whole = write_pdf(vault.parent / "manual.pdf", ["The grebe manual, page one."] * 3)
@@ -286,7 +280,7 @@ def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from desktop_app.core.as_json import as_json\nfrom desktop_app.core.service import Quire\n"
+        "from desktop_app.core.as_json import as_json\nfrom desktop_app.core.api import Quire\n"
         "q = Quire.open(Path(sys.argv[1]))\n"
         "r = q.index([Path(sys.argv[2])], embed=False)[0].report\n"
         "print(json.dumps(r.problems))\n"

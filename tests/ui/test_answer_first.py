@@ -16,10 +16,10 @@ from desktop_app.ui.answer_view import MODELS_LINK
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.welcome import WelcomePage
-from tests.fakes import QueuedModel
-from tests.ui.helpers import INDEXED, click_link, indexed_window
+from tests.support.clicks import INDEXED, click_link, indexed_window
+from tests.support.fakes import QueuedModel
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 
 
 @pytest.fixture

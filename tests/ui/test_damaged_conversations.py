@@ -12,6 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt, QThreadPool
 
+from desktop_app.core.api import Quire
 from desktop_app.core.conversations import (
     DAMAGED_FOLDER,
     Conversation,
@@ -20,10 +21,9 @@ from desktop_app.core.conversations import (
 )
 from desktop_app.core.events import Citations
 from desktop_app.core.passage import Passage
-from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 
 SOURCE = {"n": 1, "path": "bread.md", "folder": "/notes", "title": "Bread", "heading_path": [],
           "start": 0, "end": 20, "lines": [1, 2], "score": 0.5, "text": "Bake at 250 °C.",

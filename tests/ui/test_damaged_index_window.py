@@ -15,13 +15,13 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QMessageBox
 
-from desktop_app.core.service import Health, Quire
+from desktop_app.core.api import Health, Quire
 from desktop_app.core.store import health
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
-from tests.corruption import damage_fts, truncate
+from tests.support.corruption import damage_fts, truncate
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 INDEXED = 120_000
 
 
@@ -50,7 +50,7 @@ def test_window_opens_on_a_damaged_index(
         damage_fts(quire_home / "quire.sqlite", random.Random(13), pages=2)
 
     service = Quire.open(quire_home)  # what run_app does: open, then the folders used last time
-    assert (service.recovery is not None) == (when == "on open")
+    assert (service.repair.recovery is not None) == (when == "on open")
     win = MainWindow(service, service.known_folders())
     qtbot.addWidget(win)
     win.show()
@@ -79,7 +79,7 @@ def test_repair_from_the_menu(qtbot: QtBot, tmp_path: Path, quire_home: Path) ->
     action = next(a for a in win.actions() if "repair" in a.text())
     action.trigger()  # healthy: nothing replaced
     qtbot.waitUntil(lambda: isinstance(win.repaired, Health) and win.repaired.ok, timeout=30_000)
-    assert win.service.live is not None
+    assert win.service.live.index is not None
     assert not list(quire_home.glob("quire.sqlite.*-*"))
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.core.answer import attribution
-from desktop_app.core.answer.done_parts import draft_of
+from desktop_app.core.answer.ask import draft_of
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, DraftReplaced
 from desktop_app.core.passage import Evidence, Passage

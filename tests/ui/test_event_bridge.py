@@ -14,12 +14,12 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QObject, QThreadPool
 
+from desktop_app.core.api import Quire
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.workers import GuiQueue, on_gui_thread, run_in_background
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 EVENTS = 50_000
 
 

@@ -15,9 +15,9 @@ pytest.importorskip("pytestqt")
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
-from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
+from tests.support.clicks import INDEXED, click_link, indexed_window, link_hrefs
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 
 
 @pytest.fixture

@@ -15,12 +15,12 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt, QThreadPool
 
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest.watcher import LiveIndex
-from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
-from tests.core.hostile import word
+from tests.support.hostile import word
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 INDEXED = 120_000
 
 
@@ -70,7 +70,9 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
         (folder / "later.md").write_text(f"# Later\n\nNow {word(50)} too.\n", "utf-8")
         qtbot.waitUntil(lambda: "vault/later.md" in _rows(win), timeout=60_000)
         assert "later.md" in _search(qtbot, win, word(50))
-        assert win.service.live is not None and all(t.is_alive() for t in win.service.live._threads)
+        assert win.service.live.index is not None and all(
+            t.is_alive() for t in win.service.live.index._threads
+        )
     finally:
         win.close()
         QThreadPool.globalInstance().waitForDone(10_000)

@@ -14,16 +14,16 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt, QThreadPool, QUrl
 
+from desktop_app.core.api import Quire
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.events import Done
 from desktop_app.core.passage import Passage
-from desktop_app.core.service import Quire
 from desktop_app.paths import sample_notes
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
-from tests.ui.helpers import click_link, link_hrefs
+from tests.support.clicks import click_link, link_hrefs
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 INDEXED = 120_000
 LEFT = Qt.MouseButton.LeftButton
 
@@ -80,7 +80,7 @@ def test_welcome_then_sample_notes(qtbot: QtBot, quire_home: Path) -> None:
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     assert "sample_notes" in win.folders_panel.list.item(0).text()
     # a copy in the data folder: a user who edits a sample note never edits the installation
-    assert win.service.folders == [(quire_home / "sample_notes").resolve()]
+    assert win.service.live.folders == [(quire_home / "sample_notes").resolve()]
     assert win.last_status is not None and win.last_status.counts.notes == 6
     _close(win)
     service.close()
@@ -164,7 +164,7 @@ def test_closing_while_an_answer_streams(qtbot: QtBot, notes: Path, quire_home: 
     qtbot.waitUntil(lambda: win.chat._live is not None and win.chat._live.answer != "",
                     timeout=60_000)  # fmt: skip
     win.close()  # mid-stream
-    assert win.service.live is None and not win.chat.answering
+    assert win.service.live.index is None and not win.chat.answering
     QThreadPool.globalInstance().waitForDone(10_000)
     assert QThreadPool.globalInstance().activeThreadCount() == 0
     service.close()

@@ -19,13 +19,13 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import QPushButton
 
+from desktop_app.core.api import Quire
 from desktop_app.core.models.catalog import CatalogEntry, RemoteFile
-from desktop_app.core.service import Quire
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
-from tests.core.fake_gguf import gguf_bytes, write_gguf
+from tests.support.fake_gguf import gguf_bytes, write_gguf
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 LEFT = Qt.MouseButton.LeftButton
 
 

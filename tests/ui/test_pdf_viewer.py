@@ -13,11 +13,11 @@ pytest.importorskip("pytestqt")
 
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.ui.main_window import MainWindow
-from tests.documents import write_pdf
-from tests.fakes import QueuedModel
-from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
+from tests.support.clicks import INDEXED, click_link, indexed_window, link_hrefs
+from tests.support.documents import write_pdf
+from tests.support.fakes import QueuedModel
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 PAGES = [
     "Sourdough starter needs feeding twice a day with equal weights of flour and water. " * 3,
     "The rye loaf bakes at 240 degrees for fifty minutes in a covered pot. "

@@ -16,15 +16,15 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 
+from desktop_app.core.api import Scope
 from desktop_app.core.conversations import ConversationStore
-from desktop_app.core.service import Scope
 from desktop_app.ui.chat import NOTHING_IN_SCOPE
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.search_tab import SearchTab
-from tests.fakes import QueuedModel
-from tests.ui.helpers import INDEXED, indexed_window
+from tests.support.clicks import INDEXED, indexed_window
+from tests.support.fakes import QueuedModel
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 ENTRIES = {
     "daily/2026-11-24.md": "Cooked a lentil soup with smoked paprika. #cooking",
     "daily/2026-11-03.md": "Cooked a pumpkin risotto for the neighbours. #cooking",

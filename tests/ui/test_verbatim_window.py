@@ -24,10 +24,10 @@ from desktop_app.ui.answer_view import (
 )
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
-from tests.fakes import QueuedModel
-from tests.ui.helpers import INDEXED, click_link, indexed_window, link_hrefs
+from tests.support.clicks import INDEXED, click_link, indexed_window, link_hrefs
+from tests.support.fakes import QueuedModel
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 TIL = Path(__file__).resolve().parents[1] / "data" / "eval-mini" / "til-en" / "notes"
 
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox
 
 from desktop_app.ui.dialogs import offer_crash_report, show_error
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 
 
 def _button(box: QMessageBox, text: str) -> QAbstractButton:

@@ -8,7 +8,9 @@ found in no source.
 
 It is given what it needs (`Retrieval`: a search callable, the query language, the index's term
 weights) and a chat model; it never reaches back into the facade that calls it. The question is
-read once (`Question`) and that reading is what every step after it uses.
+read once (`Question`) and that reading is what every step after it uses. The events' typed
+parts (the gate's verdict, the citation report, a replaced draft, the timings) and the events
+of a refusal are built at the end of this module.
 """
 
 from __future__ import annotations
@@ -30,17 +32,6 @@ from desktop_app.core.answer import (
     verbatim,
 )
 from desktop_app.core.answer.decision import Retrieval, decide, retrieval_query
-from desktop_app.core.answer.done_parts import (
-    NOT_GENERATED,
-    answer_sources,
-    citations_of,
-    draft_of,
-    line_answer,
-    offer_for,
-    refusal,
-    timings_of,
-    verdict,
-)
 from desktop_app.core.answer.evidence import Cosines
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn, language_name
@@ -48,20 +39,25 @@ from desktop_app.core.answer.llm import Generation
 from desktop_app.core.answer.profile import ModelProfile
 from desktop_app.core.answer.prompt import Prompt, assemble, check_question
 from desktop_app.core.answer.question import Question, Weights
+from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.events import (
     AnswerEvent,
+    Citations,
     CitedSentence,
     Done,
     Draft,
     DraftReplaced,
     Error,
     EvidenceShown,
+    GateVerdict,
     Outcome,
+    SourcesFound,
+    Timings,
     Token,
     Unfound,
 )
-from desktop_app.core.passage import Passage
+from desktop_app.core.passage import Evidence, Passage
 from desktop_app.core.retrieval import lexical
 from desktop_app.core.retrieval.search import Searcher
 from desktop_app.core.store import chunks
@@ -71,10 +67,15 @@ from desktop_app.core.text import clean_text
 __all__ = ["Retrieval", "answer_events", "embedder_similarity", "index_is_empty", "index_weights"]
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
-USE_EMBEDDER_FOR_EVIDENCE = True  # evidence@1 0.77 → 0.81 on 300 English XQuAD dev questions
+USE_EMBEDDER_FOR_EVIDENCE = True  # its cosines rank evidence better (docs/answers.md)
 FACT_TOKENS, OTHER_TOKENS, STEPS_TOKENS = 64, 96, 160  # an answer's length bound by its kind
 # A model that starts writing these has left its answer and is inventing the next prompt.
 STOP_MARKERS = ("\nQuestion:", "Question: ", "<source", "Sources from my notes")
+
+NOT_GENERATED = "not_generated"  # `Done.stopped` when the model was not asked to write
+NO_LINE = "No single sentence of your notes answers this: read the passages below."
+NOT_IN_NOTES = "Your notes don't seem to cover this. The closest passages are listed below."
+REFUSAL_SOURCES = 5  # the closest passages a refusal lists
 
 
 def until_markers(pieces: Iterator[str], markers: tuple[str, ...] = STOP_MARKERS) -> Iterator[str]:
@@ -165,10 +166,18 @@ def answer_events(
     if not model.profile.writes(asked.language):
         yield composed_done(line, sources, asked, timing, decision, _declined(model, asked))
         return
-    sentences = 1 if asked.kind in cues.FACT_KINDS else grammar.MAX_SENTENCES
-    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature, sentences)
+    sentences, bound = _shape(asked, found, model.profile)
+    answer = _AnswerStream(model, prompt, max_tokens, cancel, temperature, sentences, bound)
     yield from answer
     yield _checked_done(answer, sources, found, asked, timing, decision, line)
+
+
+def _shape(
+    question: Question, found: list[evidence.Evidence], profile: ModelProfile
+) -> tuple[int, int]:
+    """How many sentences an answer may have (a fact: one), and how long each may run."""
+    sentences = 1 if question.kind in cues.FACT_KINDS else grammar.MAX_SENTENCES
+    return sentences, grammar.sentence_bound((e.text for e in found), profile.follows_format)
 
 
 def _budget(question: str) -> int:
@@ -237,10 +246,11 @@ class _AnswerStream:
         cancel: CancelToken,
         temperature: float,
         sentences: int = grammar.MAX_SENTENCES,
+        bound: int = grammar.SENTENCE_CHARS,
     ) -> None:
         self.model, self.prompt, self.max_tokens = model, prompt, max_tokens
         self.cancel, self.temperature = cancel, temperature
-        self.sentences = sentences
+        self.sentences, self.bound = sentences, bound
         self.stats = Generation()
         self.text = ""
 
@@ -249,7 +259,7 @@ class _AnswerStream:
         rendered = self.model.render(self.prompt.messages)
         shape = None
         if self.prompt.sources:
-            shape = grammar.answer_grammar(len(self.prompt.sources), self.sentences)
+            shape = grammar.answer_grammar(len(self.prompt.sources), self.sentences, self.bound)
         pieces = self.model.stream(
             rendered, self.max_tokens, self.cancel, self.temperature, stats, grammar=shape
         )
@@ -327,7 +337,7 @@ def _checked_done(
     draft: Draft | None = None
     quote, invalid = None, checked.invalid
     ended = answer.stats.stopped in ("eos", "marker")  # not cut by the length bound or a loop
-    written = readability.Written(answer.text, ended, len(texts))
+    written = readability.Written(answer.text, ended, len(texts), answer.bound)
     unfit = readability.problems(written, question, texts.values(), found, line)
     replaced = _replaced_because(checked, report, found, question, texts)
     if replaced is None and unfit:
@@ -423,3 +433,105 @@ def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
 
 def _counter(model: ChatModel) -> Callable[[list[dict[str, str]]], int]:
     return lambda messages: len(model.tokenize(model.render(messages)))
+
+
+# -- the typed parts of the events: the gate's verdict, the citation report, the replaced draft,
+# the timings; the events of a refusal ------------------------------------------------------
+def refusal(
+    decision: gate.GateDecision, sources: list[Passage], retrieval_seconds: float
+) -> Iterator[AnswerEvent]:
+    """The events of "not in your notes": the closest passages, no evidence, why."""
+    yield SourcesFound(False, Outcome.ABSENT, verdict(decision), sources[:REFUSAL_SOURCES])
+    yield EvidenceShown(Outcome.ABSENT, "", [], round(retrieval_seconds, 3))
+    message = f"{NOT_IN_NOTES} (Why: {decision.reason}.)"
+    yield Token(message)
+    yield Done(
+        answer=message,
+        answerable=False,
+        citations=citations_of(citations.CitationReport()),
+        stopped=Generation().stopped,
+        timings=timings_of(Generation(), retrieval_seconds),
+        outcome=Outcome.ABSENT,
+        marked_answer=message,
+        reason=decision.reason,
+    )
+
+
+def answer_sources(
+    decision: gate.GateDecision, sources: list[Passage], prompt: Prompt, notices: list[str]
+) -> SourcesFound:
+    """The passages an answer is grounded in, with what did not fit in its prompt."""
+    gate_verdict = verdict(decision)
+    return SourcesFound(
+        answerable=True,
+        outcome=gate_verdict.outcome,
+        gate=gate_verdict,
+        sources=sources,
+        dropped_sources=prompt.dropped_sources,
+        dropped_turns=prompt.dropped_turns,
+        notices=list(notices),
+    )
+
+
+def verdict(decision: gate.GateDecision) -> GateVerdict:
+    """The gate's decision, its scores rounded as the events carry them."""
+    cosine = None if decision.cosine is None else round(decision.cosine, 3)
+    return GateVerdict(
+        answerable=decision.answerable,
+        outcome=decision.outcome,
+        reason=decision.reason,
+        missing=list(decision.missing),
+        coverage=round(decision.coverage, 3),
+        cosine=cosine,
+    )
+
+
+def citations_of(report: citations.CitationReport, invalid: Sequence[int] = ()) -> Citations:
+    """The report as `Done` carries it; `invalid`: the numbers taken out of the answer."""
+    taken_out = [n for n in invalid if n not in report.invalid]
+    return Citations(list(report.valid), [*report.invalid, *taken_out], list(report.sentences))
+
+
+def draft_of(
+    checked: attribution.Checked, replaced: DraftReplaced, problems: Sequence[str] = ()
+) -> Draft:
+    """The model's answer, checked, as it goes along when it gave way."""
+    return Draft(
+        answer=checked.answer,
+        added_citations=list(checked.added),
+        unsupported=list(checked.unsupported),
+        marked_answer=checked.marked(),
+        replaced=replaced,
+        problems=list(problems),
+    )
+
+
+def line_answer(line: Evidence | None) -> str:
+    """The answer in the notes' own words: the answer line quoted verbatim with its `[n]`."""
+    if line is None:
+        return NO_LINE
+    return f"{NOTES_SAY} “{line.text}” [{line.number}]"
+
+
+def offer_for(language: str, needed: bool) -> str:
+    """One line offering a better model, when Quire had to answer without the model's words."""
+    if not needed:
+        return ""
+    return (
+        f"A chat model that writes {language_name(language)} well can answer in its own words: "
+        "choose or download one in Settings → Models."
+    )
+
+
+def timings_of(
+    stats: Generation, retrieval_seconds: float, evidence_seconds: float | None = None
+) -> Timings:
+    first = stats.first_token_seconds
+    return Timings(
+        retrieval_seconds=round(retrieval_seconds, 3),
+        prompt_tokens=stats.prompt_tokens,
+        completion_tokens=stats.completion_tokens,
+        first_token_seconds=None if first is None else round(first, 3),
+        tokens_per_second=round(stats.tokens_per_second, 1),
+        evidence_seconds=evidence_seconds,
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from desktop_app.core.answer.figures import (
     DATE_MONTHS,
@@ -16,9 +16,18 @@ from desktop_app.core.answer.figures import (
     numbers,
 )
 from desktop_app.core.retrieval import analyzer, languages
+from desktop_app.core.text import COMMAND, FENCE, INDENTED, INLINE_CODE, YEAR
 
-if TYPE_CHECKING:
-    from desktop_app.core.answer.question import Question
+
+class Asked(Protocol):
+    """What the cues read of a question (`question.Question` is one; it reads its kind here)."""
+
+    @property
+    def numbers(self) -> frozenset[float]: ...
+    @property
+    def folded(self) -> frozenset[str]: ...
+    @property
+    def years(self) -> frozenset[str]: ...
 
 
 class AnswerKind(StrEnum):
@@ -74,10 +83,18 @@ _TEMPERATURE = re.compile(  # fold() would drop "°" and the spaces
     re.IGNORECASE,
 )
 _DURATION_ARTICLES = frozenset(w for lang in languages.REGISTERED for w in lang.duration_articles)
+# Code in a text: inline code, a command line, an indented line, a fence and its first line.
 _CODE = re.compile(
-    r"`[^`\n]+`|^[ \t]*\$ [^\n]+|^(?: {4}|\t)[^\n]+|^`{3}[^\n]*\n[^\n]+", re.MULTILINE
+    "|".join(
+        [
+            INLINE_CODE,
+            COMMAND.pattern + r"[^\n]*",
+            INDENTED.pattern + r"[^\n]+",
+            FENCE.pattern + r"[^\n]*\n[^\n]+",
+        ]
+    ),
+    re.MULTILINE,
 )
-_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 _CAPITALIZED = re.compile(r"\b[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ][\w'’-]*")
 
 
@@ -94,26 +111,26 @@ def question_kind(question: str) -> AnswerKind:
     return AnswerKind.PROCEDURE if _PROCEDURE.search(" ".join(words)) else AnswerKind.OTHER
 
 
-def has_number(text: str, question: Question) -> bool:
+def has_number(text: str, question: Asked) -> bool:
     """A number in `text` that the question does not state itself (the "Seven" of "How long was
     the Seven Years' War?" is no answer to it)."""
     return bool(numbers(text) - question.numbers)
 
 
-def has_duration(text: str, question: Question) -> bool:
+def has_duration(text: str, question: Asked) -> bool:
     words = folded_words(text)
     unit = any(w.startswith(TIME_UNITS) for w in words)
     article = any(w in _DURATION_ARTICLES for w in words)
     return unit and (has_number(text, question) or article)
 
 
-def has_date(text: str, question: Question) -> bool:
+def has_date(text: str, question: Asked) -> bool:
     words = set(folded_words(text)) - question.folded
-    years = set(_YEAR.findall(text)) - question.years
+    years = set(YEAR.findall(text)) - question.years
     return bool(years) or bool(words & DATE_MONTHS) or bool(words & DATE_WEEKDAYS)
 
 
-def has_name(text: str, question: Question) -> bool:
+def has_name(text: str, question: Asked) -> bool:
     """A capitalized word that is not the unit's first word and not a word of the question."""
     for match in _CAPITALIZED.finditer(text):
         word = analyzer.fold(match.group(0).casefold())
@@ -122,7 +139,7 @@ def has_name(text: str, question: Question) -> bool:
     return False
 
 
-def matches(kind: AnswerKind, text: str, question: Question) -> bool:
+def matches(kind: AnswerKind, text: str, question: Asked) -> bool:
     """`text` holds the kind of thing the question asks for."""
     if kind == AnswerKind.DURATION:
         return has_duration(text, question)
@@ -144,7 +161,7 @@ def tells_the_fix(text: str) -> bool:
     return bool(_FIX.search(text))
 
 
-def has_new_code(text: str, question: Question) -> bool:
+def has_new_code(text: str, question: Asked) -> bool:
     """Code (inline, a `$ command`, an indented line) holding a word the question does not: the
     thing that answers "how do I", not the question's own `onChange` repeated."""
     return any(set(folded_words(m.group(0))) - question.folded for m in _CODE.finditer(text))

@@ -11,37 +11,36 @@ dates for "when", names for "who / where") in English, German and Czech.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop_app.core.answer import cues
-from desktop_app.core.answer.candidates import candidate_units
 from desktop_app.core.answer.cues import AnswerKind
 from desktop_app.core.answer.figures import folded_words
 from desktop_app.core.answer.question import KeyWords, Question, Weights
 from desktop_app.core.answer.units import (
     CODE,
-    FENCE_LINE,
     SENTENCE,
     Unit,
     joined,
+    split_units,
     words_of,
 )
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
+from desktop_app.core.text import FENCE
 
 if TYPE_CHECKING:
     from desktop_app.core.passage import Passage
     from desktop_app.core.retrieval.search import SearchResult
 
 MAX_EVIDENCE = 3
-# Weights fitted by tests/bench/evidence_dev.py --fit on 300 + 300 XQuAD questions (en + de)
-# the answers bench never measures (its 100 per set are kept apart): global, the same for every
-# language and question. A share of the previous unit's overlap ("It was…" after the topic)
-# fitted to 0 there and was dropped. RANK_PRIOR was raised from 0.08 when a fit on each half
-# of those questions chose 0.15 for the other half (the hybrid search's first passage holds the
-# answer for 0.92-0.96 of them).
+PASSAGES_READ = 4  # the top passages split into units
+MIN_UNIT_WORDS = 3
+# Weights fitted by tests/bench/evidence_dev.py --fit on development questions the answers
+# bench never measures; the same for every language and question (docs/answers.md, "Fitting
+# the evidence weights").
 KEEP_RATIO = 0.4  # a second or third unit is shown when it scores this close to the best
 MAX_RUN = 600  # characters: kept units side by side in a passage are quoted as one up to this
 COSINE_WEIGHT = 1.2  # how much the embedder's similarity adds (only where it is trusted)
@@ -93,6 +92,28 @@ class _Forms:
 
     def has(self, word: str, stem: str, prefix: str) -> bool:
         return self.position(word, stem, prefix) is not None or self.ends(word)
+
+
+# -- the units to choose from: those worth showing of the first passages read ----------------
+def candidate_units(
+    results: Sequence[SearchResult], numbered: Container[int]
+) -> Iterator[tuple[SearchResult, Unit, int]]:
+    """The units worth showing of the first PASSAGES_READ results that are prompt sources (chunk
+    ids in `numbered`), each with its passage and the passage's rank among them."""
+    for rank, r in enumerate(r for r in results if r.chunk_id in numbered):
+        if rank >= PASSAGES_READ:
+            return
+        heading = r.heading_path[-1] if r.heading_path else ""
+        for u in split_units(r.text, r.start):
+            if worth_showing(u, r):
+                yield r, (u if u.heading else replace(u, heading=heading)), rank
+
+
+def worth_showing(unit: Unit, r: SearchResult) -> bool:
+    """Not a fragment of two words, not the note's title line repeated."""
+    if unit.kind == SENTENCE and len(analyzer.words(words_of(unit.text))) < MIN_UNIT_WORDS:
+        return False
+    return unit.text.strip() != (r.title or "").strip()
 
 
 def title_forms(title: str, language: str) -> _Forms:
@@ -175,7 +196,7 @@ def read_on(
     best = results[0]
     found = (r for r in results if r.note_id == best.note_id and r.seq == best.seq + 1)
     after = next(found, None) or following(best)
-    if after is None or (question.kind == AnswerKind.OTHER and not FENCE_LINE.search(after.text)):
+    if after is None or (question.kind == AnswerKind.OTHER and not FENCE.search(after.text)):
         return list(results)
     after = replace(after, score=best.score)  # read as the rest of the best passage
     return [best, after, *(r for r in results[1:] if r.chunk_id != after.chunk_id)]
@@ -297,9 +318,7 @@ def _how_to_notes(question: Question, scored: list[ScoredUnit]) -> Callable[[int
         return lambda _note: True
     if question.kind != AnswerKind.OTHER:
         return lambda _note: False
-    coded = {
-        c.result.note_id for c in scored if c.unit.kind == CODE and FENCE_LINE.search(c.unit.text)
-    }
+    coded = {c.result.note_id for c in scored if c.unit.kind == CODE and FENCE.search(c.unit.text)}
     return coded.__contains__
 
 

@@ -1,9 +1,7 @@
 """A compact prompt built around the evidence: only the sources holding an evidence sentence, each
-cut to those sentences, and a short answer asked for in the question's language. Less for a
-small model to misread and a faster first token: on the answers bench's first 20 xquad-en
-questions the bundled model's answers held the gold answer 0.35 of the time vs 0.20 with the
-top-5 passages, at 356 vs 1,020 prompt tokens. Without evidence, the best sources are cut to a
-window of their start."""
+cut to those sentences, and a short answer asked for in the question's language: less for a
+small model to misread and a faster first token (docs/answers.md). Without evidence, the best
+sources are cut to a window of their start."""
 
 from __future__ import annotations
 

@@ -4,12 +4,12 @@ start of an answer and read by the gate, the evidence, the cues, the prompt and 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_app.core.answer import cues, figures
 from desktop_app.core.retrieval import analyzer, languages
+from desktop_app.core.text import YEAR
 
 Weights = Callable[[list[str]], dict[str, float]]  # terms → IDF over the whole index
 
@@ -17,7 +17,6 @@ SHORT_QUESTION_WORDS = 6  # a follow-up this short leans on the previous questio
 FOLLOW_UP_OPENERS = frozenset(
     w for language in languages.REGISTERED for w in language.follow_up_openers
 )
-_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ class Question:
             keys=KeyWords.of(text, language, idf),
             kind=cues.question_kind(text),
             numbers=frozenset(figures.numbers(text)),
-            years=frozenset(_YEAR.findall(text)),
+            years=frozenset(YEAR.findall(text)),
             follow_up=has_history and (len(words) <= SHORT_QUESTION_WORDS or opener),
         )
 

@@ -32,7 +32,11 @@ LANGUAGE_WORDS = 6  # a draft this long (in words) is long enough to tell its la
 _LABEL = re.compile(r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s")
 _SCAFFOLD = re.compile(
     r"\b(?:the answer (?:to (?:this|the|your) question )?is|to (?:answer|solve) this|answer:"
-    r"|question:|in (?:english|german|czech)\b|checked:)",
+    r"|question:|in (?:english|german|czech)\b|checked:"
+    # talk about the sources instead of what they say ("The key sentence from the source is")
+    r"|(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
+    r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
+    r"|\b(?:stated|mentioned|said|given|written) in (?:the )?(?:sources?|passages?)\b)",
     re.I,
 )
 
@@ -40,11 +44,12 @@ _SCAFFOLD = re.compile(
 @dataclass(frozen=True)
 class Written:
     """A draft as generation left it: its text, whether it ended on its own, how many sources
-    it was given to cite."""
+    it was given to cite, how long the grammar let a sentence run."""
 
     text: str
     finished: bool
     sources: int
+    bound: int = grammar.SENTENCE_CHARS
 
 
 def problems(
@@ -53,7 +58,7 @@ def problems(
 ) -> list[str]:  # fmt: skip
     """What makes the draft unfit to show (empty: none), each said in a few words."""
     draft, unfit = written.text, []
-    if not written.finished or _cut_off(draft):
+    if not written.finished or _cut_off(draft, written.bound):
         unfit.append("it did not come to an end")
     invented = made_up_words(draft, question.language, [question.text, *sources])
     if invented:
@@ -108,9 +113,18 @@ def _frequency(language: str) -> Any:
     return None
 
 
-def _cut_off(draft: str) -> bool:
-    """A sentence ran to the grammar's length bound: its `[n]` was forced on it mid-thought."""
-    return any(len(part.strip()) >= grammar.SENTENCE_CHARS for part in CITATION.split(draft))
+_DANGLING = re.compile(r"[,;(\u2013\u2014-]$")  # a sentence cannot end on these
+
+
+def _cut_off(draft: str, bound: int) -> bool:
+    """A sentence ran to the grammar's length bound, or stops on a comma, a dash or an open
+    bracket: its `[n]` came mid-thought (near the bound, the grammar leaves a model no word
+    that still fits, only the citation)."""
+    for part in CITATION.sub("\0", draft).split("\0"):
+        text = part.strip()
+        if len(text) >= bound or (analyzer.words(text) and _DANGLING.search(text)):
+            return True
+    return False
 
 
 def _other_language(draft: str, language: str) -> bool:

@@ -16,29 +16,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from desktop_app.core.retrieval import analyzer, languages
-from desktop_app.core.text import TextSpan
+from desktop_app.core.text import (
+    ATX_HEADING,
+    COMMAND,
+    FENCE,
+    IMAGE,
+    INDENTED,
+    LIST_ITEM,
+    SENTENCE_END,
+    TextSpan,
+)
 
 SENTENCE, ITEM, ROW, CODE = "sentence", "item", "row", "code"
 Span = tuple[int, int]  # start, end in the note
 MAX_CODE_LINES = 15  # a longer block is cut into pieces…
 CODE_PIECE = 12  # …at a blank line after half this many lines (each piece quoted to MAX_CODE_LINES)
 
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
-FENCE = r"^[ \t]{0,3}(`{3,}|~{3,})"  # a code fence line opens (the marker is group 1)
-_FENCE = re.compile(FENCE)
-FENCE_LINE = re.compile(FENCE, re.MULTILINE)  # a fence line anywhere in a text
-_INDENTED = re.compile(r"^(?: {4}|\t)")
-_COMMAND = re.compile(r"^[ \t]*\$ (?!\d)\S")  # "$ 20 for the taxi" is no command
-# A sentence ends at . ! ? (or …) followed by space and a capital, digit, quote or bracket.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]*\s+(?=[\"'„“«(\[]?[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ0-9])")
 _ABBREVIATIONS = "|".join(a for lang in languages.REGISTERED for a in lang.abbreviations)
 _ABBREVIATION = re.compile(rf"(?:\b(?:{_ABBREVIATIONS})|\b[A-Za-z]|\b\d{{1,2}})\.$")
 # Links, images and URLs: `[text](target)` keeps its text, the target is no word of the unit.
 _LINK_TARGET = re.compile(r"(\]\()[^)\s]*(?:\s+\"[^\"]*\")?(\))")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _URL = re.compile(r"<?(?:https?://|ftp://|www\.)[^\s<>]+>?")
 _LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$")
 _MARKUP = re.compile(r"<[^>\n]*>|[*_`~#>|\-=]+")
@@ -55,7 +54,7 @@ class Unit(TextSpan):
 
 def words_of(text: str) -> str:
     """The text a reader reads: link and image targets and URLs left out, link texts kept."""
-    text = _IMAGE.sub(" ", text)
+    text = IMAGE.sub(" ", text)
     text = _LINK_TARGET.sub(r"\1\2", text)
     return _URL.sub(" ", text)
 
@@ -92,7 +91,7 @@ def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | 
 
 def _only_fences(text: str) -> bool:
     """Nothing but white space and code fence lines."""
-    return not any(line.strip() and not _FENCE.match(line) for line in text.splitlines())
+    return not any(line.strip() and not FENCE.match(line) for line in text.splitlines())
 
 
 def split_units(text: str, offset: int = 0) -> Iterator[Unit]:
@@ -131,14 +130,14 @@ class _Splitter:
 
     def _line(self, start: int, end: int) -> Iterator[Unit]:
         body = self.text[start:end]
-        fence = _FENCE.match(body)
+        fence = FENCE.match(body)
         if self.fence:
             if fence and self._closes(fence.group(1)):
                 yield from self._end_code()
             else:
                 self.code.append((start, end))
             return
-        if self.code and (_INDENTED.match(body) or not body.strip()):
+        if self.code and (INDENTED.match(body) or not body.strip()):
             self.code.append((start, end))  # an indented block goes on (blank lines inside)
             return
         yield from self._end_code()
@@ -150,24 +149,24 @@ class _Splitter:
         return marker[0] == self.fence[0] and len(marker) >= len(self.fence)
 
     def _structure(self, body: str, start: int, end: int, fence: str) -> Iterator[Unit]:
-        indented = _INDENTED.match(body) and self.blank_before and not self.after_item
-        if fence or (indented and not self.paragraph) or _COMMAND.match(body):
+        indented = INDENTED.match(body) and self.blank_before and not self.after_item
+        if fence or (indented and not self.paragraph) or COMMAND.match(body):
             yield from self._paragraph()
             if fence:
                 self.fence = fence
             else:
                 self.code = [(start, end)]
-                if _COMMAND.match(body):
+                if COMMAND.match(body):
                     yield from self._end_code()
             return
-        item = _LIST_ITEM.match(body)
-        if not body.strip() or _HEADING.match(body) or item or _TABLE_ROW.match(body):
+        item = LIST_ITEM.match(body)
+        if not body.strip() or ATX_HEADING.match(body) or item or _TABLE_ROW.match(body):
             yield from self._paragraph()
             if body.strip():
                 yield from self._flush_lead()
                 yield from self._flush_code()
                 self.after_item = item is not None
-        if _HEADING.match(body):
+        if ATX_HEADING.match(body):
             self.heading = body.strip().lstrip("#").strip()
         elif item is not None:
             yield from self._trimmed(start + item.end(), end, ITEM)
@@ -207,7 +206,7 @@ class _Splitter:
         text, first, last = self.text, lines[0][0], lines[-1][1]
         block = text[first:last]
         begin = 0
-        for match in _SENTENCE_END.finditer(block):
+        for match in SENTENCE_END.finditer(block):
             if _ABBREVIATION.search(block[begin : match.start()].rstrip("\"'”»)")):
                 continue
             yield from self._trimmed(first + begin, first + match.start(), SENTENCE)

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import FENCE
 from desktop_app.core.retrieval import analyzer, languages
-from desktop_app.core.text import TextSpan
+from desktop_app.core.text import FENCE, TextSpan
 
 # The label Quire puts before a sentence of the notes it quotes; a model imitating it is
 # presenting its own words as the notes'.
@@ -27,7 +26,7 @@ NOTES_SAY = "Your notes say:"
 CODE, COMMAND, FLAG, PATH, URL = "code", "command", "flag", "path", "url"
 IDENTIFIER, QUOTE = "identifier", "quote"
 _CLOSE = '"”“»«'
-_FENCE = FENCE + r"[^\n]*"
+_FENCE = FENCE.pattern + r"[^\n]*"
 _QUOTED = r"[\"“„«»](?P<v>[^\"“”„«»\n]{2,}?)[\"”“»«]"
 _LABEL = r"(?P<label>(?i:your notes say)\s*:?\s*)"
 _OPTION = r"--?[A-Za-z][\w-]*(?:=[^\s,;)]+)?"

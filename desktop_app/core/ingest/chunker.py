@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from desktop_app.core.ingest.budget import spend
-from desktop_app.core.ingest.markdown import Block, FrontMatter, parse_markdown
+from desktop_app.core.ingest.markdown import Block, FrontMatter, iter_blocks, read_front_matter
+from desktop_app.core.text import SENTENCE_BREAK
 
 TokenCounter = Callable[[str], int]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _SPACE = re.compile(r"\s")
 
 
@@ -44,7 +44,7 @@ class Part:
     count: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
@@ -80,18 +80,20 @@ def chunk_note(
     `opens_chunk` holds (a journal's date) always starts a chunk, however small the one before.
     `front`: the note's front matter when the caller has read it.
     """
-    parsed = parse_markdown(text, markdown=markdown, headings=headings, front=front)
-    spans = _spans_from_blocks(text, parsed.blocks, count_tokens, 2 * target_tokens)
-    spans = [
+    if front is None:
+        front = read_front_matter(text) if markdown else FrontMatter()
+    # Blocks, spans and groups flow through one at a time: only the chunks are ever all kept.
+    blocks = iter_blocks(text, markdown, headings, front.body_start)
+    spans = (
         replace(s, opens=True)
         if s.is_heading and s.heading_path and opens_chunk(s.heading_path[-1])
         else s
-        for s in spans
-    ]
+        for s in _spans_from_blocks(text, blocks, count_tokens, 2 * target_tokens)
+    )
     groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
     lines = LineIndex(text)
-    chunks = [_make_chunk(text, group, lines) for group in groups]
-    return [c for c in chunks if c.text.strip()], parsed.front.metadata
+    chunks = (_make_chunk(text, group, lines) for group in groups)
+    return [c for c in chunks if c.text.strip()], front.metadata
 
 
 def pack_spans(text: str, spans: list[Span], target_tokens: int) -> list[Chunk]:
@@ -109,9 +111,8 @@ DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+=-]+)*,[\w+/=%.-]{200,}")
 
 
 def _spans_from_blocks(
-    text: str, blocks: Sequence[Block], count: TokenCounter, target: int
-) -> list[Span]:
-    spans: list[Span] = []
+    text: str, blocks: Iterable[Block], count: TokenCounter, target: int
+) -> Iterator[Span]:
     for block in blocks:
         spend()
         if block.kind == "text" and "data:" in text[block.start : block.end]:
@@ -122,8 +123,7 @@ def _spans_from_blocks(
             found = _block_spans(text, block, start, end, count, target)
             if after_gap and found:
                 found[0] = replace(found[0], opens=True)
-            spans += found
-    return spans
+            yield from found
 
 
 def _around_data_uris(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
@@ -156,14 +156,13 @@ def _tokens(spans: list[Span]) -> int:
     return sum(s.tokens for s in spans)
 
 
-def _pack(spans: list[Span], target: int) -> list[list[Span]]:
+def _pack(spans: Iterable[Span], target: int) -> Iterator[list[Span]]:
     """Greedy packing: a heading opens a new chunk unless the current one is still tiny.
 
     The headings at the end of the current chunk (`heads`, from index `heads_at`) are carried
     into the next one; they are tracked as they come, so a note of headings only stays linear,
     and a run of headings alone larger than `target` is a chunk of its own."""
     min_tokens = max(1, target // 4)
-    groups: list[list[Span]] = []
     current: list[Span] = []
     current_tokens = heads_at = heads_tokens = 0
     for span in spans:
@@ -171,14 +170,14 @@ def _pack(spans: list[Span], target: int) -> list[list[Span]]:
         starts_section = span.is_heading and (current_tokens >= min_tokens or span.opens)
         overflows = current and current_tokens + tokens > target
         if current and span.opens and not span.is_heading:  # after a data URI: nothing spans it
-            groups.append(current)
+            yield current
             current, current_tokens, heads_at, heads_tokens = [], 0, 0, 0
         elif current and (starts_section or overflows):
             if heads_at > 0:
-                groups.append(current[:heads_at])
+                yield current[:heads_at]
                 current, current_tokens, heads_at = current[heads_at:], heads_tokens, 0
             elif current_tokens >= target:
-                groups.append(current)
+                yield current
                 current, current_tokens, heads_tokens = [], 0, 0
         if not span.is_heading:
             heads_at, heads_tokens = len(current) + 1, 0
@@ -187,22 +186,23 @@ def _pack(spans: list[Span], target: int) -> list[list[Span]]:
         current.append(span)
         current_tokens += tokens
     if current:
-        groups.append(current)
-    return groups
+        yield current
 
 
-def _merge_small_tails(groups: list[list[Span]], target: int) -> list[list[Span]]:
+def _merge_small_tails(groups: Iterable[list[Span]], target: int) -> Iterator[list[Span]]:
     """A fragment under half the target joins the chunk before it when both fit in 2× target."""
-    merged: list[list[Span]] = []
+    before: list[Span] | None = None
     for group in groups:
-        if merged and not any(s.opens for s in group):
-            prev = merged[-1]
+        if before is not None and not any(s.opens for s in group):
             size = _tokens(group)
-            if size < target // 2 and size + _tokens(prev) <= 2 * target:
-                merged[-1] = prev + group
+            if size < target // 2 and size + _tokens(before) <= 2 * target:
+                before = before + group
                 continue
-        merged.append(group)
-    return merged
+        if before is not None:
+            yield before
+        before = group
+    if before is not None:
+        yield before
 
 
 def _common_path(group: list[Span]) -> tuple[str, ...]:
@@ -271,7 +271,7 @@ def _over(
 
 
 def _units(body: str, by_lines: bool) -> list[tuple[int, int]]:
-    pattern = re.compile(r"\r?\n") if by_lines else _SENTENCE_END
+    pattern = re.compile(r"\r?\n") if by_lines else SENTENCE_BREAK
     units = []
     pos = 0
     for match in pattern.finditer(body):

@@ -9,11 +9,12 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from desktop_app.core.retrieval import dates
+from desktop_app.core.text import INLINE_CODE
 
 # Front matter keys that date a note, the day it is about before the day it was edited.
 DATE_KEYS = ("date", "day", "created", "created_at", "published", "updated", "modified")
 _INLINE_TAG = re.compile(r"(?<![\w#&/])#([^\W\d][\w/-]*)", re.UNICODE)
-_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+_CODE = re.compile(r"```.*?```|" + INLINE_CODE, re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,37 @@ def note_tags(metadata: dict[str, Any], text: str) -> list[str]:
         found += re.split(r"[,\s]+", value)
     elif isinstance(value, list):
         found += [str(v) for v in value]
-    found += _INLINE_TAG.findall(_CODE.sub(" ", text))
+    found += _inline_tags(text)
     tags = (t.strip().lstrip("#").strip().lower() for t in found)
     return list(dict.fromkeys(t for t in tags if t))
+
+
+_TAG_WINDOW = 1 << 16
+_NOT_IN_TAG = re.compile(r"[^\w/-]")
+
+
+def _inline_tags(text: str) -> list[str]:
+    """The `#tags` of `text` outside code, read a stretch at a time: one regex call over a long
+    note holds the GIL as long as it reads, and the window's thread would stall meanwhile."""
+    if "#" not in text:
+        return []
+    found: list[str] = []
+    pos = 0
+    for code in _CODE.finditer(text):
+        found += _tags_between(text, pos, code.start())
+        pos = code.end()
+    return found + _tags_between(text, pos, len(text))
+
+
+def _tags_between(text: str, start: int, end: int) -> list[str]:
+    """Stretches end before a character no tag holds (a tag's `#` and the character before it
+    are still seen: a search from `start` looks behind it)."""
+    found: list[str] = []
+    while start < end:
+        stop = end
+        if start + _TAG_WINDOW < end:
+            cut = _NOT_IN_TAG.search(text, start + _TAG_WINDOW, end)
+            stop = cut.start() if cut else end
+        found += _INLINE_TAG.findall(text, start, stop)
+        start = stop
+    return found

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest.note_analysis import PartPlanner, embedding_input
 from desktop_app.core.store import embeddings, meta
 from desktop_app.core.store.db import Database
@@ -64,7 +64,7 @@ def plan_parts(
                 )
         with database.write() as db:
             embeddings.insert_parts(db, part_rows)
-        progress(Progress("parts", min(i + batch, len(rows)), len(rows)))
+        progress(Progress(Phase.PARTS, min(i + batch, len(rows)), len(rows)))
     return len(rows)
 
 
@@ -82,7 +82,7 @@ def embed_pending(
     plan_parts(database, planner, progress, cancel)
     todo = _length_sorted_windows(pending_embeddings(database))
     if todo:
-        progress(Progress("embed", 0, len(todo)))
+        progress(Progress(Phase.EMBED, 0, len(todo)))
     done = 0
     for i in range(0, len(todo), batch):
         cancel.raise_if_cancelled()
@@ -93,7 +93,7 @@ def embed_pending(
                 db, [(h, v.tobytes()) for (h, _), v in zip(part, vectors, strict=True)]
             )
         done += len(part)
-        progress(Progress("embed", done, len(todo)))
+        progress(Progress(Phase.EMBED, done, len(todo)))
     drop_orphan_embeddings(database)
     return done
 

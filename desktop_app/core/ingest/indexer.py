@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core import names
-from desktop_app.core.cancel import Cancelled, CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.cancel import (
+    Cancelled,
+    CancelToken,
+    Phase,
+    Progress,
+    ProgressCallback,
+    no_progress,
+)
 from desktop_app.core.ingest import budget, formats, loaders, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
@@ -134,7 +141,7 @@ def _index_files(
             if cancel is not None:
                 cancel.raise_if_cancelled()
             key = names.storable(rel)
-            progress(Progress("index", done, len(files), key))
+            progress(Progress(Phase.INDEX, done, len(files), key))
             try:
                 write = _index_file(
                     folder_id,

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from desktop_app.core.ingest.formats import SUFFIXES as NOTE_SUFFIXES
+from desktop_app.core.text import suffix_of
 
 
 def is_hidden(name: str) -> bool:
@@ -16,7 +17,7 @@ def is_hidden(name: str) -> bool:
 def is_note_name(name: str, suffixes: frozenset[str] = NOTE_SUFFIXES) -> bool:
     if is_hidden(name) or name.endswith("~"):
         return False
-    return os.path.splitext(name)[1].lower() in suffixes
+    return suffix_of(name) in suffixes
 
 
 def is_note_path(rel: str, suffixes: frozenset[str] = NOTE_SUFFIXES) -> bool:

@@ -7,14 +7,14 @@ blocks can point at exactly the passage the user will see highlighted.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from desktop_app.core.ingest.budget import spend
+from desktop_app.core.text import ATX_HEADING, FENCE
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Headings of the other plain-text formats: org-mode "** Title", AsciiDoc "== Title",
 # reStructuredText a title underlined with one punctuation character repeated.
@@ -25,7 +25,7 @@ _LINE_HEADINGS = {
 _RST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}[ \t]*$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     kind: str  # "heading", "code", "text"
     start: int
@@ -38,15 +38,6 @@ class Block:
 class ParsedNote:
     blocks: list[Block]
     front: FrontMatter
-
-
-def _lines_with_offsets(text: str, start: int = 0) -> list[tuple[int, str]]:
-    lines = []
-    offset = start
-    for line in text[start:].splitlines(keepends=True):
-        lines.append((offset, line))
-        offset += len(line)
-    return lines
 
 
 def _strip_eol(line: str) -> str:
@@ -138,28 +129,48 @@ def _front_matter_loader() -> type:
 
 
 class _Blocks:
-    """The blocks found so far, the open paragraph's lines and the heading stack above them."""
+    """The blocks found and not yet taken, the open paragraph and the heading stack above it.
+
+    The open paragraph is kept as its first line and where it starts and ends (not a list of its
+    lines), and the heading path is one tuple shared by every block under the same heading: a
+    note of many lines or headings leaves few objects behind for the cyclic collector to walk."""
 
     def __init__(self) -> None:
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []  # (level, title) stack
-        self.para: list[tuple[int, str]] = []
+        self.path: tuple[str, ...] = ()
+        self.para_lines = 0
+        self.para_start = self.para_end = 0
+        self.para_first = ""  # the paragraph's first line, with its line break
 
-    def path(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.headings)
+    def add_line(self, offset: int, raw: str) -> None:
+        if not self.para_lines:
+            self.para_start, self.para_first = offset, raw
+        self.para_end = offset + len(_strip_eol(raw))
+        self.para_lines += 1
 
     def flush_para(self) -> None:
-        if self.para:
-            start = self.para[0][0]
-            end = self.para[-1][0] + len(_strip_eol(self.para[-1][1]))
-            self.blocks.append(Block("text", start, end, self.path()))
-            self.para.clear()
+        if self.para_lines:
+            self.blocks.append(Block("text", self.para_start, self.para_end, self.path))
+            self.para_lines = 0
+
+    def taken(self) -> list[Block]:
+        """The blocks found since the last call."""
+        blocks, self.blocks = self.blocks, []
+        return blocks
+
+    def title_line(self) -> tuple[int, str] | None:
+        """The open paragraph's one line (the title an underline makes a heading of), if it
+        has exactly one."""
+        return (self.para_start, self.para_first) if self.para_lines == 1 else None
 
     def push_heading(self, level: int, title: str, start: int, end: int) -> None:
+        self.para_lines = 0
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.headings.append((level, title or "…"))
-        self.blocks.append(Block("heading", start, end, self.path(), level))
+        self.path = tuple(title for _, title in self.headings)
+        self.blocks.append(Block("heading", start, end, self.path, level))
 
 
 def parse_markdown(
@@ -170,70 +181,84 @@ def parse_markdown(
     front matter when the caller has read it already."""
     if front is None:
         front = read_front_matter(text) if markdown else FrontMatter()
-    lines = _lines_with_offsets(text, front.body_start)
+    return ParsedNote(list(iter_blocks(text, markdown, headings, front.body_start)), front)
+
+
+def iter_blocks(
+    text: str, markdown: bool = True, headings: str = "", body_start: int = 0
+) -> Iterator[Block]:
+    """`parse_markdown`'s blocks of the body starting at `body_start`, one at a time as they are
+    found: the chunker packs them as they come, so a note of many blocks never has them all in
+    memory at once."""
+    lines = text[body_start:].splitlines(keepends=True)
     found = _Blocks()
     rst_levels: list[str] = []  # underline characters in the order they first appear
-    i = 0
+    i, offset = 0, body_start
     while i < len(lines):
         spend()
-        offset, raw = lines[i]
+        yield from found.taken()
+        raw = lines[i]
         line = _strip_eol(raw)
         if not line.strip():
             found.flush_para()
-        elif markdown and (fence := _FENCE.match(line)):
+        elif markdown and (fence := FENCE.match(line)):
             found.flush_para()
-            i = _consume_fence(lines, i, fence.group(1), found.blocks, found.path())
+            i, offset = _consume_fence(lines, i, offset, fence.group(1), found)
             continue
-        elif markdown and (atx := _ATX.match(line)):
+        elif markdown and (atx := ATX_HEADING.match(line)):
             found.flush_para()
             title = (atx.group(2) or "").strip()
             found.push_heading(len(atx.group(1)), title, offset, offset + len(line))
         elif (plain := _LINE_HEADINGS.get(headings)) and (m := plain.match(line)):
             found.flush_para()
             found.push_heading(len(m.group(1)), m.group(2), offset, offset + len(line))
-        elif headings == "rst" and _is_rst_underline(line, found.para):
-            head_offset, head_raw = found.para.pop()
+        elif headings == "rst" and (head := _rst_title(line, found)):
             char = line.strip()[0]
             if char not in rst_levels:
                 rst_levels.append(char)
             level = rst_levels.index(char) + 1
-            found.push_heading(level, _strip_eol(head_raw).strip(), head_offset, offset + len(line))
-        elif markdown and _is_setext_underline(line, found.para):
-            head_offset, head_raw = found.para.pop()
+            found.push_heading(level, _strip_eol(head[1]).strip(), head[0], offset + len(line))
+        elif markdown and (head := _setext_title(line, found)):
             level = 1 if line.strip().startswith("=") else 2
-            found.push_heading(level, _strip_eol(head_raw).strip(), head_offset, offset + len(line))
+            found.push_heading(level, _strip_eol(head[1]).strip(), head[0], offset + len(line))
         else:
-            found.para.append((offset, raw))
+            found.add_line(offset, raw)
+        offset += len(raw)
         i += 1
     found.flush_para()
-    return ParsedNote(found.blocks, front)
+    yield from found.taken()
 
 
-def _is_rst_underline(line: str, para: list[tuple[int, str]]) -> bool:
-    """A punctuation line at least as long as the single text line above it."""
-    if len(para) != 1 or not _RST_UNDERLINE.match(line):
-        return False
-    title = _strip_eol(para[0][1])
-    return bool(title.strip()) and len(line.rstrip()) >= len(title.rstrip())
+def _rst_title(line: str, found: _Blocks) -> tuple[int, str] | None:
+    """The single text line above a punctuation line at least as long as it."""
+    head = found.title_line()
+    if head is None or not _RST_UNDERLINE.match(line):
+        return None
+    title = _strip_eol(head[1])
+    return head if title.strip() and len(line.rstrip()) >= len(title.rstrip()) else None
 
 
-def _is_setext_underline(line: str, para: list[tuple[int, str]]) -> bool:
+def _setext_title(line: str, found: _Blocks) -> tuple[int, str] | None:
     """`===` or `---` under a single unindented paragraph line makes that line a heading."""
-    return len(para) == 1 and bool(_SETEXT.match(line)) and not para[0][1].startswith(" ")
+    head = found.title_line()
+    if head is None or head[1].startswith(" ") or not _SETEXT.match(line):
+        return None
+    return head
 
 
 def _consume_fence(
-    lines: list[tuple[int, str]], i: int, opener: str, blocks: list[Block], path: tuple[str, ...]
-) -> int:
-    start = lines[i][0]
+    lines: list[str], i: int, offset: int, opener: str, found: _Blocks
+) -> tuple[int, int]:
+    """The fenced code block opening at line `i` (at `offset`): the line and offset after it."""
     char, length = opener[0], len(opener)
-    j = i + 1
+    start = end = offset
+    j = i
     while j < len(lines):
-        stripped = _strip_eol(lines[j][1]).strip()
-        if stripped.startswith(char * length) and not stripped.strip(char):
+        end = offset + len(_strip_eol(lines[j]))
+        offset += len(lines[j])
+        stripped = _strip_eol(lines[j]).strip()
+        if j > i and stripped.startswith(char * length) and not stripped.strip(char):
             break
         j += 1
-    last = min(j, len(lines) - 1)
-    end = lines[last][0] + len(_strip_eol(lines[last][1]))
-    blocks.append(Block("code", start, end, path))
-    return last + 1
+    found.blocks.append(Block("code", start, end, found.path))
+    return min(j, len(lines) - 1) + 1, offset

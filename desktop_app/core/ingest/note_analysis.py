@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from desktop_app.core.heavy import collector_paused
 from desktop_app.core.ingest import dated, paged
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
@@ -98,7 +99,16 @@ def analyze_note(
     rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int = 0
 ) -> AnalyzedNote:
     """Chunks, title, language and lexical terms of a note (embedding parts come later, from
-    `PartPlanner`, so keyword search never waits for the embedder's tokenizer)."""
+    `PartPlanner`, so keyword search never waits for the embedder's tokenizer).
+
+    Reading a note builds a few objects per line, heading and block, and no cycles: the cyclic
+    collector is paused meanwhile, or its full passes over them would make a note of many
+    headings cost more than in proportion to its size (and stall the window's thread)."""
+    with collector_paused(freeze=False):
+        return _analyze(rel_path, document, chunk_tokens, mtime_ns)
+
+
+def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int) -> AnalyzedNote:
     metadata: dict[str, Any]
     front = read_front_matter(document.text) if document.markdown else FrontMatter()
     reading = paged.Reading(document) if document.blocks else None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from desktop_app.core.cancel import CancelToken, Progress, ProgressCallback, no_progress
+from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
 from desktop_app.core.models.catalog import CatalogEntry, RemoteFile
 
 CHUNK = 1 << 16
@@ -194,7 +194,7 @@ class _Fetch:
             except TimeoutError as exc:
                 raise DownloadError(_stalled(self.label, self.timeout)) from exc
             if not block:
-                self.progress(Progress("download", done, total or 0, self.label))
+                self.progress(Progress(Phase.DOWNLOAD, done, total or 0, self.label))
                 return done
             if first and block.lstrip()[:1] == b"<":
                 raise DownloadError(self._html())
@@ -204,7 +204,7 @@ class _Fetch:
             done += len(block)
             if done - reported >= REPORT_EVERY:
                 reported = done
-                self.progress(Progress("download", done, total or 0, self.label))
+                self.progress(Progress(Phase.DOWNLOAD, done, total or 0, self.label))
 
 
 def download_entry(

@@ -8,10 +8,11 @@ and folded to ASCII-like letters so that diacritics never decide a match.
 from __future__ import annotations
 
 import copy
+import math
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -148,14 +149,29 @@ def _cached_terms(
     return list(map(cache.__getitem__, tokens))
 
 
-def detect_language(text: str, candidates: Sequence[str] | None = None) -> str:
-    """Best-guess ISO 639-1 code, among `candidates` when given (e.g. the index's languages)."""
+def detect_language(
+    text: str, candidates: Sequence[str] | None = None, prior: Mapping[str, int] | None = None
+) -> str:
+    """Best-guess ISO 639-1 code, among `candidates` when given (e.g. the index's languages).
+    `prior`: how many notes each candidate has. Then a short text, which says little of its
+    language, goes to the language most notes are in: one odd note (a list of made-up words read
+    as Afrikaans) must not make every one-word query Afrikaans; a sentence still goes by its
+    words."""
     sample = text[:1500]
     if not _WORD.search(sample):
         return FALLBACK_LANGUAGE
     identifier = _identifier(tuple(sorted(candidates)) if candidates else ())
-    code, _ = identifier.classify(sample)
-    return str(code)
+    if not prior:
+        code, _ = identifier.classify(sample)
+        return str(code)
+    total = sum(prior.values()) + len(prior)
+
+    def score(ranked: tuple[str, float]) -> float:
+        code, probability = ranked
+        share = (prior.get(code, 0) + 1) / total
+        return math.log(max(probability, 1e-300)) + math.log(share)
+
+    return str(max(identifier.rank(sample), key=score)[0])
 
 
 @lru_cache(maxsize=1)

@@ -75,7 +75,7 @@ class Searcher:
         self.database = database
         self.embedder = embedder
         self.vectors = VectorIndex()
-        self._languages: tuple[str, list[str]] | None = None
+        self._languages: tuple[str, dict[str, int]] | None = None
         self._vectors_by_query: dict[str, np.ndarray] = {}
 
     def _query_vector(self, query: str) -> np.ndarray:
@@ -91,8 +91,9 @@ class Searcher:
                 self._vectors_by_query.pop(next(iter(self._vectors_by_query)))
         return vector
 
-    def index_languages(self) -> list[str]:
-        """The notes' languages, read again only when the index changed."""
+    def index_languages(self) -> dict[str, int]:
+        """The notes' languages with their numbers of notes, read again only when the index
+        changed."""
         with self.database.read() as db:
             version = meta.data_version(db)
             cached = self._languages
@@ -103,8 +104,8 @@ class Searcher:
     def query_language(self, query: str) -> str:
         languages = self.index_languages()
         if len(languages) == 1:
-            return languages[0]
-        return analyzer.detect_language(query, languages or None)
+            return next(iter(languages))
+        return analyzer.detect_language(query, list(languages) or None, prior=languages)
 
     def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
         options = options or SearchOptions()

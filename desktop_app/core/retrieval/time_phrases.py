@@ -74,12 +74,13 @@ _MONTH_NAMES = "|".join(
         (f for f in dates.MONTHS if len(f) >= 4 or f in dates.MONTH_NAMES), key=len, reverse=True
     )
 )
-# Counts said as words ("the last two weeks", "vor drei Tagen", "poslední dva týdny"): whole
-# numbers up to a hundred, of three letters or more ("a week ago" is not read as a count).
+# Counts said as words ("the last two weeks", "vor drei Tagen", "poslední dva týdny", "před
+# dvěma týdny"): whole numbers up to a hundred, of three letters or more ("a week ago" is not
+# read as a count).
 _COUNT_WORDS = {
     w: int(n)
     for language in _LANGUAGES
-    for w, n in language.number_words.items()
+    for w, n in [*language.number_words.items(), *language.count_forms.items()]
     if len(w) >= 3 and n == int(n) and 1 <= n <= 100
 }
 _COUNT = rf"(\d{{1,3}}|{'|'.join(sorted(_COUNT_WORDS, key=len, reverse=True))})"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 HEADER = b"SQLite format 3\x00"
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CORRUPT, SQLITE_NOTADB = 5, 6, 11, 26
-# "cheap": header and schema (a millisecond at any size); "quick": PRAGMA quick_check and FTS5's
-# integrity-check besides (about 0.06 s for the til notes' 9 MB index, 3 s for 100k chunks);
-# "full": PRAGMA integrity_check instead of quick_check (also checks every index's content).
+# "cheap": header and schema (as fast at any size); "quick": PRAGMA quick_check and FTS5's
+# integrity-check besides (grows with the index); "full": PRAGMA integrity_check instead of
+# quick_check (also checks every index's content).
 LEVELS = ("cheap", "quick", "full")
 # Up to this size an open runs the quick check; above it only the cheap one, and the quick one
 # runs later (in the background in the window, or when `index`, `status` or `repair` open it).

@@ -101,12 +101,12 @@ def mark_all_changed(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE notes SET mtime_ns = -1, content_hash = ''")
 
 
-def note_languages(db: sqlite_utils.Database) -> list[str]:
-    """The languages of the indexed notes (each once)."""
+def note_languages(db: sqlite_utils.Database) -> dict[str, int]:
+    """The languages of the indexed notes, each with how many notes are in it."""
     rows = db.execute(
         "SELECT language, count(*) FROM notes WHERE status = 'indexed' GROUP BY language"
     ).fetchall()
-    return [r[0] for r in rows if r[0]]
+    return {r[0]: int(r[1]) for r in rows if r[0]}
 
 
 def status_counts(db: sqlite_utils.Database) -> dict[NoteStatus, int]:

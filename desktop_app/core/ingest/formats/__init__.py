@@ -8,11 +8,11 @@ extracts them in a worker process with a time limit and a memory cap (`extractor
 from __future__ import annotations
 
 import importlib
-import os
 from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_file import check_size, reading
+from desktop_app.core.text import suffix_of
 
 # Each kind of file as the settings name it (one switch each): the module of this package
 # holding its `load`, and its suffixes.
@@ -36,10 +36,6 @@ def formats_read() -> str:
     """The kinds of files Quire reads, as the welcome page names them."""
     *first, last = KINDS
     return f"{', '.join(first)} and {last} files"
-
-
-def suffix_of(name: str) -> str:
-    return os.path.splitext(name)[1].lower()
 
 
 def size_cap(name: str, text_cap: int) -> int:

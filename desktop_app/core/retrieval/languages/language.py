@@ -78,6 +78,9 @@ class Language:
     year_prepositions: tuple[str, ...] = field(default=(), metadata=PHRASES)
     days_back: Mapping[str, float] = field(default_factory=dict)
     years_back: Mapping[str, float] = field(default_factory=dict)
+    # Number words in the forms a time phrase puts them in ("před dvěma týdny", "v posledních
+    # třech dnech"): counted there as `number_words` are, and nowhere else.
+    count_forms: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.month_forms and len(self.month_forms) != 12:

@@ -6,10 +6,10 @@ import argparse
 import signal
 import sys
 import threading
+from pathlib import Path
 
-from desktop_app.core.names import printable
-from desktop_app.core.service import QUIET_KINDS, Change, FolderReport, Quire, Watching
-from desktop_app.progressbar import ProgressBar
+from desktop_app.cli.progress import ProgressBar
+from desktop_app.core.api import QUIET_KINDS, Change, FolderReport, Quire, Watching, printable
 
 
 def cmd_index(quire: Quire, args: argparse.Namespace) -> int:
@@ -52,10 +52,10 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
             print(change, flush=True)
 
     for folder in args.folders:
-        quire.watch(folder)
+        quire.live.watch(folder)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    quire.start_live(Watching(print_change, force_polling=args.polling), reconcile=False)
+    quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=False)
     print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
     try:
         while not stopped.wait(0.5):
@@ -63,5 +63,15 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        quire.stop_live()
+        quire.live.stop()
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("index", help="index or update notes folders")
+    p.add_argument("folders", nargs="+", type=Path)
+    p.add_argument("--no-embed", action="store_true", help="keyword index only")
+
+    p = sub.add_parser("watch", help="index, then keep the index live (one line per change)")
+    p.add_argument("folders", nargs="+", type=Path)
+    p.add_argument("--polling", action="store_true", help="poll instead of OS notifications")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop_app.core.as_json import as_json
-from desktop_app.core.events import (
+from desktop_app.cli.scope import add_scope_flags, flag_scope, report_scope
+from desktop_app.core.api import (
     Done,
     DraftReplaced,
     Error,
@@ -16,13 +17,14 @@ from desktop_app.core.events import (
     Passage,
     SourcesFound,
     Token,
+    as_json,
+    day_label,
+    pages_label,
+    printable,
 )
-from desktop_app.core.names import printable
-from desktop_app.core.passage import day_label, pages_label
-from desktop_app.scope_cli import flag_scope, report_scope
 
 if TYPE_CHECKING:
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
 
 EMPTY_INDEX_HINT = "Nothing is indexed yet. Index a notes folder first: quire index FOLDER"
 
@@ -38,7 +40,7 @@ def cmd_ask(quire: Quire, args: argparse.Namespace) -> int:
     scoped = quire.answer_scope(args.question, scope)
     if not args.json:
         report_scope(scoped, True)
-    events = quire.ask(
+    events = quire.answers.ask(
         args.question, model_path=args.model, max_tokens=args.max_tokens, scope=scope
     )
     if args.json:
@@ -117,3 +119,12 @@ def _print_sources(sources: list[Passage], done: Done) -> None:
     weak = [s for s in done.citations.sentences if s.weak]
     if weak:
         print(f"  ({len(weak)} cited sentence(s) only weakly supported by their source)")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ask", help="answer a question from the notes, with [n] citations")
+    p.add_argument("question")
+    p.add_argument("--model", type=Path, help="a GGUF chat model (default: the bundled SmolLM2)")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--max-tokens", type=int, default=384)
+    add_scope_flags(p)

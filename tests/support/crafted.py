@@ -67,3 +67,45 @@ def write_crafted(folder: Path, scale: float = 1.0) -> dict[str, Path]:
         text = make(int(sizes[name] * scale)) if name in sizes else make()  # type: ignore[call-arg]
         out[name].write_text(text, encoding="utf-8")
     return out
+
+
+def _more_shapes() -> dict[str, str]:
+    """Hostile shapes beyond the crafted notes: YAML nested deep (flow and block style) and too
+    large, a deep table and a wide one, deep block quotes, very long lines, a long list of
+    links."""
+    rows = "".join(f"| {n} | {'x' * 40} |\n" for n in range(100_000))
+    block_yaml = "".join(f"{'  ' * n}k{n}:\n" for n in range(200)) + f"{'  ' * 200}v: 1\n"
+    return {
+        "deep-table.md": f"# Table\n\n| a | b |\n|---|---|\n{rows}",
+        "wide-table.md": "# Wide\n\n" + "| c " * 200_000 + "|\n" + "|---" * 200_000 + "|\n",
+        "long-line.txt": " ".join(f"word{n % 977}" for n in range(600_000)),
+        "long-line.md": "# One line\n\n" + "".join(f"**w{n % 311}**," for n in range(300_000)),
+        "flow-yaml.md": "---\na: " + "[" * 5000 + "]" * 5000 + "\n---\n# Body\n\ntext\n",
+        "block-yaml.md": f"---\n{block_yaml}---\n# Body\n\nThe body says {FOUND}.\n",
+        "big-yaml.md": "---\n"
+        + "".join(f"k{n}: {'v' * 60}\n" for n in range(20_000))
+        + f"---\n# Body\n\nThe body says {FOUND}.\n",
+        "deep-quote.md": "# Quotes\n\n" + "".join(f"{'>' * n} q{n}\n" for n in range(1, 3_000)),
+        "links.md": "# Links\n\n" + "".join(f"- [l{n}](https://e.x/{n})\n" for n in range(100_000)),
+    }
+
+
+GOOD_NOTES = 12
+
+
+def write_corpus(folder: Path) -> dict[str, Path]:
+    """The whole hostile corpus in `folder`: the crafted notes, the shapes above, 2,000 small
+    notes in `small/`, and GOOD_NOTES good notes (`good{n}.md`, each saying `goodword{n}`)."""
+    out = write_crafted(folder)
+    for name, text in _more_shapes().items():
+        out[name] = folder / name
+        out[name].write_text(text, encoding="utf-8")
+    small = folder / "small"
+    small.mkdir()
+    for n in range(2_000):
+        (small / f"n{n}.md").write_text(f"# Small {n}\n\nA short note {n}.\n", encoding="utf-8")
+    out["small/ (2,000 notes)"] = small
+    for n in range(GOOD_NOTES):
+        path = folder / f"good{n}.md"
+        path.write_text(f"# Good {n}\n\nSays goodword{n}.\n", "utf-8")
+    return out

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.api import Quire
 from desktop_app.core.ingest.watcher import LiveIndex
-from desktop_app.core.service import Quire
 
 
 def live_index(quire: Quire, folders: list[Path], **options: Any) -> LiveIndex:

@@ -6,25 +6,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from desktop_app.core.answer.gguf import ModelFileError
-from desktop_app.core.answer.llm import bundled_chat_model_path
-from desktop_app.core.models.catalog import CATALOG, downloads_dir, find_entry
-from desktop_app.core.models.download import DownloadError, download_entry
-from desktop_app.core.models.finder import FoundModel, describe, find_models
-from desktop_app.progressbar import ProgressBar
+from desktop_app.cli.progress import ProgressBar
+from desktop_app.core.api import (
+    CATALOG,
+    DownloadError,
+    FoundModel,
+    ModelFileError,
+    bundled_chat_model_path,
+    describe,
+    download_entry,
+    downloads_dir,
+    find_entry,
+    find_models,
+)
 from desktop_app.settings import Settings
-
-
-def add_parser(sub: Any) -> None:
-    p = sub.add_parser("models", help="GGUF chat models found on this computer; download one")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--home", help="look for other apps' models under this home folder instead")
-    verbs = p.add_subparsers(dest="models_command")
-    d = verbs.add_parser("download", help="download a model from Quire's short list")
-    d.add_argument("name", nargs="?", help="a name from the list (without it: show the list)")
-    d.add_argument("--timeout", type=float, default=30.0, help="seconds without data (30)")
 
 
 def _size(n: int) -> str:
@@ -102,3 +98,13 @@ def _download(args: argparse.Namespace) -> int:
         bar.close()
     print(f"saved {path}")
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("models", help="GGUF chat models found on this computer; download one")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--home", help="look for other apps' models under this home folder instead")
+    verbs = p.add_subparsers(dest="models_command")
+    d = verbs.add_parser("download", help="download a model from Quire's short list")
+    d.add_argument("name", nargs="?", help="a name from the list (without it: show the list)")
+    d.add_argument("--timeout", type=float, default=30.0, help="seconds without data (30)")

@@ -1,34 +1,53 @@
-"""The facade's answering methods (a part of `Quire`, core/service.py): the one chat model,
-what answering reads of the index, and `ask`, where the last question asked wins."""
+"""`quire.answers` (core/service.py): the one chat model, what answering reads of the index,
+the gate's decision, and `ask`, where the last question asked wins."""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from desktop_app.core.answer import ask as answering
+from desktop_app.core.answer.decision import gate_decision
+from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.answer.gguf import ModelFileError
 from desktop_app.core.answer.grounded import PastTurn
 from desktop_app.core.answer.llm import LocalModel, bundled_chat_model_path
 from desktop_app.core.answer.profile import profile_of
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import AnswerEvent, Error, SourcesFound
-from desktop_app.core.facade_parts import FacadeParts
 from desktop_app.core.handle import HandleSlot
-from desktop_app.core.retrieval.scope import Scope
+from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.settings import Settings
 
+# The facade's search (query, top_k, folders, scope) and its scope of a question.
+Search = Callable[[str, int | None, list[Path] | None, Scope], list[SearchResult]]
+AnswerScope = Callable[[str, Scope | None], ScopedQuery]
 
-class AnswerMethods(FacadeParts):
-    settings: Settings
-    _slot: HandleSlot
-    _given_model: answering.ChatModel | None
-    _model_lock: threading.Lock
-    _ask_lock: threading.Lock
-    _running: CancelToken | None
+
+class Answers:
+    def __init__(
+        self,
+        slot: HandleSlot,
+        settings: Callable[[], Settings],
+        search: Search,
+        answer_scope: AnswerScope,
+        given_model: answering.ChatModel | None = None,
+    ) -> None:
+        """`settings`: the facade's settings now (they change); `given_model`: a chat model used
+        instead of the settings' (tests' fakes)."""
+        self._slot, self._settings = slot, settings
+        self._search, self._answer_scope = search, answer_scope
+        self._given_model = given_model
+        self._model_lock = threading.Lock()
+        self._ask_lock = threading.Lock()
+        self._running: CancelToken | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings()
 
     def chat_model(self, path: Path | None = None) -> answering.ChatModel:
         """The one loaded chat model (loaded on first use; a different file replaces it)."""
@@ -57,14 +76,25 @@ class AnswerMethods(FacadeParts):
         """What answering needs of the index, as plain callables; every search of one answer
         stays inside `scope` (read once, from the question)."""
         fixed = scope or Scope()
+        current = self._slot.current
         return answering.Retrieval(
             search=lambda query, top_k: self._search(query, top_k, None, fixed),
-            language=lambda question: self.searcher.query_language(question),
+            language=lambda question: self._slot.current.searcher.query_language(question),
             is_empty=self.index_is_empty,
-            idf=answering.index_weights(self.database),
-            similarity=lambda language: answering.embedder_similarity(self.searcher, language),
+            idf=answering.index_weights(current.database),
+            similarity=lambda language: answering.embedder_similarity(
+                self._slot.current.searcher, language
+            ),
             following=lambda passage: self._following(passage, fixed),
         )
+
+    def gate(
+        self, question: str, results: list[SearchResult], scope: Scope | None = None
+    ) -> GateDecision:
+        """The gate's decision, as `ask` makes it: do the notes seem to cover the question, and
+        how well (answered, weak evidence, not in your notes)? `scope`: what `results` were
+        searched in (nothing outside it is read)."""
+        return gate_decision(self.retrieval(scope), question, results)
 
     def _following(self, passage: SearchResult, scope: Scope) -> SearchResult | None:
         """The passage after `passage` in its note; none for a scoped question (it never reads
@@ -110,7 +140,7 @@ class AnswerMethods(FacadeParts):
             except ModelFileError as exc:
                 yield Error(str(exc))
                 return
-            scoped = self.answer_scope(question, scope)
+            scoped = self._answer_scope(question, scope)
             for event in answering.answer_events(
                 self.retrieval(scoped.scope),
                 scoped.text or question,

@@ -8,28 +8,27 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from desktop_app.cli_index import cmd_index, print_reports
-from desktop_app.core.service import IndexDamaged, Quire, Recovery, Reindex
-from desktop_app.progressbar import ProgressBar
+from desktop_app.cli.index import cmd_index, print_reports
+from desktop_app.cli.progress import ProgressBar
+from desktop_app.core.api import IndexDamaged, Quire, Recovery, Reindex
 
 Command = Callable[["Quire", argparse.Namespace], int]
 
 
 def run_guarded(quire: Quire, command: Command, args: argparse.Namespace) -> int:
-    if quire.recovery is not None and command is not cmd_repair:
+    if quire.repair.recovery is not None and command is not cmd_repair:
         _announce_and_rebuild(quire, args)
     try:
         return command(quire, args)
     except sqlite3.DatabaseError as exc:
-        damage = quire.damage(exc)
+        damage = quire.repair.damage(exc)
         if damage is None:
             print(f"quire: database error: {exc}", file=sys.stderr)
             return 1
     except IndexDamaged as exc:
         damage = exc
-    quire.recover(damage.problems)
+    quire.repair.recover(damage.problems)
     _announce_and_rebuild(quire, args)
     try:
         return command(quire, args)
@@ -39,7 +38,7 @@ def run_guarded(quire: Quire, command: Command, args: argparse.Namespace) -> int
 
 
 def _announce_and_rebuild(quire: Quire, args: argparse.Namespace) -> None:
-    recovery = quire.take_recovery()  # told once
+    recovery = quire.repair.take_recovery()  # told once
     if recovery is None:
         return
     print(f"quire: {recovery.message}", file=sys.stderr, flush=True)
@@ -70,13 +69,13 @@ def _rebuild(quire: Quire, folders: list[Path], recovery: Recovery) -> None:
 def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
     """Check fully; replace and rebuild a damaged index (any index with --rebuild). The folders
     are indexed into the new index before anything else reads it."""
-    recovery = quire.take_recovery()  # damaged on open: that is the repair
+    recovery = quire.repair.take_recovery()  # damaged on open: that is the repair
     reindex = None
     if recovery is None:
         bar = ProgressBar()
         reindex = Reindex(progress=bar, embed=not args.no_embed)
         try:
-            health, recovery = quire.repair(rebuild=args.rebuild, reindex=reindex)
+            health, recovery = quire.repair.run(rebuild=args.rebuild, reindex=reindex)
         finally:
             bar.close()
     if recovery is None:
@@ -98,7 +97,7 @@ def cmd_repair(quire: Quire, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "repair", help="check the index; replace a damaged one and rebuild it from the folders"
     )

@@ -52,7 +52,7 @@ def indexed_window(qtbot: QtBot, notes: Path, source: Path, home: Path) -> Itera
 
     from PySide6.QtCore import QThreadPool
 
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
     from desktop_app.ui.main_window import MainWindow
 
     shutil.copytree(source, notes)

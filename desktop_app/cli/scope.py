@@ -7,10 +7,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from desktop_app.core.retrieval.scope import Scope, ScopedQuery, date_bound
+from desktop_app.core.api import Scope, ScopedQuery, date_bound
 
 if TYPE_CHECKING:
-    from desktop_app.core.service import Quire
+    from desktop_app.core.api import Quire
 
 
 def add_scope_flags(parser: argparse.ArgumentParser) -> None:

@@ -10,13 +10,13 @@ import sys
 import time
 from typing import TextIO
 
-from desktop_app.core.cancel import Progress
+from desktop_app.core.api import Phase, Progress
 
 _LABELS = {
-    "index": "Indexing",
-    "parts": "Preparing passages",
-    "embed": "Embedding",
-    "download": "Downloading",
+    Phase.INDEX: "Indexing",
+    Phase.PARTS: "Preparing passages",
+    Phase.EMBED: "Embedding",
+    Phase.DOWNLOAD: "Downloading",
 }
 _BLOCKS = ("█", "·", "…")
 _ASCII = ("#", "-", "...")
@@ -40,7 +40,7 @@ class ProgressBar:
             _BLOCKS if can_encode(self.stream, "".join(_BLOCKS)) else _ASCII
         )
         self._last_draw = 0.0
-        self._phase = ""
+        self._phase: Phase | None = None
 
     def __call__(self, progress: Progress) -> None:
         now = time.monotonic()
@@ -56,7 +56,7 @@ class ProgressBar:
         self.stream.flush()
 
     def _render(self, p: Progress) -> str:
-        label = _LABELS.get(p.phase, p.phase)
+        label = _LABELS[p.phase]
         if not p.total:
             return f"{label}{self.more}"
         filled = int(self.width * p.done / p.total)

@@ -1,0 +1,3 @@
+from desktop_app.cli.entry import main
+
+raise SystemExit(main())

@@ -1,0 +1,37 @@
+"""`quire status`: the database, counts, per-file status and integrity."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from desktop_app.core.api import NoteStatus, Quire, as_json, printable
+
+
+def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
+    status = quire.status()
+    integrity, healthy = status.integrity, status.integrity_ok
+    if args.json:
+        print(json.dumps(as_json(status), ensure_ascii=False, indent=2))
+        return 0 if healthy else 1
+    c = status.counts
+    print(f"database: {status.database}")
+    print(f"embedding model: {status.embedding_model or '(none yet)'}")
+    print(
+        f"folders {c.folders}, notes {c.notes}, chunks {c.chunks}, "
+        f"pending embedding {c.pending_embedding}, skipped {c.skipped}, failed {c.failed}"
+    )
+    for f in status.files:
+        if f.status != NoteStatus.INDEXED or f.reason:
+            reason = f" — {printable(f.reason)}" if f.reason else ""
+            print(f"  {f.status}: {printable(f.path)}{reason}")
+    problems = "not checked" if integrity is None else "; ".join(integrity.problems)
+    print("integrity: " + ("ok" if healthy else f"PROBLEM: {problems}"))
+    if status.recovery is not None:
+        print(f"last repair ({status.recovery.at}): {status.recovery.message}")
+    return 0 if healthy else 1
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("status", help="database, counts, per-file status, integrity")
+    p.add_argument("--json", action="store_true")

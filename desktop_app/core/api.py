@@ -1,0 +1,143 @@
+"""What the window (desktop_app.ui) and the command line (desktop_app.cli) may use of the core:
+the facade, the values it hands out, and the stateless helpers that show them. Both import
+the core only from here (an import-linter contract in pyproject.toml checks it), so everything
+else in the core may change without touching a front end."""
+
+from desktop_app.core.answer.attribution import NOT_FOUND
+from desktop_app.core.answer.citations import numbers_in, replace_citations
+from desktop_app.core.answer.cues import AnswerKind, question_kind
+from desktop_app.core.answer.gate import GateDecision
+from desktop_app.core.answer.gguf import ModelFileError, inspect_model
+from desktop_app.core.answer.llm import bundled_chat_model_path
+from desktop_app.core.answer.profile import parse_languages, profile_of
+from desktop_app.core.answer.support import CITATION
+from desktop_app.core.answer.units import CODE
+from desktop_app.core.answer.verbatim import NOTES_SAY
+from desktop_app.core.answers import Answers
+from desktop_app.core.as_json import as_json
+from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress, ProgressCallback
+from desktop_app.core.conversations import Conversation, Turn
+from desktop_app.core.evaluate import evaluate_set
+
+# The answer events and their parts, each re-exported by name (`X as X`).
+from desktop_app.core.events import AnswerEvent as AnswerEvent
+from desktop_app.core.events import Citations as Citations
+from desktop_app.core.events import CitedSentence as CitedSentence
+from desktop_app.core.events import Done as Done
+from desktop_app.core.events import Draft as Draft
+from desktop_app.core.events import DraftReplaced as DraftReplaced
+from desktop_app.core.events import Error as Error
+from desktop_app.core.events import Evidence as Evidence
+from desktop_app.core.events import EvidenceShown as EvidenceShown
+from desktop_app.core.events import Passage as Passage
+from desktop_app.core.events import SourcesFound as SourcesFound
+from desktop_app.core.events import Token as Token
+from desktop_app.core.events import Unfound as Unfound
+from desktop_app.core.ingest import formats
+from desktop_app.core.ingest.formats import formats_read, pdf
+from desktop_app.core.ingest.formats.pdf import span_on_page
+from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, Watching
+from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir, find_entry
+from desktop_app.core.models.download import DownloadError, download_entry
+from desktop_app.core.models.finder import FoundModel, describe, find_models
+from desktop_app.core.names import printable
+from desktop_app.core.passage import day_label, pages_label
+from desktop_app.core.repair import FolderReport, Reindex, Repair
+from desktop_app.core.retrieval.highlight import matching_spans
+from desktop_app.core.retrieval.languages import content_words
+from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, date_bound
+from desktop_app.core.retrieval.search import ScopedSearch, SearchResult
+from desktop_app.core.service import Quire
+from desktop_app.core.store.db import DiskFull, NewerDatabaseError
+from desktop_app.core.store.health import Health, IndexDamaged
+from desktop_app.core.store.note_status import NoteStatus
+from desktop_app.core.store.recovery import Recovery
+from desktop_app.core.store.status import FileStatus, IndexStatus
+from desktop_app.core.text import FENCE, IMAGE_TARGET, clean_text, code_fence, suffix_of
+
+__all__ = [
+    "CATALOG",
+    "CITATION",
+    "CODE",
+    "FENCE",
+    "IMAGE_TARGET",
+    "NOTES_SAY",
+    "NOT_FOUND",
+    "QUIET_KINDS",
+    "AnswerEvent",
+    "AnswerKind",
+    "Answers",
+    "CancelToken",
+    "Cancelled",
+    "CatalogEntry",
+    "Change",
+    "ChangeKind",
+    "Chip",
+    "Citations",
+    "CitedSentence",
+    "Conversation",
+    "DiskFull",
+    "Done",
+    "DownloadError",
+    "Draft",
+    "DraftReplaced",
+    "Error",
+    "Evidence",
+    "EvidenceShown",
+    "FileStatus",
+    "FolderReport",
+    "FoundModel",
+    "GateDecision",
+    "Health",
+    "IndexDamaged",
+    "IndexStatus",
+    "LiveFolders",
+    "ModelFileError",
+    "NewerDatabaseError",
+    "NoteStatus",
+    "Passage",
+    "Period",
+    "Phase",
+    "Progress",
+    "ProgressCallback",
+    "Quire",
+    "Recovery",
+    "Reindex",
+    "Repair",
+    "Scope",
+    "ScopedQuery",
+    "ScopedSearch",
+    "SearchResult",
+    "SourcesFound",
+    "Token",
+    "Turn",
+    "Unfound",
+    "Watching",
+    "as_json",
+    "bundled_chat_model_path",
+    "clean_text",
+    "code_fence",
+    "content_words",
+    "date_bound",
+    "day_label",
+    "describe",
+    "download_entry",
+    "downloads_dir",
+    "evaluate_set",
+    "find_entry",
+    "find_models",
+    "formats",
+    "formats_read",
+    "inspect_model",
+    "matching_spans",
+    "numbers_in",
+    "pages_label",
+    "parse_languages",
+    "pdf",
+    "printable",
+    "profile_of",
+    "question_kind",
+    "replace_citations",
+    "span_on_page",
+    "suffix_of",
+]
