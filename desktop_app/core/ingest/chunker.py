@@ -142,14 +142,23 @@ def _around_data_uris(text: str, start: int, end: int) -> list[tuple[int, int, b
 def _block_spans(
     text: str, block: Block, start: int, end: int, count: TokenCounter, target: int
 ) -> list[Span]:
-    body = text[start:end]
-    tokens = count(body)
-    if block.kind == "heading" or tokens <= target:
-        return [Span(start, end, block.heading_path, tokens, block.kind == "heading")]
+    if block.kind == "heading":
+        body = text[start:end]
+        return [Span(start, end, block.heading_path, count(body), True)]
     return [
-        Span(start + a, start + b, block.heading_path, count(body[a:b]))
-        for a, b in split_oversized(body, count, target, by_lines=block.kind == "code")
+        Span(start + a, start + b, block.heading_path, tokens)
+        for a, b, tokens in block_pieces(text[start:end], count, target, block.kind == "code")
     ]
+
+
+def block_pieces(
+    body: str, count: TokenCounter, limit: int, by_lines: bool = False
+) -> list[tuple[int, int, int]]:
+    """A block whole, or cut into pieces of at most `limit` tokens; each with its tokens."""
+    tokens = count(body)
+    if tokens <= limit:
+        return [(0, len(body), tokens)]
+    return [(a, b, count(body[a:b])) for a, b in split_oversized(body, count, limit, by_lines)]
 
 
 def _tokens(spans: list[Span]) -> int:

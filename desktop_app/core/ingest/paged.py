@@ -13,7 +13,7 @@ import bisect
 import re
 from dataclasses import replace
 
-from desktop_app.core.ingest.chunker import Chunk, Span, pack_spans, split_oversized
+from desktop_app.core.ingest.chunker import Chunk, Span, block_pieces, pack_spans
 from desktop_app.core.ingest.document import Block, Document
 from desktop_app.core.tokens import count_tokens
 
@@ -41,15 +41,19 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
         if block.kind == "heading" or (
             block.kind == "text" and _title_line(text, block, chunk_tokens)
         ):
-            tokens = count_tokens(text[block.start : block.end])
+            tokens = _count(text[block.start : block.end])
             spans.append(Span(block.start, block.end, path, tokens, is_heading=True, opens=turn))
             continue
         turn = (turn or (block.kind == "list") != listing) and _open_headings(spans)
         listing = block.kind == "list"
-        for n, (start, end) in enumerate(_pieces(text, block.start, block.end, chunk_tokens)):
-            tokens = count_tokens(text[start:end])
+        for n, (start, end, tokens) in enumerate(_pieces(text, block.start, block.end, chunk_tokens)):
             spans.append(Span(start, end, path, tokens, opens=turn and n == 0))
     return [c for c in pack_spans(text, _headed(spans), chunk_tokens) if c.text.strip()]
+
+
+def _count(text: str) -> int:
+    """Tokens of a stretch as it reads: a line wrapped on the page is one line of text."""
+    return count_tokens(text.replace("\n", " "))
 
 
 def _pages_apart(document: Document, chunk_tokens: int) -> bool:
@@ -97,13 +101,10 @@ def _open_headings(spans: list[Span]) -> bool:
     return False
 
 
-def _pieces(text: str, start: int, end: int, target: int) -> list[tuple[int, int]]:
-    """A paragraph as one piece, or cut into pieces of about `target` tokens if it is over
-    twice that."""
-    body = text[start:end]
-    if len(body) <= 4 * target or count_tokens(body) <= 2 * target:
-        return [(start, end)]
-    return [(start + a, start + b) for a, b in split_oversized(body, count_tokens, target)]
+def _pieces(text: str, start: int, end: int, target: int) -> list[tuple[int, int, int]]:
+    """A paragraph as one piece, or cut as a note's paragraph is (one over twice the target)."""
+    return [(start + a, start + b, tokens)
+            for a, b, tokens in block_pieces(text[start:end], _count, 2 * target)]  # fmt: skip
 
 
 class Reading:
