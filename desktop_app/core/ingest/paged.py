@@ -46,7 +46,7 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
             continue
         turn = (turn or (block.kind == "list") != listing) and _open_headings(spans)
         listing = block.kind == "list"
-        for n, (start, end, tokens) in enumerate(_pieces(text, block.start, block.end, chunk_tokens)):
+        for n, (start, end, tokens) in enumerate(_pieces(text, block, chunk_tokens)):
             spans.append(Span(start, end, path, tokens, opens=turn and n == 0))
     return [c for c in pack_spans(text, _headed(spans), chunk_tokens) if c.text.strip()]
 
@@ -101,10 +101,12 @@ def _open_headings(spans: list[Span]) -> bool:
     return False
 
 
-def _pieces(text: str, start: int, end: int, target: int) -> list[tuple[int, int, int]]:
-    """A paragraph as one piece, or cut as a note's paragraph is (one over twice the target)."""
-    return [(start + a, start + b, tokens)
-            for a, b, tokens in block_pieces(text[start:end], _count, 2 * target)]  # fmt: skip
+def _pieces(text: str, block: Block, target: int) -> list[tuple[int, int, int]]:
+    """A paragraph, list or code block as one piece, or cut as a note's is (one over twice the
+    target; code at line ends)."""
+    body = text[block.start : block.end]
+    return [(block.start + a, block.start + b, tokens)
+            for a, b, tokens in block_pieces(body, _count, 2 * target, block.kind == "code")]  # fmt: skip
 
 
 class Reading:

@@ -9,7 +9,6 @@ there to boxes on the page (`char_boxes`) for the viewer's highlight.
 from __future__ import annotations
 
 import ctypes
-import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,7 +104,7 @@ def _read_page(
             text = "".join(
                 chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF) for i in range(count)
             )
-        text = _with_paragraph_breaks(text, _line_origins(textpage, text))
+        text = _with_paragraph_breaks(text, _line_pitches(textpage, text))
         if not measure:
             return text, None
         shown = visible(text)
@@ -114,33 +113,38 @@ def _read_page(
         textpage.close()
 
 
-def _line_origins(textpage: Any, text: str) -> list[tuple[int, float | None]]:
-    """Each line break ("\\r" index) with the baseline height of the next line's first
-    character, after the first line's own (index -1)."""
+def _line_pitches(textpage: Any, text: str) -> list[tuple[int, float]]:
+    """Each line break ("\\r" index) with the drop from the line before it to the next line's
+    first character. The line before is measured at the lower of its first and last
+    characters: pdfium's line may hold two printed lines (a URL broken without a hyphen), and
+    a raised footnote mark may end it."""
     import pypdfium2.raw as pdfium_c
 
     x, y = ctypes.c_double(), ctypes.c_double()
 
     def baseline(i: int) -> float | None:
-        ok = i < len(text) and pdfium_c.FPDFText_GetCharOrigin(
+        ok = 0 <= i < len(text) and pdfium_c.FPDFText_GetCharOrigin(
             textpage.raw, i, ctypes.byref(x), ctypes.byref(y)
         )
         return y.value if ok else None
 
-    return [(-1, baseline(0))] + [
-        (m.start(), baseline(m.end())) for m in _LINE_BREAK.finditer(text)
-    ]
+    out: list[tuple[int, float]] = []
+    first = baseline(0)
+    for m in _LINE_BREAK.finditer(text):
+        last = m.start() - 1
+        while last > 0 and text[last].isspace():
+            last -= 1
+        ends = [b for b in (first, baseline(last)) if b is not None]
+        first = baseline(m.end())
+        if ends and first is not None:
+            out.append((m.start(), min(ends) - first))
+    return out
 
 
-def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> str:
+def _with_paragraph_breaks(text: str, pitches: list[tuple[int, float]]) -> str:
     """pdfium ends every line with "\\r\\n"; where the gap to the next line is wider than the
     page's usual line pitch, the "\\r" becomes
     "\\n": a blank line, the chunker's paragraph break, still one character per pdfium index."""
-    pitches = [
-        (at, above - below)
-        for (_, above), (at, below) in itertools.pairwise(lines)
-        if above is not None and below is not None
-    ]
     usual = sorted(p for _, p in pitches if p > 0)
     if len(usual) < 2:
         return text

@@ -12,6 +12,7 @@ import bisect
 import ctypes
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,12 @@ MIN_LIST_LINES = 6
 _LINE_END = re.compile(r"\r\n|\n\n")
 _DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
+_MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
+# The mark a list item starts with: a bullet or dash, or a number or letter and its dot.
+_ITEM = re.compile(r"^\s*(?:[•◦▪▫‣⁃∙●○■□–—*-]|\(?(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)])\s+\S")
+# A footnote starts with its mark: digits (superscript or not) or a symbol.
+_NOTE_MARK = re.compile(r"^\s*(?:\d{1,3}|[⁰¹²³⁴-⁹]+|[*†‡§])")
+_MARK_AT_END = re.compile(r"(?<=[.,;:])\s*(?:\d{1,3}|[⁰¹²³⁴-⁹]+|[*†‡])$")
 _NUMBER = re.compile(r"\b\d+\b|\b[ivxlc]+\b$", re.IGNORECASE)
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+|p\.\s*|seite\s+|strana\s+)?(?:\d+|[ivxlc]{1,6})(?:\s*(?:/|of|von|z)\s*\d+)?\W*$",
@@ -62,6 +69,7 @@ class Line:
     right: float
     baseline: float
     gap_before: bool  # pdfium's text has a blank line before it (a wider line pitch)
+    mono: bool = False  # its first, middle and last characters are in a fixed-pitch font
 
 
 def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
@@ -86,30 +94,37 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
         if last >= first:
             mid = pos + first + (last - first) // 2
             weight = weight_of(handle, mid)
-            bold = _bold_font(pdfium_c, handle, mid)
+            bold, mono = _font(pdfium_c, handle, mid)
+            mono = mono and all(_font(pdfium_c, handle, pos + k)[1] for k in (first, last))
             box_of(handle, pos + first, *refs)
             left, baseline = box[0].value, box[2].value
             box_of(handle, pos + last, *refs)
             sizes = sorted((size_of(handle, pos + first), size_of(handle, mid),
                             size_of(handle, pos + last)))  # fmt: skip
             line = Line(page, start, stop, text, float(sizes[1]), bold, weight, left,
-                        box[1].value, baseline, gap)  # fmt: skip
+                        box[1].value, baseline, gap, mono)  # fmt: skip
             lines.append(line)
         gap = m is not None and m.group(0) == "\n\n"
         pos = m.end() if m else end
     return lines
 
 
-_BOLD_FONTS: dict[bytes, bool] = {}
+_FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}
+_FIXED_PITCH = 1  # pdfium's font flag (PDF 32000-1, 9.8.2)
 
 
-def _bold_font(pdfium_c: Any, handle: Any, index: int) -> bool:
-    """Whether the character's font is named as a bold one (fonts that give no weight)."""
+def _font(pdfium_c: Any, handle: Any, index: int) -> tuple[bool, bool]:
+    """Whether the character's font is named as a bold one (fonts that give no weight), and
+    whether it is a fixed-pitch one (code)."""
     name = ctypes.create_string_buffer(96)
-    pdfium_c.FPDFText_GetFontInfo(handle, index, name, 96, None)
-    if name.value not in _BOLD_FONTS:
-        _BOLD_FONTS[name.value] = bool(_BOLD_NAME.search(name.value.decode("latin-1")))
-    return _BOLD_FONTS[name.value]
+    flags = ctypes.c_int()
+    pdfium_c.FPDFText_GetFontInfo(handle, index, name, 96, ctypes.byref(flags))
+    key = (name.value, flags.value)
+    if key not in _FONTS:
+        label = name.value.decode("latin-1")
+        fixed = bool(flags.value & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
+        _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
+    return _FONTS[key]
 
 
 @dataclass(frozen=True)
@@ -135,12 +150,16 @@ def structure(
     furniture = _furniture(lines, len(pages), body)
     headings = _headings(lines, furniture, body)
     paths = _heading_paths(lines, headings, outline)
-    reader = _Reader(lines, pages, _listing_pages(lines, furniture))
+    right = _right_edges(lines)
+
+    def starts(para: list[int], i: int) -> bool:
+        return _starts_block(lines, para, i, body, right)
+
+    reader = _Reader(lines, pages, _listing_pages(lines, furniture), starts)
     sections: list[tuple[int, tuple[str, ...]]] = []
-    starts = {h.line: h for h in headings}
+    heads = {h.line: h for h in headings}
     inside = {h.line + k for h in headings for k in range(1, h.count)}
     notes = _footnotes(lines, furniture, body)
-    right = _right_edges(lines)
     for i in range(len(lines)):
         if i in inside:
             continue
@@ -148,11 +167,11 @@ def structure(
             reader.add(i, i, "furniture")
         elif i in notes:
             reader.held.append(i)
-        elif i in starts:
+        elif i in heads:
             reader.flush()
-            sections.append((reader.add(i, i + starts[i].count - 1, "heading"), paths[i]))
+            sections.append((reader.add(i, i + heads[i].count - 1, "heading"), paths[i]))
         else:
-            reader.line(i, bool(reader.para) and _breaks(lines, reader.para[-1], i, body, right))
+            reader.line(i, bool(reader.para) and starts(reader.para, i))
     reader.flush()
     return sorted(reader.blocks), sections
 
@@ -161,8 +180,14 @@ class _Reader:
     """Blocks gathered line by line: the paragraph being read, and the footnotes held under it
     while it may run on to the next page."""
 
-    def __init__(self, lines: list[Line], pages: tuple[int, ...], listed: set[int]) -> None:
-        self.lines, self.pages, self.listed = lines, pages, listed
+    def __init__(
+        self,
+        lines: list[Line],
+        pages: tuple[int, ...],
+        listed: set[int],
+        starts: Callable[[list[int], int], bool],
+    ) -> None:
+        self.lines, self.pages, self.listed, self.starts = lines, pages, listed, starts
         self.blocks: list[Block] = []
         self.para: list[int] = []
         self.held: list[int] = []
@@ -183,11 +208,37 @@ class _Reader:
         self.para.append(i)
 
     def flush(self) -> None:
-        for run in (self.para, self.held):
-            if run:
-                kind = "list" if self.lines[run[0]].page in self.listed else "text"
-                self.add(run[0], run[-1], kind)
-                run.clear()
+        notes: list[list[int]] = []
+        for i in self.held:  # each footnote a paragraph of its own
+            if not notes or self.starts(notes[-1], i) or _note_starts(self.lines, notes[-1], i):
+                notes.append([])
+            notes[-1].append(i)
+        for run in [self.para, *notes] if self.para else notes:
+            first = self.lines[run[0]]
+            kind = "list" if first.page in self.listed else "code" if first.mono else "text"
+            self.add(run[0], run[-1], kind)
+        self.para, self.held = [], []
+
+
+def _note_starts(lines: list[Line], run: list[int], i: int) -> bool:
+    """A footnote's mark at a line's start after a line that ends a sentence."""
+    return bool(_NOTE_MARK.match(lines[i].text) and _SENTENCE_END.search(lines[run[-1]].text))
+
+
+def _starts_block(
+    lines: list[Line], para: list[int], i: int, body: float, right: dict[int, float]
+) -> bool:
+    """Whether line `i` starts a block after the paragraph `para`: code (fixed-pitch lines)
+    and prose apart, a code block whole and a list's items one block, as Markdown reads them;
+    else where a paragraph breaks."""
+    a, b, first = lines[para[-1]], lines[i], lines[para[0]]
+    if a.mono != b.mono:
+        return True
+    if b.mono:
+        return abs(a.size - b.size) > 0.5
+    if _ITEM.match(b.text) and _ITEM.match(first.text) and abs(b.left - first.left) < body:
+        return abs(a.size - b.size) > 0.5
+    return _breaks(lines, para[-1], i, body, right)
 
 
 def _footnotes(lines: list[Line], furniture: set[int], body: float) -> set[int]:
@@ -299,7 +350,8 @@ def _is_heading_line(line: Line, body: float) -> bool:
         return False
     if line.size >= HEADING_SIZE * body:
         return True
-    return line.bold and line.size >= body * 0.95 and not text.endswith((".", ",", ";", ":"))
+    ends = _MARK_AT_END.sub("", text)  # a footnote's mark after the sentence's end
+    return line.bold and line.size >= body * 0.95 and not ends.endswith((".", ",", ";", ":"))
 
 
 def _headings(lines: list[Line], furniture: set[int], body: float) -> list[Heading]:
