@@ -27,7 +27,7 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
     """Passages of a paged document that has blocks."""
     text = document.text
     spans: list[Span] = []
-    listing = False
+    apart = ""  # a listing page's or the footnotes' blocks are passages of their own
     paged = _pages_apart(document, chunk_tokens)
     page = 0
     for block in document.blocks:
@@ -44,8 +44,9 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
             tokens = _count(text[block.start : block.end])
             spans.append(Span(block.start, block.end, path, tokens, is_heading=True, opens=turn))
             continue
-        turn = (turn or (block.kind == "list") != listing) and _open_headings(spans)
-        listing = block.kind == "list"
+        region = block.kind if block.kind in ("list", "note") else ""
+        turn = (turn or region != apart) and _open_headings(spans)
+        apart = region
         for n, (start, end, tokens) in enumerate(_pieces(text, block, chunk_tokens)):
             spans.append(Span(start, end, path, tokens, opens=turn and n == 0))
     return [c for c in pack_spans(text, _headed(spans), chunk_tokens) if c.text.strip()]

@@ -213,10 +213,11 @@ class _Reader:
             if not notes or self.starts(notes[-1], i) or _note_starts(self.lines, notes[-1], i):
                 notes.append([])
             notes[-1].append(i)
-        for run in [self.para, *notes] if self.para else notes:
+        for n, run in enumerate([self.para, *notes] if self.para else notes):
             first = self.lines[run[0]]
-            kind = "list" if first.page in self.listed else "code" if first.mono else "text"
-            self.add(run[0], run[-1], kind)
+            note = n > 0 or not self.para
+            kind = "code" if first.mono else "note" if note else "text"
+            self.add(run[0], run[-1], "list" if first.page in self.listed else kind)
         self.para, self.held = [], []
 
 
