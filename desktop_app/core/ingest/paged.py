@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from desktop_app.core.ingest.chunker import Chunk, Span, block_pieces, pack_spans
 from desktop_app.core.ingest.document import Block, Document
+from desktop_app.core.ingest.formats.pdf_layout import ends_sentence
 from desktop_app.core.tokens import count_tokens
 
 CHARS_PER_TOKEN = 4  # pages shorter than a passage's worth of characters stand alone
@@ -85,7 +86,8 @@ def _title_line(text: str, block: Block, target: int) -> bool:
     return (
         "\n" not in line
         and len(line) < target // 2
-        and not line.endswith((".", "!", "?", ":", ";", ","))
+        and not ends_sentence(line)
+        and not line.endswith(",")
         and any(c.isalpha() for c in line)
     )
 
@@ -106,8 +108,8 @@ def _pieces(text: str, block: Block, target: int) -> list[tuple[int, int, int]]:
     """A paragraph, list or code block as one piece, or cut as a note's is (one over twice the
     target; code at line ends)."""
     body = text[block.start : block.end]
-    return [(block.start + a, block.start + b, tokens)
-            for a, b, tokens in block_pieces(body, _count, 2 * target, block.kind == "code")]  # fmt: skip
+    pieces = block_pieces(body, _count, 2 * target, block.kind == "code")
+    return [(block.start + a, block.start + b, tokens) for a, b, tokens in pieces]
 
 
 class Reading:

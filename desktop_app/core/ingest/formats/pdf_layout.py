@@ -33,15 +33,17 @@ _MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IG
 # The mark a list item starts with: a bullet or dash, or a number or letter and its dot.
 _ITEM = re.compile(r"^\s*(?:[•◦▪▫‣⁃∙●○■□–—*-]|\(?(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)])\s+\S")
 # A footnote starts with its mark: digits (superscript or not) or a symbol.
-_NOTE_MARK = re.compile(r"^\s*(?:\d{1,3}|[⁰¹²³⁴-⁹]+|[*†‡§])")
-_MARK_AT_END = re.compile(r"(?<=[.,;:])\s*(?:\d{1,3}|[⁰¹²³⁴-⁹]+|[*†‡])$")
+_NOTE_MARK = re.compile(r"\s*(?:\d{1,3}|[⁰¹²³⁴-⁹]+|[*†‡§])")
+_MARK_AT_END = re.compile(r"(?<=[.,;:])(?:\s+\d{1,3}|\s*[⁰¹²³⁴-⁹]+|\s*[*†‡])$")
 _NUMBER = re.compile(r"\b\d+\b|\b[ivxlc]+\b$", re.IGNORECASE)
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+|p\.\s*|seite\s+|strana\s+)?(?:\d+|[ivxlc]{1,6})(?:\s*(?:/|of|von|z)\s*\d+)?\W*$",
     re.IGNORECASE,
 )
 _LISTED = re.compile(r"(?:\.\s?){3,}|…|\s\d+(?:[,–-]\s*\d+)*\s*$|^\s*\[\d+\]")
-_SENTENCE_END = re.compile(r"[.:!?;)\"”]\s*$")
+# A line that ends a sentence: its last mark, or one closing a bracket or quote after it
+# ("(optional)" in a table's row ends none).
+_SENTENCE_END = re.compile(r"(?:[.:!?;]|[.!?][)\"”“’»])\s*$")
 # A line that only numbers the heading under it: "Chapter 4", "TWO", "Anhang B".
 _LABEL = re.compile(
     r"^\s*(?:(?:chapter|part|appendix|section|book|kapitel|teil|anhang|kapitola|část|příloha)"
@@ -147,15 +149,17 @@ def structure(
         return [], []
     body = _body_size(lines)
     _weigh(lines)
+    _code_runs(lines)
     furniture = _furniture(lines, len(pages), body)
-    headings = _headings(lines, furniture, body)
+    listed = _listing_pages(lines, furniture)
+    headings = _headings(lines, furniture, body, listed)
     paths = _heading_paths(lines, headings, outline)
     right = _right_edges(lines)
 
     def starts(para: list[int], i: int) -> bool:
         return _starts_block(lines, para, i, body, right)
 
-    reader = _Reader(lines, pages, _listing_pages(lines, furniture), starts)
+    reader = _Reader(lines, pages, listed, starts)
     sections: list[tuple[int, tuple[str, ...]]] = []
     heads = {h.line: h for h in headings}
     inside = {h.line + k for h in headings for k in range(1, h.count)}
@@ -173,7 +177,30 @@ def structure(
         else:
             reader.line(i, bool(reader.para) and starts(reader.para, i))
     reader.flush()
-    return sorted(reader.blocks), sections
+    prose = [pages[ln.page] + ln.start for k, ln in enumerate(lines)
+             if ln.page not in listed and k not in furniture]  # fmt: skip
+    return sorted(reader.blocks), _after_listings(sections, pages, listed, prose)
+
+
+def _after_listings(
+    sections: list[tuple[int, tuple[str, ...]]],
+    pages: tuple[int, ...],
+    listed: set[int],
+    prose: list[int],
+) -> list[tuple[int, tuple[str, ...]]]:
+    """A heading on a contents or index page heads that listing only: the text after it (where
+    `prose`, the offsets of lines on other pages, goes on) is under the path before it again."""
+    out = list(sections)
+    before: tuple[str, ...] = ()
+    for n, (start, path) in enumerate(sections):
+        if bisect.bisect_right(pages, start) - 1 not in listed:
+            before = path
+            continue
+        at = bisect.bisect_right(prose, start)
+        end = sections[n + 1][0] if n + 1 < len(sections) else None
+        if at < len(prose) and (end is None or prose[at] < end):
+            out.append((prose[at], before))
+    return sorted(out, key=lambda s: s[0])
 
 
 class _Reader:
@@ -210,7 +237,7 @@ class _Reader:
     def flush(self) -> None:
         notes: list[list[int]] = []
         for i in self.held:  # each footnote a paragraph of its own
-            if not notes or self.starts(notes[-1], i) or _note_starts(self.lines, notes[-1], i):
+            if not notes or self._note_starts(notes[-1], i):
                 notes.append([])
             notes[-1].append(i)
         for n, run in enumerate([self.para, *notes] if self.para else notes):
@@ -220,10 +247,14 @@ class _Reader:
             self.add(run[0], run[-1], "list" if first.page in self.listed else kind)
         self.para, self.held = [], []
 
-
-def _note_starts(lines: list[Line], run: list[int], i: int) -> bool:
-    """A footnote's mark at a line's start after a line that ends a sentence."""
-    return bool(_NOTE_MARK.match(lines[i].text) and _SENTENCE_END.search(lines[run[-1]].text))
+    def _note_starts(self, run: list[int], i: int) -> bool:
+        """Whether line `i` starts a footnote after the footnote `run`: where a paragraph would
+        start, or at a mark after a line that ends a sentence; not after a mark alone."""
+        last = self.lines[run[-1]].text
+        if _NOTE_MARK.fullmatch(last):
+            return False
+        marked = bool(_NOTE_MARK.match(self.lines[i].text)) and ends_sentence(last)
+        return marked or self.starts(run, i)
 
 
 def _starts_block(
@@ -269,6 +300,20 @@ def _weigh(lines: list[Line]) -> None:
                 line.bold = True
 
 
+def _code_runs(lines: list[Line]) -> None:
+    """Code is two or more fixed-pitch lines: a lone one is a code word that a line of prose
+    starts or ends with."""
+    lone = [
+        i
+        for i, line in enumerate(lines)
+        if line.mono
+        and not any(0 <= k < len(lines) and lines[k].mono and lines[k].page == line.page
+                    for k in (i - 1, i + 1))
+    ]  # fmt: skip
+    for i in lone:
+        lines[i].mono = False
+
+
 def _body_size(lines: list[Line]) -> float:
     sizes: Counter[float] = Counter()
     for line in lines:
@@ -306,7 +351,7 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
     least = max(2.0, FURNITURE_SHARE * page_count)
     out: set[int] = set()
     for top, bottom in edges:
-        alone = top[:2] == bottom[:2][::-1]  # its only line(s): the page's text, not a frame
+        alone = top[:2] == bottom[:2][::-1]  # its only lines: its text, unless widely repeated
         for edge, idx in enumerate((top, bottom)):
             for k, i in enumerate(idx[:2]):
                 line = lines[i]
@@ -314,13 +359,14 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
                 apart = k + 1 >= len(idx) or (
                     abs(line.baseline - lines[idx[k + 1]].baseline) > APART * body
                 )
-                repeated = same[(*slot, _norm(line.text))] >= 2 or (
+                seen = same[(*slot, _norm(line.text))]
+                widely = seen >= least or bool(
                     k == 0 and _NUMBER.search(line.text) and numbered[slot] >= least
                 )
                 if _PAGE_NUMBER.match(line.text) or (
                     apart
-                    and repeated
-                    and not alone
+                    and (seen >= 2 or widely)
+                    and (widely or not alone)
                     and line.size < HEADING_SIZE * body
                     and len(line.text) <= MAX_HEADING_CHARS
                 ):
@@ -331,7 +377,8 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
 
 
 def _listing_pages(lines: list[Line], furniture: set[int]) -> set[int]:
-    """Pages most of whose lines end in page numbers or dot leaders: contents, indexes."""
+    """Pages most of whose lines end in page numbers or dot leaders: contents, indexes (a page
+    of a few such lines only where it ends the listing before it)."""
     count: Counter[int] = Counter()
     listed: Counter[int] = Counter()
     for i, line in enumerate(lines):
@@ -340,9 +387,11 @@ def _listing_pages(lines: list[Line], furniture: set[int]) -> set[int]:
         count[line.page] += 1
         if _LISTED.search(line.text):
             listed[line.page] += 1
-    return {
-        page for page, n in count.items() if n >= MIN_LIST_LINES and listed[page] >= LIST_SHARE * n
-    }
+    out: set[int] = set()
+    for page, n in sorted(count.items()):
+        if listed[page] >= LIST_SHARE * n and (n >= MIN_LIST_LINES or page - 1 in out):
+            out.add(page)
+    return out
 
 
 def _is_heading_line(line: Line, body: float) -> bool:
@@ -355,14 +404,21 @@ def _is_heading_line(line: Line, body: float) -> bool:
     return line.bold and line.size >= body * 0.95 and not ends.endswith((".", ",", ";", ":"))
 
 
-def _headings(lines: list[Line], furniture: set[int], body: float) -> list[Heading]:
+def _headings(
+    lines: list[Line], furniture: set[int], body: float, listed: set[int]
+) -> list[Heading]:
     """Lines in larger or bold type standing apart from the body; consecutive lines of one
     style (a wrapped title) or a short label above a title ("Chapter 4") are one heading."""
     out: list[Heading] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        if i in furniture or not _is_heading_line(line, body) or not _apart(lines, i, body):
+        if (
+            i in furniture
+            or not _is_heading_line(line, body)
+            or not _apart(lines, i, body)
+            or (line.page in listed and line.size < HEADING_SIZE * body)  # a contents entry
+        ):
             i += 1
             continue
         style = (round(line.size * 2) / 2, line.bold)
@@ -398,7 +454,7 @@ def _breaks(lines: list[Line], prev: int, i: int, body: float, right: dict[int, 
     if b.gap_before or abs(a.size - b.size) > 0.5:
         return True
     if a.page != b.page:  # a paragraph runs on over a page break only mid-sentence
-        return bool(_SENTENCE_END.search(a.text))
+        return ends_sentence(a.text)
     indent = 0.8 * body
     following = lines[i + 1] if i + 1 < len(lines) else None
     first_line_indent = (
@@ -408,7 +464,12 @@ def _breaks(lines: list[Line], prev: int, i: int, body: float, right: dict[int, 
         and b.left - following.left > indent
     )
     short_end = a.right < right[a.page] - 3 * body
-    return first_line_indent or (short_end and bool(_SENTENCE_END.search(a.text)))
+    return first_line_indent or (short_end and ends_sentence(a.text))
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether a line ends a sentence (before its footnote's mark, if it has one)."""
+    return bool(_SENTENCE_END.search(_MARK_AT_END.sub("", text)))
 
 
 def _right_edges(lines: list[Line]) -> dict[int, float]:
