@@ -1,8 +1,9 @@
 """A PDF read the way a person reads it: headings by type size become the heading path,
 running headers and page numbers stay out of passages' search terms, a word hyphenated at a
-line end is found whole, a two-column page reads column by column, and contents and index
-pages are found by their words but never outrank the prose they point to. Every passage
-stays an exact span whose characters map to their boxes."""
+line end is found whole, a list and a code block are each one block and footnotes passages of
+their own (as a web page's are), a two-column page reads column by column, and contents and
+index pages are found by their words but never outrank the prose they point to. Every
+passage stays an exact span whose characters map to their boxes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
 from desktop_app.core.retrieval import analyzer
 from desktop_app.core.service import Quire
-from tests.support.documents import BIRDS_LEFT, BIRDS_RIGHT, write_structured_pdf
+from tests.support.documents import (
+    BIRDS_CODE,
+    BIRDS_ITEMS,
+    BIRDS_LEFT,
+    BIRDS_NOTES,
+    BIRDS_RIGHT,
+    write_structured_pdf,
+)
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +85,36 @@ def test_a_two_column_page_reads_column_by_column(document: Document) -> None:
     left, right = text.index(BIRDS_LEFT), text.index(BIRDS_RIGHT)
     assert left < right  # each column whole, the left one first
     assert document.page_at(document.text.index("Bitterns")) == 5
+
+
+def _block_of(document: Document, words: str) -> tuple[str, str]:
+    """The kind and text (spacing folded) of the block holding `words`."""
+    for block in document.blocks:
+        text = " ".join(document.text[block.start : block.end].split())
+        if words in text:
+            return block.kind, text
+    raise AssertionError(f"no block holds {words!r}")
+
+
+def test_a_list_is_one_block_and_fixed_pitch_lines_one_code_block(document: Document) -> None:
+    kind, text = _block_of(document, "Perch: a branch")
+    assert kind == "text" and text == " ".join(BIRDS_ITEMS)  # its items, wrapped lines too
+    kind, text = _block_of(document, "ring --species")
+    assert kind == "code" and text == " ".join(BIRDS_CODE)
+
+
+def test_each_footnote_is_a_block_and_the_footnotes_a_passage_of_their_own(
+    document: Document, note: AnalyzedNote
+) -> None:
+    for footnote in BIRDS_NOTES:
+        assert _block_of(document, footnote[:20]) == ("note", footnote)
+    holding = _holding(note, BIRDS_NOTES[0])
+    assert len(holding) == 1
+    passage = " ".join(holding[0].chunk.text.split())
+    assert passage == " ".join(BIRDS_NOTES)  # neither the prose nor the list above them
+    assert holding[0].chunk.page_start == 4
+    survey = analyzer.stems(["survey"], note.language)[0]
+    assert survey in holding[0].body_terms.split()  # a footnote is found by its words
 
 
 def test_contents_and_index_pages_are_listings_found_by_prefix_only(

@@ -120,6 +120,13 @@ BIRDS_CONTENTS = [
 ]  # fmt: skip
 BIRDS_INDEX = ["feeding, 3", "fish, 3, 4", "grey heron, 3", "heron, 2, 3", "kingfisher, 4",
                "migration, 2", "shallow water, 3", "strike, 3, 4"]  # fmt: skip
+BIRDS_ITEMS = ["- Perch: a branch low over clear water, used day after day.",
+               "- Tunnel: dug by both birds in a sandy bank; the digging takes them a week or "
+               "more, and the pair take turns at it while the other one keeps watch nearby.",
+               "- Clutch: six or seven round white eggs."]  # fmt: skip
+BIRDS_CODE = ["ring --species kingfisher", "count --site mill-stream", "report --year 2024"]
+BIRDS_NOTES = ["1 Counted along the mill stream by the ringing group in the spring survey.",
+               "2 Ospreys were seen twice over the lake, never nesting."]  # fmt: skip
 BIRDS_LEFT = ("The left column starts here. Reed warblers weave their nests between "
               "three or four stems of reed, high above the water, and the nest sways.")  # fmt: skip
 BIRDS_RIGHT = ("The right column follows it. Bitterns boom at dusk in spring, a sound that "
@@ -129,7 +136,8 @@ BIRDS_RIGHT = ("The right column follows it. Bitterns boom at dusk in spring, a 
 def write_structured_pdf(path: Path) -> Path:
     """A small book as people make them: a title and contents page, a running header and a
     page number on every later page, headings in larger bold type, a word hyphenated at a line
-    end, a two-column page and an index (see tests/core/test_pdf_structure.py)."""
+    end, a list, a code block and footnotes, a two-column page and an index (see
+    tests/core/test_pdf_structure.py)."""
     from fpdf import FPDF
 
     class Book(FPDF):
@@ -172,12 +180,13 @@ def write_structured_pdf(path: Path) -> Path:
                "thrust of the neck. They also take frogs and small mammals, and in hard winters "
                "they wait beside garden ponds for goldfish. A heron may stand for an hour "
                "before it strikes, and it swallows its catch head first.")  # fmt: skip
-    pdf.add_page()
-    _heading(pdf, "3 Kingfishers", 18)
-    _text(pdf, "Kingfishers dive from a perch above the stream and strike fish under the surface, "
-               "then beat them against a branch before swallowing them head first. Their "
-               "nests are tunnels dug into a sandy bank, up to a metre long, and the chamber at "
-               "the end is lined with fish bones and scales.")  # fmt: skip
+    _kingfishers(pdf)
+    _two_columns_and_index(pdf)
+    pdf.output(str(path))
+    return path
+
+
+def _two_columns_and_index(pdf: Any) -> None:
     pdf.add_page()
     _heading(pdf, "4 Two columns", 18)
     top = pdf.get_y()
@@ -191,8 +200,26 @@ def write_structured_pdf(path: Path) -> Path:
     pdf.set_font("helvetica", size=11)
     for entry in BIRDS_INDEX:
         pdf.cell(0, 6, entry, new_x="LMARGIN", new_y="NEXT")
-    pdf.output(str(path))
-    return path
+
+
+def _kingfishers(pdf: Any) -> None:
+    """A page of prose, a list, a code block and footnotes in smaller type at its foot."""
+    pdf.add_page()
+    _heading(pdf, "3 Kingfishers", 18)
+    _text(pdf, "Kingfishers dive from a perch above the stream and strike fish under the surface, "
+               "then beat them against a branch before swallowing them head first. Their "
+               "nests are tunnels dug into a sandy bank, up to a metre long, and the chamber at "
+               "the end is lined with fish bones and scales.")  # fmt: skip
+    for item in BIRDS_ITEMS:
+        pdf.multi_cell(0, 6, item, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    pdf.set_font("courier", size=10)
+    for line in BIRDS_CODE:
+        pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_y(262)
+    pdf.set_font("helvetica", size=8)
+    for note in BIRDS_NOTES:
+        pdf.multi_cell(0, 4, note, new_x="LMARGIN", new_y="NEXT")
 
 
 def _heading(pdf: Any, text: str, size: int) -> None:

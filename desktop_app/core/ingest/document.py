@@ -8,9 +8,10 @@ from typing import NamedTuple
 
 
 class Block(NamedTuple):
-    """A stretch of a paged document's text and what it is: "heading", "text" (a paragraph),
-    "list" (a paragraph of a page listing terms: contents, index), "furniture" (a running
-    header or footer, a page number)."""
+    """A stretch of a paged document's text and what it is: "heading", "text" (a paragraph,
+    or a list's items), "code" (fixed-pitch lines), "note" (a footnote), "list" (a paragraph
+    of a page listing terms: contents, index), "furniture" (a running header or footer, a
+    page number)."""
 
     start: int
     end: int

@@ -1,5 +1,6 @@
-"""A PDF's text as a person reads it: each line's type size, weight and place on the page give
-headings, paragraphs, running headers and footers, page numbers and pages that list terms.
+"""A PDF's text as a person reads it: each line's type size, weight, font and place on the page
+give headings, paragraphs, lists, code, footnotes, running headers and footers, page numbers
+and pages that list terms.
 
 Nothing here changes the text: `read_lines` measures pdfium's lines, `structure` names what
 each stretch of the document's text is (`Block`s over exact offsets), so every passage built
