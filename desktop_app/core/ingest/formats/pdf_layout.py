@@ -401,8 +401,10 @@ def _is_heading_line(line: Line, body: float) -> bool:
         return False
     if line.size >= HEADING_SIZE * body:
         return True
+    if not line.bold or line.size < body * 0.95:
+        return False
     ends = _MARK_AT_END.sub("", text)  # a footnote's mark after the sentence's end
-    return line.bold and line.size >= body * 0.95 and not ends.endswith((".", ",", ";", ":"))
+    return not ends.endswith((".", ",", ";", ":"))
 
 
 def _headings(
