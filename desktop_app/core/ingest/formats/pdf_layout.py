@@ -418,9 +418,8 @@ def _headings(
         line = lines[i]
         if (
             i in furniture
-            or not _is_heading_line(line, body)
-            or not _apart(lines, i, body)
             or (line.page in listed and line.size < HEADING_SIZE * body)  # a contents entry
+            or not (_is_heading_line(line, body) or _wrapped_title(lines, i, body))
         ):
             i += 1
             continue
@@ -435,15 +434,36 @@ def _headings(
                 break
             best, style = max(best, nxt_style), nxt_style
             count += 1
+        if not _apart(lines, i + count - 1, body):
+            i += 1
+            continue
         text = " ".join(lines[k].text.strip() for k in range(i, i + count))
         out.append(Heading(i, count, " ".join(text.split()), best))
         i += count
     return out
 
 
+def _wrapped_title(lines: list[Line], i: int, body: float) -> bool:
+    """A bold line that ends a sentence, right above a heading line of its style: a title's
+    first line ("1. Duplicate times are not allowed." "What do I do?")."""
+    line = lines[i]
+    nxt = lines[i + 1] if i + 1 < len(lines) else None
+    return (
+        nxt is not None
+        and line.bold
+        and nxt.bold
+        and nxt.page == line.page
+        and not nxt.gap_before
+        and abs(nxt.size - line.size) < 0.5
+        and line.size >= body * 0.95
+        and len(line.text.strip()) <= MAX_HEADING_CHARS
+        and _is_heading_line(nxt, body)
+    )
+
+
 def _apart(lines: list[Line], i: int, body: float) -> bool:
-    """A body-size bold line is a heading only where a paragraph breaks around it: not a bold
-    phrase that starts a paragraph and runs on."""
+    """A heading ending at a body-size bold line `i` is one only where a paragraph breaks after
+    it: not a bold phrase that starts a paragraph and runs on."""
     line = lines[i]
     if line.size >= HEADING_SIZE * body:
         return True
