@@ -98,8 +98,10 @@ def chunk_note(
 
 def pack_spans(text: str, spans: list[Span], target_tokens: int) -> list[Chunk]:
     """Chunks of `spans` found by another reader (a PDF's headings and paragraphs), packed as
-    a note's are."""
-    groups = _merge_small_tails(_pack(spans, target_tokens), target_tokens)
+    a note's are, except that a heading always ends a chunk holding no heading: the tail of the
+    section before (a page break cut it, or the chunk before filled up) joins the chunk before
+    it when small, instead of heading the next section's chunk."""
+    groups = _merge_small_tails(_pack(spans, target_tokens, tails_back=True), target_tokens)
     lines = LineIndex(text)
     return [_make_chunk(text, group, lines) for group in groups]
 
@@ -165,7 +167,7 @@ def _tokens(spans: list[Span]) -> int:
     return sum(s.tokens for s in spans)
 
 
-def _pack(spans: Iterable[Span], target: int) -> Iterator[list[Span]]:
+def _pack(spans: Iterable[Span], target: int, tails_back: bool = False) -> Iterator[list[Span]]:
     """Greedy packing: a heading opens a new chunk unless the current one is still tiny.
 
     The headings at the end of the current chunk (`heads`, from index `heads_at`) are carried
@@ -176,7 +178,11 @@ def _pack(spans: Iterable[Span], target: int) -> Iterator[list[Span]]:
     current_tokens = heads_at = heads_tokens = 0
     for span in spans:
         tokens = span.tokens
-        starts_section = span.is_heading and (current_tokens >= min_tokens or span.opens)
+        starts_section = span.is_heading and (
+            current_tokens >= min_tokens
+            or span.opens
+            or (tails_back and not any(s.is_heading for s in current))
+        )
         overflows = current and current_tokens + tokens > target
         if current and span.opens and not span.is_heading:  # after a data URI: nothing spans it
             yield current

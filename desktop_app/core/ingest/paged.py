@@ -40,7 +40,7 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
             page += 1
         turn = new_page and bool(spans) and (paged or spans[-1].heading_path != path)
         if block.kind == "heading" or (
-            block.kind == "text" and _title_line(text, block, chunk_tokens)
+            block.kind == "text" and new_page and _title_line(text, block, chunk_tokens)
         ):
             tokens = _count(text[block.start : block.end])
             spans.append(Span(block.start, block.end, path, tokens, is_heading=True, opens=turn))
@@ -80,8 +80,8 @@ def _headed(spans: list[Span]) -> list[Span]:
 
 
 def _title_line(text: str, block: Block, target: int) -> bool:
-    """A short line standing alone, not a sentence (a title in body type): it heads the text
-    under it as a heading does."""
+    """A short line standing alone atop a page, not a sentence (a title in body type): it heads
+    the text under it as a heading does."""
     line = text[block.start : block.end].strip()
     return (
         "\n" not in line
