@@ -41,7 +41,9 @@ _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+|p\.\s*|seite\s+|strana\s+)?(?:\d+|[ivxlc]{1,6})(?:\s*(?:/|of|von|z)\s*\d+)?\W*$",
     re.IGNORECASE,
 )
-_LISTED = re.compile(r"(?:\.\s?){3,}|…|\s\d+(?:[,–-]\s*\d+)*\s*$|^\s*\[\d+\]")
+# A line of a listing ends in a page number, dot leaders or an ellipsis, or starts "[12]".
+_LISTED = re.compile(r"(?:\.\s?){3,}\s*\d*\s*$|…\s*\d*\s*$|\s\d+(?:[,–-]\s*\d+)*\s*$")
+_REFERENCE = re.compile(r"\s*\[\d+\]")
 # A line that ends a sentence: its last mark, or one closing a bracket or quote after it
 # ("(optional)" in a table's row ends none).
 _SENTENCE_END = re.compile(r"(?:[.:!?;]|[.!?][)\"”“’»])\s*$")
@@ -86,6 +88,7 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
     box_of = pdfium_c.FPDFText_GetCharBox
     box = [ctypes.c_double() for _ in range(4)]
     refs = [ctypes.byref(b) for b in box]
+    font = _FontReader(pdfium_c, handle)
     lines: list[Line] = []
     pos, gap = 0, False
     for m in [*_LINE_END.finditer(raw), None]:
@@ -97,8 +100,8 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
         if last >= first:
             mid = pos + first + (last - first) // 2
             weight = weight_of(handle, mid)
-            bold, mono = _font(pdfium_c, handle, mid)
-            mono = mono and all(_font(pdfium_c, handle, pos + k)[1] for k in (first, last))
+            bold, mono = font(mid)
+            mono = mono and font(pos + first)[1] and font(pos + last)[1]
             box_of(handle, pos + first, *refs)
             left, baseline = box[0].value, box[2].value
             box_of(handle, pos + last, *refs)
@@ -116,18 +119,24 @@ _FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}
 _FIXED_PITCH = 1  # pdfium's font flag (PDF 32000-1, 9.8.2)
 
 
-def _font(pdfium_c: Any, handle: Any, index: int) -> tuple[bool, bool]:
-    """Whether the character's font is named as a bold one (fonts that give no weight), and
-    whether it is a fixed-pitch one (code)."""
-    name = ctypes.create_string_buffer(96)
-    flags = ctypes.c_int()
-    pdfium_c.FPDFText_GetFontInfo(handle, index, name, 96, ctypes.byref(flags))
-    key = (name.value, flags.value)
-    if key not in _FONTS:
-        label = name.value.decode("latin-1")
-        fixed = bool(flags.value & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
-        _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
-    return _FONTS[key]
+class _FontReader:
+    """Whether a character's font is named as a bold one (fonts that give no weight), and
+    whether it is a fixed-pitch one (code); one buffer for a page's calls."""
+
+    def __init__(self, pdfium_c: Any, handle: Any) -> None:
+        self.info, self.handle = pdfium_c.FPDFText_GetFontInfo, handle
+        self.name = ctypes.create_string_buffer(96)
+        self.flags = ctypes.c_int()
+        self.flags_ref = ctypes.byref(self.flags)
+
+    def __call__(self, index: int) -> tuple[bool, bool]:
+        self.info(self.handle, index, self.name, 96, self.flags_ref)
+        key = (self.name.value, self.flags.value)
+        if key not in _FONTS:
+            label = self.name.value.decode("latin-1")
+            fixed = bool(self.flags.value & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
+            _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
+        return _FONTS[key]
 
 
 @dataclass(frozen=True)
@@ -339,16 +348,7 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
          sorted(idx, key=lambda i: lines[i].baseline)[:3])
         for idx in by_page.values()
     ]  # fmt: skip
-    same: Counter[tuple[int, int, str]] = Counter()
-    numbered: Counter[tuple[int, int]] = Counter()
-    for top, bottom in edges:
-        for edge, idx in enumerate((top, bottom)):
-            for k, i in enumerate(idx[:2]):
-                at = round(lines[i].baseline / 3)
-                for near in (at - 1, at, at + 1):
-                    same[(edge, near, _norm(lines[i].text))] += 1
-                    if k == 0 and _NUMBER.search(lines[i].text):
-                        numbered[(edge, near)] += 1
+    norms, same, numbered = _edge_counts(lines, edges)
     least = max(2.0, FURNITURE_SHARE * page_count)
     out: set[int] = set()
     for top, bottom in edges:
@@ -360,7 +360,7 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
                 apart = k + 1 >= len(idx) or (
                     abs(line.baseline - lines[idx[k + 1]].baseline) > APART * body
                 )
-                seen = same[(*slot, _norm(line.text))]
+                seen = same[(*slot, norms[i])]
                 widely = seen >= least or bool(
                     k == 0 and _NUMBER.search(line.text) and numbered[slot] >= least
                 )
@@ -377,6 +377,27 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
     return out
 
 
+def _edge_counts(
+    lines: list[Line], edges: list[tuple[list[int], list[int]]]
+) -> tuple[dict[int, str], Counter[tuple[int, int, str]], Counter[tuple[int, int]]]:
+    """The words (digits as #) of the two outermost lines at each page edge; how many pages
+    have those words at that place (give or take 3 points); how many have a numbered line
+    outermost there."""
+    norms: dict[int, str] = {}
+    same: Counter[tuple[int, int, str]] = Counter()
+    numbered: Counter[tuple[int, int]] = Counter()
+    for top, bottom in edges:
+        for edge, idx in enumerate((top, bottom)):
+            for k, i in enumerate(idx[:2]):
+                norms[i] = _norm(lines[i].text)
+                at = round(lines[i].baseline / 3)
+                counts_number = k == 0 and bool(_NUMBER.search(lines[i].text))
+                for near in (at - 1, at, at + 1):
+                    same[(edge, near, norms[i])] += 1
+                    numbered[(edge, near)] += counts_number
+    return norms, same, numbered
+
+
 def _listing_pages(lines: list[Line], furniture: set[int]) -> set[int]:
     """Pages most of whose lines end in page numbers or dot leaders: contents, indexes (a page
     of a few such lines only where it ends the listing before it)."""
@@ -386,13 +407,21 @@ def _listing_pages(lines: list[Line], furniture: set[int]) -> set[int]:
         if i in furniture:
             continue
         count[line.page] += 1
-        if _LISTED.search(line.text):
+        if _listed(line.text):
             listed[line.page] += 1
     out: set[int] = set()
     for page, n in sorted(count.items()):
         if listed[page] >= LIST_SHARE * n and (n >= MIN_LIST_LINES or page - 1 in out):
             out.add(page)
     return out
+
+
+def _listed(text: str) -> bool:
+    """Whether a line is one of a listing's (only its end is searched: long lines are many)."""
+    end = text.rstrip()[-1:]
+    if end.isdigit() or end in (".", "…"):
+        return bool(_LISTED.search(text, max(0, len(text) - 48)))
+    return bool(_REFERENCE.match(text))
 
 
 def _is_heading_line(line: Line, body: float) -> bool:
