@@ -105,9 +105,10 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
             box_of(handle, pos + first, *refs)
             left, baseline = box[0].value, box[2].value
             box_of(handle, pos + last, *refs)
-            sizes = sorted((size_of(handle, pos + first), size_of(handle, mid),
-                            size_of(handle, pos + last)))  # fmt: skip
-            line = Line(page, start, stop, text, float(sizes[1]), bold, weight, left,
+            size = size_of(handle, pos + first)
+            if size_of(handle, pos + last) != size:  # the middle one of three decides
+                size = sorted((size, size_of(handle, mid), size_of(handle, pos + last)))[1]
+            line = Line(page, start, stop, text, float(size), bold, weight, left,
                         box[1].value, baseline, gap, mono)  # fmt: skip
             lines.append(line)
         gap = m is not None and m.group(0) == "\n\n"
