@@ -103,18 +103,18 @@ def test_a_list_is_one_block_and_fixed_pitch_lines_one_code_block(document: Docu
     assert kind == "code" and text == " ".join(BIRDS_CODE)
 
 
-def test_each_footnote_is_a_block_and_the_footnotes_a_passage_of_their_own(
+def test_each_footnote_is_a_block_and_a_passage_of_its_own(
     document: Document, note: AnalyzedNote
 ) -> None:
     for footnote in BIRDS_NOTES:
         assert _block_of(document, footnote[:20]) == ("note", footnote)
-    holding = _holding(note, BIRDS_NOTES[0])
-    assert len(holding) == 1
-    passage = " ".join(holding[0].chunk.text.split())
-    assert passage == " ".join(BIRDS_NOTES)  # neither the prose nor the list above them
-    assert holding[0].chunk.page_start == 4
+        holding = _holding(note, footnote)
+        assert len(holding) == 1
+        # neither the prose and the list above it nor the other footnote
+        assert " ".join(holding[0].chunk.text.split()) == footnote
+        assert holding[0].chunk.page_start == 4
     survey = analyzer.stems(["survey"], note.language)[0]
-    assert survey in holding[0].body_terms.split()  # a footnote is found by its words
+    assert survey in _holding(note, BIRDS_NOTES[0])[0].body_terms.split()  # found by its words
 
 
 def test_contents_and_index_pages_are_listings_found_by_prefix_only(

@@ -28,7 +28,7 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
     """Passages of a paged document that has blocks."""
     text = document.text
     spans: list[Span] = []
-    apart = ""  # a listing page's or the footnotes' blocks are passages of their own
+    apart = ""  # a listing page's blocks are passages of their own, as each footnote is
     paged = _pages_apart(document, chunk_tokens)
     page = 0
     for block in document.blocks:
@@ -46,7 +46,7 @@ def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
             spans.append(Span(block.start, block.end, path, tokens, is_heading=True, opens=turn))
             continue
         region = block.kind if block.kind in ("list", "note") else ""
-        turn = (turn or region != apart) and _open_headings(spans)
+        turn = (turn or region != apart or region == "note") and _open_headings(spans)
         apart = region
         for n, (start, end, tokens) in enumerate(_pieces(text, block, chunk_tokens)):
             spans.append(Span(start, end, path, tokens, opens=turn and n == 0))
