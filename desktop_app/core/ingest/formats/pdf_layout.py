@@ -22,9 +22,10 @@ from desktop_app.core.ingest.document import Block
 HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
 BOLDER = 150  # a weight this much above the body text's is bold
 APART = 1.6  # a header or footer stands this many body sizes from the text, or more
-SMALL = 0.9  # type this much smaller than the body's, below it on a page: footnotes
+SMALL = 0.85  # type this much smaller than the body's, below it on a page: footnotes
 MAX_HEADING_CHARS = 160
 FURNITURE_SHARE = 0.2  # a page edge slot holding numbered lines on this share of pages
+WIDER_PITCH = 1.2  # a line this much further below the last than usual, after a sentence
 LIST_SHARE = 0.5  # of a page's lines ending in a page number or dot leaders: a list of terms
 MIN_LIST_LINES = 6
 _LINE_END = re.compile(r"\r\n|\n\n")
@@ -75,6 +76,7 @@ class Line:
     baseline: float
     gap_before: bool  # pdfium's text has a blank line before it (a wider line pitch)
     mono: bool = False  # its first, middle and last characters are in a fixed-pitch font
+    pitch: float = 0.0  # how far below the line before it on its page it stands (0: first)
 
 
 def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
@@ -85,9 +87,12 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
     drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
     handle = textpage.raw
     size_of, weight_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetFontWeight
-    box_of = pdfium_c.FPDFText_GetCharBox
+    box_of, origin_of = pdfium_c.FPDFText_GetCharBox, pdfium_c.FPDFText_GetCharOrigin
     box = [ctypes.c_double() for _ in range(4)]
     refs = [ctypes.byref(b) for b in box]
+    x, y = ctypes.c_double(), ctypes.c_double()
+    at = (ctypes.byref(x), ctypes.byref(y))
+    above: float | None = None
     font = _FontReader(pdfium_c, handle)
     lines: list[Line] = []
     pos, gap = 0, False
@@ -102,14 +107,15 @@ def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
             weight = weight_of(handle, mid)
             bold, mono = font(mid)
             mono = mono and font(pos + first)[1] and font(pos + last)[1]
-            box_of(handle, pos + first, *refs)
-            left, baseline = box[0].value, box[2].value
+            origin_of(handle, pos + first, *at)
+            left, baseline = x.value, y.value
+            pitch, above = (above - baseline if above is not None else 0.0), baseline
             box_of(handle, pos + last, *refs)
             size = size_of(handle, pos + first)
             if size_of(handle, pos + last) != size:  # the middle one of three decides
                 size = sorted((size, size_of(handle, mid), size_of(handle, pos + last)))[1]
             line = Line(page, start, stop, text, float(size), bold, weight, left,
-                        box[1].value, baseline, gap, mono)  # fmt: skip
+                        box[1].value, baseline, gap, mono, pitch)  # fmt: skip
             lines.append(line)
         gap = m is not None and m.group(0) == "\n\n"
         pos = m.end() if m else end
@@ -140,6 +146,9 @@ class _FontReader:
         return _FONTS[key]
 
 
+_Edges = tuple[dict[int, float], dict[int, float]]  # per page: right edge, usual line pitch
+
+
 @dataclass(frozen=True)
 class Heading:
     line: int  # index of its first line
@@ -165,10 +174,10 @@ def structure(
     listed = _listing_pages(lines, furniture)
     headings = _headings(lines, furniture, body, listed)
     paths = _heading_paths(lines, headings, outline)
-    right = _right_edges(lines)
+    edges = _page_edges(lines, body)
 
     def starts(para: list[int], i: int) -> bool:
-        return _starts_block(lines, para, i, body, right)
+        return _starts_block(lines, para, i, body, edges)
 
     reader = _Reader(lines, pages, listed, starts)
     sections: list[tuple[int, tuple[str, ...]]] = []
@@ -268,9 +277,7 @@ class _Reader:
         return marked or self.starts(run, i)
 
 
-def _starts_block(
-    lines: list[Line], para: list[int], i: int, body: float, right: dict[int, float]
-) -> bool:
+def _starts_block(lines: list[Line], para: list[int], i: int, body: float, edges: _Edges) -> bool:
     """Whether line `i` starts a block after the paragraph `para`: code (fixed-pitch lines)
     and prose apart, a code block whole and a list's items one block, as Markdown reads them;
     else where a paragraph breaks."""
@@ -279,9 +286,12 @@ def _starts_block(
         return True
     if b.mono:
         return abs(a.size - b.size) > 0.5
-    if _ITEM.match(b.text) and _ITEM.match(first.text) and abs(b.left - first.left) < body:
-        return abs(a.size - b.size) > 0.5
-    return _breaks(lines, para[-1], i, body, right)
+    if _ITEM.match(first.text):
+        if _ITEM.match(b.text) and abs(b.left - first.left) < body:  # the list's next item
+            return abs(a.size - b.size) > 0.5
+        if b.left - first.left > body / 2 and not b.gap_before:  # the item's wrapped line
+            return abs(a.size - b.size) > 0.5
+    return _breaks(lines, para[-1], i, body, edges)
 
 
 def _footnotes(lines: list[Line], furniture: set[int], body: float) -> set[int]:
@@ -501,8 +511,11 @@ def _apart(lines: list[Line], i: int, body: float) -> bool:
     return nxt is None or nxt.page != line.page or nxt.gap_before or nxt.size != line.size
 
 
-def _breaks(lines: list[Line], prev: int, i: int, body: float, right: dict[int, float]) -> bool:
-    """Whether line `i` starts a paragraph after line `prev`."""
+def _breaks(lines: list[Line], prev: int, i: int, body: float, edges: _Edges) -> bool:
+    """Whether line `i` starts a paragraph after line `prev`: a blank line in pdfium's text,
+    a change of type size, a first-line indent, or a sentence's end on a short line or with a
+    wider line pitch than the page's lines have within a paragraph."""
+    right, leading = edges
     a, b = lines[prev], lines[i]
     if b.gap_before or abs(a.size - b.size) > 0.5:
         return True
@@ -517,7 +530,8 @@ def _breaks(lines: list[Line], prev: int, i: int, body: float, right: dict[int, 
         and b.left - following.left > indent
     )
     short_end = a.right < right[a.page] - 3 * body
-    return first_line_indent or (short_end and ends_sentence(a.text))
+    wider = b.pitch > WIDER_PITCH * leading.get(b.page, b.pitch)
+    return first_line_indent or ((short_end or wider) and ends_sentence(a.text))
 
 
 def ends_sentence(text: str) -> bool:
@@ -525,12 +539,18 @@ def ends_sentence(text: str) -> bool:
     return bool(_SENTENCE_END.search(_MARK_AT_END.sub("", text)))
 
 
-def _right_edges(lines: list[Line]) -> dict[int, float]:
-    """The right end most of each page's full lines reach (its text column's right edge)."""
+def _page_edges(lines: list[Line], body: float) -> _Edges:
+    """The right end most of each page's full lines reach (its text column's right edge), and
+    the line pitch most of its body-type lines have (within a paragraph)."""
     rights: dict[int, list[float]] = {}
+    pitches: dict[int, Counter[float]] = {}
     for line in lines:
         rights.setdefault(line.page, []).append(line.right)
-    return {page: sorted(r)[int(0.8 * (len(r) - 1))] for page, r in rights.items()}
+        if line.pitch > 0 and abs(line.size - body) < 0.5:
+            pitches.setdefault(line.page, Counter())[round(line.pitch * 2) / 2] += 1
+    right = {page: sorted(r)[int(0.8 * (len(r) - 1))] for page, r in rights.items()}
+    leading = {page: c.most_common(1)[0][0] for page, c in pitches.items()}
+    return right, leading
 
 
 def _heading_paths(
