@@ -517,6 +517,8 @@ def _breaks(lines: list[Line], prev: int, i: int, body: float, edges: _Edges) ->
     wider line pitch than the page's lines have within a paragraph."""
     right, leading = edges
     a, b = lines[prev], lines[i]
+    if b.text.lstrip()[:1].islower() and not ends_sentence(a.text):
+        return False  # mid-sentence (after a displayed formula, over a page break)
     if b.gap_before or abs(a.size - b.size) > 0.5:
         return True
     if a.page != b.page:  # a paragraph runs on over a page break only mid-sentence
