@@ -1,7 +1,8 @@
 """A PDF's passages from its blocks (`formats/pdf_layout`): headings open passages as
-Markdown headings do, paragraphs are packed whole across page breaks, running headers, footers
-and page numbers are read past, and pages that list terms (contents, index) are passages of
-their own, indexed by prefix only so they never outrank the prose they point to.
+Markdown headings do, paragraphs, lists and code are packed whole across page breaks, each
+footnote is a passage of its own, running headers, footers and page numbers are read past, and
+pages that list terms (contents, index) are passages of their own, indexed by prefix only so
+they never outrank the prose they point to.
 
 Every passage is still an exact span of the document's text; what is read past stays in the
 span (so its characters keep their boxes) but not in its search terms.
