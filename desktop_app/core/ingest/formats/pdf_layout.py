@@ -163,8 +163,8 @@ def structure(
     outline: list[tuple[int, tuple[str, ...]]],
 ) -> tuple[list[Block], list[tuple[int, tuple[str, ...]]]]:
     """The blocks of a document's text (headings, paragraphs, code, footnotes, furniture,
-    listed terms) and the heading path from each heading on. `pages`: where each page starts in the text; `outline`:
-    (page, path) of the PDF's own outline."""
+    listed terms) and the heading path from each heading on. `pages`: where each page starts
+    in the text; `outline`: (page, path) of the PDF's own outline."""
     if not lines:
         return [], []
     body = _body_size(lines)
