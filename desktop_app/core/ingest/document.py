@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 
-class Block(NamedTuple):
+class PageBlock(NamedTuple):
     """A stretch of a paged document's text and what it is: "heading", "text" (a paragraph,
     or a list's items), "code" (fixed-pitch lines), "note" (a footnote), "list" (a paragraph
     of a page listing terms: contents, index), "furniture" (a running header or footer, a
@@ -34,7 +34,7 @@ class Document:
     pages: tuple[int, ...] = ()
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
     title: str = ""  # the file's own (a PDF's document information), else its name's
-    blocks: tuple[Block, ...] = ()  # a PDF's headings, paragraphs and furniture, in order
+    blocks: tuple[PageBlock, ...] = ()  # a PDF's headings, paragraphs and furniture, in order
 
     def page_at(self, offset: int) -> int | None:
         """The 1-based page holding `offset`, None for a file without pages."""

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 
 from desktop_app.core.ingest.chunker import Chunk, Span, block_pieces, pack_spans
-from desktop_app.core.ingest.document import Block, Document
+from desktop_app.core.ingest.document import Document, PageBlock
 from desktop_app.core.ingest.formats.pdf_layout import ends_sentence
 from desktop_app.core.tokens import count_tokens
 
@@ -80,7 +80,7 @@ def _headed(spans: list[Span]) -> list[Span]:
     return out
 
 
-def _title_line(text: str, block: Block, target: int) -> bool:
+def _title_line(text: str, block: PageBlock, target: int) -> bool:
     """A short line standing alone atop a page, not a sentence (a title in body type): it heads
     the text under it as a heading does."""
     line = text[block.start : block.end].strip()
@@ -105,7 +105,7 @@ def _open_headings(spans: list[Span]) -> bool:
     return False
 
 
-def _pieces(text: str, block: Block, target: int) -> list[tuple[int, int, int]]:
+def _pieces(text: str, block: PageBlock, target: int) -> list[tuple[int, int, int]]:
     """A paragraph, list or code block as one piece, or cut as a note's is (one over twice the
     target; code at line ends)."""
     body = text[block.start : block.end]

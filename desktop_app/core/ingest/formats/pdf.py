@@ -8,6 +8,7 @@ there to boxes on the page (`char_boxes`) for the viewer's highlight.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import re
 from collections.abc import Callable
@@ -28,6 +29,11 @@ _DROP_TABLE: dict[int, int | None] = {**dict.fromkeys(map(ord, _DROPPED)), **_PR
 PARAGRAPH_GAP = 1.3  # a line this many usual line pitches below the last starts a paragraph
 _LINE_BREAK = re.compile(r"\r\n")
 MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
+# What pdfium's text ends its lines with, what `visible` drops, and fonts' names.
+_LINE_END = re.compile(r"\r\n|\n\n")
+_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
+_MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
 
 
 def load(path: Path, max_bytes: int) -> Document:
@@ -108,9 +114,79 @@ def _read_page(
         if not measure:
             return text, None
         shown = visible(text)
-        return text, (shown, pdf_layout.read_lines(textpage, text, shown, index))
+        return text, (shown, read_lines(textpage, text, shown, index))
     finally:
         textpage.close()
+
+
+def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[pdf_layout.Line]:
+    """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
+    `shown`: its visible text), with offsets into `shown`."""
+    import pypdfium2.raw as pdfium_c
+
+    drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
+    handle = textpage.raw
+    size_of, weight_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetFontWeight
+    box_of, origin_of = pdfium_c.FPDFText_GetCharBox, pdfium_c.FPDFText_GetCharOrigin
+    box = [ctypes.c_double() for _ in range(4)]
+    refs = [ctypes.byref(b) for b in box]
+    x, y = ctypes.c_double(), ctypes.c_double()
+    at = (ctypes.byref(x), ctypes.byref(y))
+    above: float | None = None
+    font = _FontReader(pdfium_c, handle)
+    lines: list[pdf_layout.Line] = []
+    pos, gap = 0, False
+    for m in [*_LINE_END.finditer(raw), None]:
+        end = m.start() if m else len(raw)
+        start, stop = pos - bisect.bisect_left(drops, pos), end - bisect.bisect_left(drops, end)
+        text = shown[start:stop]
+        first = len(text) - len(text.lstrip())
+        last = len(text.rstrip()) - 1
+        if last >= first:
+            mid = pos + first + (last - first) // 2
+            weight = weight_of(handle, mid)
+            bold, mono = font(mid)
+            mono = mono and font(pos + first)[1] and font(pos + last)[1]
+            origin_of(handle, pos + first, *at)
+            left, baseline = x.value, y.value
+            pitch, above = (above - baseline if above is not None else 0.0), baseline
+            box_of(handle, pos + last, *refs)
+            size = size_of(handle, pos + first)
+            if size_of(handle, pos + last) != size:  # the middle one of three decides
+                size = sorted((size, size_of(handle, mid), size_of(handle, pos + last)))[1]
+            right = box[1].value
+            line = pdf_layout.Line(
+                page, start, stop, text, size, bold, weight, left, right, baseline, gap
+            )
+            line.mono, line.pitch = mono, pitch
+            lines.append(line)
+        gap = m is not None and m.group(0) == "\n\n"
+        pos = m.end() if m else end
+    return lines
+
+
+_FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}
+_FIXED_PITCH = 1  # pdfium's font flag (PDF 32000-1, 9.8.2)
+
+
+class _FontReader:
+    """Whether a character's font is named as a bold one (fonts that give no weight), and
+    whether it is a fixed-pitch one (code); one buffer for a page's calls."""
+
+    def __init__(self, pdfium_c: Any, handle: Any) -> None:
+        self.info, self.handle = pdfium_c.FPDFText_GetFontInfo, handle
+        self.name = ctypes.create_string_buffer(96)
+        self.flags = ctypes.c_int()
+        self.flags_ref = ctypes.byref(self.flags)
+
+    def __call__(self, index: int) -> tuple[bool, bool]:
+        self.info(self.handle, index, self.name, 96, self.flags_ref)
+        key = (self.name.value, self.flags.value)
+        if key not in _FONTS:
+            label = self.name.value.decode("latin-1")
+            fixed = bool(self.flags.value & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
+            _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
+        return _FONTS[key]
 
 
 def _line_pitches(textpage: Any, text: str) -> list[tuple[int, float]]:

@@ -2,22 +2,20 @@
 give headings, paragraphs, lists, code, footnotes, running headers and footers, page numbers
 and pages that list terms.
 
-Nothing here changes the text: `read_lines` measures pdfium's lines, `structure` names what
-each stretch of the document's text is (`Block`s over exact offsets), so every passage built
+Nothing here changes the text: `pdf.read_lines` measures pdfium's lines, `structure` names what
+each stretch of the document's text is (`PageBlock`s over exact offsets), so every passage built
 from them still maps to its characters' boxes.
 """
 
 from __future__ import annotations
 
 import bisect
-import ctypes
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from desktop_app.core.ingest.document import Block
+from desktop_app.core.ingest.document import PageBlock
 
 HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
 BOLDER = 150  # a weight this much above the body text's is bold
@@ -28,10 +26,6 @@ FURNITURE_SHARE = 0.2  # a page edge slot holding numbered lines on this share o
 WIDER_PITCH = 1.2  # a line this much further below the last than usual, after a sentence
 LIST_SHARE = 0.5  # of a page's lines ending in a page number or dot leaders: a list of terms
 MIN_LIST_LINES = 6
-_LINE_END = re.compile(r"\r\n|\n\n")
-_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
-_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
-_MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
 # The mark a list item starts with: a bullet or dash, or a number or letter and its dot.
 _ITEM = re.compile(r"^\s*(?:[•◦▪▫‣⁃∙●○■□–—*-]|\(?(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)])\s+\S")
 # A footnote starts with its mark: digits (superscript or not) or a symbol.
@@ -74,76 +68,9 @@ class Line:
     left: float
     right: float
     baseline: float
-    gap_before: bool  # pdfium's text has a blank line before it (a wider line pitch)
+    gap_before: bool = False  # pdfium's text has a blank line before it (a wider line pitch)
     mono: bool = False  # its first, middle and last characters are in a fixed-pitch font
     pitch: float = 0.0  # how far below the line before it on its page it stands (0: first)
-
-
-def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[Line]:
-    """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
-    `shown`: its visible text), with offsets into `shown`."""
-    import pypdfium2.raw as pdfium_c
-
-    drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
-    handle = textpage.raw
-    size_of, weight_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetFontWeight
-    box_of, origin_of = pdfium_c.FPDFText_GetCharBox, pdfium_c.FPDFText_GetCharOrigin
-    box = [ctypes.c_double() for _ in range(4)]
-    refs = [ctypes.byref(b) for b in box]
-    x, y = ctypes.c_double(), ctypes.c_double()
-    at = (ctypes.byref(x), ctypes.byref(y))
-    above: float | None = None
-    font = _FontReader(pdfium_c, handle)
-    lines: list[Line] = []
-    pos, gap = 0, False
-    for m in [*_LINE_END.finditer(raw), None]:
-        end = m.start() if m else len(raw)
-        start, stop = pos - bisect.bisect_left(drops, pos), end - bisect.bisect_left(drops, end)
-        text = shown[start:stop]
-        first = len(text) - len(text.lstrip())
-        last = len(text.rstrip()) - 1
-        if last >= first:
-            mid = pos + first + (last - first) // 2
-            weight = weight_of(handle, mid)
-            bold, mono = font(mid)
-            mono = mono and font(pos + first)[1] and font(pos + last)[1]
-            origin_of(handle, pos + first, *at)
-            left, baseline = x.value, y.value
-            pitch, above = (above - baseline if above is not None else 0.0), baseline
-            box_of(handle, pos + last, *refs)
-            size = size_of(handle, pos + first)
-            if size_of(handle, pos + last) != size:  # the middle one of three decides
-                size = sorted((size, size_of(handle, mid), size_of(handle, pos + last)))[1]
-            line = Line(page, start, stop, text, float(size), bold, weight, left,
-                        box[1].value, baseline, gap, mono, pitch)  # fmt: skip
-            lines.append(line)
-        gap = m is not None and m.group(0) == "\n\n"
-        pos = m.end() if m else end
-    return lines
-
-
-_FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}
-_FIXED_PITCH = 1  # pdfium's font flag (PDF 32000-1, 9.8.2)
-
-
-class _FontReader:
-    """Whether a character's font is named as a bold one (fonts that give no weight), and
-    whether it is a fixed-pitch one (code); one buffer for a page's calls."""
-
-    def __init__(self, pdfium_c: Any, handle: Any) -> None:
-        self.info, self.handle = pdfium_c.FPDFText_GetFontInfo, handle
-        self.name = ctypes.create_string_buffer(96)
-        self.flags = ctypes.c_int()
-        self.flags_ref = ctypes.byref(self.flags)
-
-    def __call__(self, index: int) -> tuple[bool, bool]:
-        self.info(self.handle, index, self.name, 96, self.flags_ref)
-        key = (self.name.value, self.flags.value)
-        if key not in _FONTS:
-            label = self.name.value.decode("latin-1")
-            fixed = bool(self.flags.value & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
-            _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
-        return _FONTS[key]
 
 
 _Edges = tuple[dict[int, float], dict[int, float]]  # per page: right edge, usual line pitch
@@ -161,7 +88,7 @@ def structure(
     lines: list[Line],
     pages: tuple[int, ...],
     outline: list[tuple[int, tuple[str, ...]]],
-) -> tuple[list[Block], list[tuple[int, tuple[str, ...]]]]:
+) -> tuple[list[PageBlock], list[tuple[int, tuple[str, ...]]]]:
     """The blocks of a document's text (headings, paragraphs, code, footnotes, furniture,
     listed terms) and the heading path from each heading on. `pages`: where each page starts
     in the text; `outline`: (page, path) of the PDF's own outline."""
@@ -197,9 +124,15 @@ def structure(
         else:
             reader.line(i, bool(reader.para) and starts(reader.para, i))
     reader.flush()
-    prose = [pages[ln.page] + ln.start for k, ln in enumerate(lines)
-             if ln.page not in listed and k not in furniture]  # fmt: skip
+    skipped = listed, furniture
+    prose = [pages[ln.page] + ln.start for k, ln in enumerate(lines) if _prose(ln, k, skipped)]
     return sorted(reader.blocks), _after_listings(sections, pages, listed, prose)
+
+
+def _prose(line: Line, k: int, skipped: tuple[set[int], set[int]]) -> bool:
+    """Whether line `k` is neither on a listing page nor furniture."""
+    listed, furniture = skipped
+    return line.page not in listed and k not in furniture
 
 
 def _after_listings(
@@ -235,7 +168,7 @@ class _Reader:
         starts: Callable[[list[int], int], bool],
     ) -> None:
         self.lines, self.pages, self.listed, self.starts = lines, pages, listed, starts
-        self.blocks: list[Block] = []
+        self.blocks: list[PageBlock] = []
         self.para: list[int] = []
         self.held: list[int] = []
 
@@ -243,7 +176,7 @@ class _Reader:
         """A block from line `first` to line `last`; where it starts."""
         a, b = self.lines[first], self.lines[last]
         start = self.pages[a.page] + a.start
-        self.blocks.append(Block(start, self.pages[b.page] + b.end, kind))
+        self.blocks.append(PageBlock(start, self.pages[b.page] + b.end, kind))
         return start
 
     def line(self, i: int, breaks: bool) -> None:
@@ -324,13 +257,12 @@ def _weigh(lines: list[Line]) -> None:
 def _code_runs(lines: list[Line]) -> None:
     """Code is two or more fixed-pitch lines: a lone one is a code word that a line of prose
     starts or ends with."""
-    lone = [
-        i
-        for i, line in enumerate(lines)
-        if line.mono
-        and not any(0 <= k < len(lines) and lines[k].mono and lines[k].page == line.page
-                    for k in (i - 1, i + 1))
-    ]  # fmt: skip
+
+    def mono_beside(i: int) -> bool:
+        near = [lines[k] for k in (i - 1, i + 1) if 0 <= k < len(lines)]
+        return any(n.mono and n.page == lines[i].page for n in near)
+
+    lone = [i for i, line in enumerate(lines) if line.mono and not mono_beside(i)]
     for i in lone:
         lines[i].mono = False
 
@@ -350,20 +282,42 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
     """Running headers and footers: a page's outermost lines, set apart from the text by a
     wider gap and in type no larger than the body's, that are a page number or stand where
     other pages have the same words; the outermost also where many pages have their outermost
-    line numbered. A lone page number is furniture wherever it stands outermost."""
+    line numbered. A lone page number is furniture wherever it stands outermost; on a page of
+    nothing else, a line is furniture only where it frames text on other pages (a blank page's
+    running header), not where every page is one such line (its text)."""
     by_page: dict[int, list[int]] = {}
     for i, line in enumerate(lines):
         by_page.setdefault(line.page, []).append(i)
-    edges = [
-        (sorted(idx, key=lambda i: -lines[i].baseline)[:3],
-         sorted(idx, key=lambda i: lines[i].baseline)[:3])
-        for idx in by_page.values()
-    ]  # fmt: skip
-    norms, same, numbered = _edge_counts(lines, edges)
-    least = max(2.0, FURNITURE_SHARE * page_count)
+    edges = []
+    for idx in by_page.values():
+        top = sorted(idx, key=lambda i: -lines[i].baseline)[:3]
+        edges.append((top, sorted(idx, key=lambda i: lines[i].baseline)[:3]))
+    frame = _Frame(lines, body, edges, max(2.0, FURNITURE_SHARE * page_count))
+    bare = [(top, bottom) for top, bottom in edges if top[:2] == bottom[:2][::-1]]
     out: set[int] = set()
     for top, bottom in edges:
-        alone = top[:2] == bottom[:2][::-1]  # its only lines: its text, unless widely repeated
+        if (top, bottom) not in bare:
+            out |= frame.outermost(top, bottom, lambda i: True)
+    framed = {frame.norms[i] for i in out}
+    for top, bottom in bare:
+        out |= frame.outermost(top, bottom, lambda i: frame.norms[i] in framed)
+    return out
+
+
+class _Frame:
+    """The outermost lines of pages and how often their words recur at the same place."""
+
+    def __init__(
+        self, lines: list[Line], body: float, edges: list[tuple[list[int], list[int]]], least: float
+    ) -> None:
+        self.lines, self.body, self.least = lines, body, least
+        self.norms, self.same, self.numbered = _edge_counts(lines, edges)
+
+    def outermost(
+        self, top: list[int], bottom: list[int], allowed: Callable[[int], bool]
+    ) -> set[int]:
+        """A page's furniture: from each edge inwards, while its lines are."""
+        lines, body, out = self.lines, self.body, set()
         for edge, idx in enumerate((top, bottom)):
             for k, i in enumerate(idx[:2]):
                 line = lines[i]
@@ -371,21 +325,20 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
                 apart = k + 1 >= len(idx) or (
                     abs(line.baseline - lines[idx[k + 1]].baseline) > APART * body
                 )
-                seen = same[(*slot, norms[i])]
-                widely = seen >= least or bool(
-                    k == 0 and _NUMBER.search(line.text) and numbered[slot] >= least
-                )
+                seen = self.same[(*slot, self.norms[i])]
+                numbered = k == 0 and bool(_NUMBER.search(line.text))
+                repeated = seen >= 2 or (numbered and self.numbered[slot] >= self.least)
                 if _PAGE_NUMBER.match(line.text) or (
                     apart
-                    and (seen >= 2 or widely)
-                    and (widely or not alone)
+                    and repeated
+                    and allowed(i)
                     and line.size < HEADING_SIZE * body
                     and len(line.text) <= MAX_HEADING_CHARS
                 ):
                     out.add(i)
                 else:
                     break
-    return out
+        return out
 
 
 def _edge_counts(
