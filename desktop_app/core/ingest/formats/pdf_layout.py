@@ -293,14 +293,15 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
         top = sorted(idx, key=lambda i: -lines[i].baseline)[:3]
         edges.append((top, sorted(idx, key=lambda i: lines[i].baseline)[:3]))
     frame = _Frame(lines, body, edges, max(2.0, FURNITURE_SHARE * page_count))
-    bare = [(top, bottom) for top, bottom in edges if top[:2] == bottom[:2][::-1]]
+    bare = [top[:2] == bottom[:2][::-1] for top, bottom in edges]
     out: set[int] = set()
-    for top, bottom in edges:
-        if (top, bottom) not in bare:
+    for (top, bottom), alone in zip(edges, bare, strict=True):
+        if not alone:
             out |= frame.outermost(top, bottom, lambda i: True)
     framed = {frame.norms[i] for i in out}
-    for top, bottom in bare:
-        out |= frame.outermost(top, bottom, lambda i: frame.norms[i] in framed)
+    for (top, bottom), alone in zip(edges, bare, strict=True):
+        if alone:
+            out |= frame.outermost(top, bottom, lambda i: frame.norms[i] in framed)
     return out
 
 
