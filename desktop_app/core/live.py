@@ -12,15 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.core.cancel import ProgressCallback, no_progress
-from desktop_app.core.ingest.watcher import (
-    QUIET_KINDS,
-    Change,
-    ChangeCallback,
-    ChangeKind,
-    LiveIndex,
-)
-
-__all__ = ["QUIET_KINDS", "Change", "ChangeKind", "LiveFolders", "LiveIndex", "Watching"]
+from desktop_app.core.events import ChangeCallback
+from desktop_app.core.ingest.watcher import LiveIndex
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,10 @@ from desktop_app.core.answers import Answers
 from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
-from desktop_app.core.ingest import embedding, formats, indexer
+from desktop_app.core.ingest import embed_pass, formats, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
-from desktop_app.core.live import LiveFolders, LiveIndex, Watching
+from desktop_app.core.ingest.watcher import LiveIndex
+from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.repair import FolderReport, Repair
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.embedder import EmbedderError, TextEmbedder
@@ -221,10 +222,10 @@ class Quire:
         cancel: CancelToken | None,
     ) -> int:
         assert embedder is not None  # the callers checked embedder_problem
-        embedding.use_embedding_model(handle.database, embedder.model_id, embedder.dimension)
+        embed_pass.use_embedding_model(handle.database, embedder.model_id, embedder.dimension)
         progress(Progress(Phase.EMBED, 0, 0))
         planner = PartPlanner(embedder.token_offsets, embedder.max_tokens)
-        return embedding.embed_pending(handle.database, embedder.encode, planner, progress, cancel)
+        return embed_pass.embed_pending(handle.database, embedder.encode, planner, progress, cancel)
 
     def folder_id(self, folder: Path) -> int | None:
         with self._reading() as db:

@@ -1,12 +1,14 @@
 """The text grammar the indexer, the answer path and the window share (one definition each:
 code fences, inline code, commands and indented code, headings, list items, sentence ends,
 images, years, file suffixes), user text made valid Unicode at the boundary, the fence that
-keeps a piece of code one Markdown code block, and a span of a text."""
+keeps a piece of code one Markdown code block, a span of a text, and a search over long text
+that never holds the interpreter for long."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # A code fence line: up to three spaces, then ``` or ~~~ (the marker is group 1). MULTILINE, so
@@ -71,3 +73,33 @@ def _clean_char(char: str) -> str:
 def code_fence(code: str) -> str:
     """Backticks enough to fence `code`: longer than any run of backticks inside it."""
     return "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+
+
+SEARCH_WINDOW = 1 << 16
+SEARCH_REACH = 256
+
+
+def finditer_windowed(
+    pattern: re.Pattern[str], text: str, window: int = SEARCH_WINDOW, reach: int = SEARCH_REACH
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, searched a window at a time. One search holds Python's GIL until
+    it returns, so a search across megabytes of a crafted note would freeze the window; between
+    windows other threads run. Near a window's end a match, or what its look-ahead would see, may
+    be cut off, so the search resumes at the first match that ends within `reach` characters of
+    it (patterns whose matches and look-arounds are shorter than that give finditer's matches).
+    A match longer than a window (a run of blanks) widens that one search until it ends."""
+    pos, size, n = 0, window, len(text)
+    while True:
+        bound = min(n, pos + size)
+        resume = n if bound == n else max(pos, bound - reach)
+        for match in pattern.finditer(text, pos, bound):
+            if bound < n and match.end() > bound - reach:
+                resume = match.start()
+                break
+            yield match
+        if bound == n:
+            return
+        if resume <= pos:
+            size *= 2
+        else:
+            pos, size = resume, window

@@ -29,7 +29,9 @@ def encoding() -> tiktoken.Encoding:
 # square of its length. Words, numbers and URLs break into short pieces and are never cut; a
 # blank run is split at each slice of it (str.split: a regex search of long text is slow).
 RUN_SLICE = 128
-_LONG_RUN = re.compile(rf"[^\W\d_]{{{RUN_SLICE},}}|(?:[^\w\s]|_){{{RUN_SLICE},}}")
+_LETTERS, _MARKS = r"[^\W\d_]", r"(?:[^\w\s]|_)"
+_LONG_RUN = re.compile(rf"({_LETTERS}{{{RUN_SLICE},}})|({_MARKS}{{{RUN_SLICE},}})")
+_RUN_GOES_ON = (re.compile(rf"{_LETTERS}*"), re.compile(rf"{_MARKS}*"))  # per group above
 
 
 _BLANKS = (" " * RUN_SLICE, "\n" * RUN_SLICE, "\t" * RUN_SLICE, "\r\n" * (RUN_SLICE // 2))
@@ -76,8 +78,8 @@ def _long_runs(text: str) -> Iterator[tuple[int, int]]:
     """Where `_LONG_RUN.finditer(text)` matches, searched a window at a time: one search of a
     long text holds the GIL until it ends, and the regex is slow where many short runs almost
     reach RUN_SLICE (base64), so the window's thread would stall for seconds. A run reaching a
-    window's end is matched whole from its start; the next window overlaps the last RUN_SLICE
-    characters, where a run may begin."""
+    window's end is followed a window at a time to its end; the next search overlaps the last
+    RUN_SLICE characters, where a run may begin."""
     pos = 0
     while pos < len(text):
         end = min(len(text), pos + _SEARCH_WINDOW)
@@ -85,7 +87,10 @@ def _long_runs(text: str) -> Iterator[tuple[int, int]]:
         if match is None:
             pos = end if end == len(text) else max(pos + 1, end - RUN_SLICE)
             continue
-        if match.end() == end < len(text):
-            match = _LONG_RUN.match(text, match.start()) or match
-        yield match.start(), match.end()
-        pos = match.end()
+        start, pos = match.span()
+        goes_on = _RUN_GOES_ON[(match.lastindex or 1) - 1]
+        while pos == end < len(text):
+            end = min(len(text), pos + _SEARCH_WINDOW)
+            more = goes_on.match(text, pos, end)
+            pos = more.end() if more else end
+        yield start, pos

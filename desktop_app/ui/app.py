@@ -1,4 +1,4 @@
-"""Start the window: the Qt application, the service and the bundled sample notes."""
+"""Start the window: the Qt application, the facade (Quire) and the bundled sample notes."""
 
 from __future__ import annotations
 
@@ -35,17 +35,17 @@ def run_app(
         return 1
     app.setApplicationName("Quire")
     app.setDesktopFileName("app.quire.Quire")  # the .desktop file's id (packaging/linux)
-    service = _open_service(smoke)
-    if service is None:
+    quire = _open_quire(smoke)
+    if quire is None:
         return 3
-    apply_theme(app, service.settings.theme)
-    report = crash.previous_crash(service.home)
-    crash.start_run(service.home)
+    apply_theme(app, quire.settings.theme)
+    report = crash.previous_crash(quire.home)
+    crash.start_run(quire.home)
     chosen = [f for f in (folders or []) if f.is_dir()]
-    window = MainWindow(service, chosen + [f for f in service.known_folders() if f not in chosen])
+    window = MainWindow(quire, chosen + [f for f in quire.known_folders() if f not in chosen])
 
     def unhandled(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        details = crash.record_exception(service.home, kind, exc, tb)
+        details = crash.record_exception(quire.home, kind, exc, tb)
         show_error(window, f"Something went wrong: {exc}", details)  # the window keeps working
 
     sys.excepthook = unhandled
@@ -58,8 +58,8 @@ def run_app(
     code = app.exec()
     window.close()
     QThreadPool.globalInstance().waitForDone(5000)
-    service.close()
-    crash.clean_exit(service.home)
+    quire.close()
+    crash.clean_exit(quire.home)
     return int(code)
 
 
@@ -72,7 +72,7 @@ def _application(argv: list[str]) -> QApplication:
     return existing
 
 
-def _open_service(smoke: bool) -> Quire | None:
+def _open_quire(smoke: bool) -> Quire | None:
     """The facade on the user's index; None (after saying why) when a newer Quire wrote it."""
     try:
         return Quire.open()

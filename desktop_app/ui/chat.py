@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import html
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -23,14 +22,17 @@ from desktop_app.core.api import (
     Done,
     Error,
     EvidenceShown,
+    LinkKind,
     Passage,
     Quire,
     Scope,
     SourcesFound,
     Token,
     Turn,
+    TurnLink,
+    conversation_markdown,
+    problem_markdown,
 )
-from desktop_app.ui.answer_view import turn_markdown
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.scope_bar import ScopeBar
 from desktop_app.ui.workers import ProgressFn, Task, run_in_background
@@ -51,9 +53,9 @@ class ChatPane(QWidget):
     activity = Signal(str)  # what the answer is waiting for, for the status bar ("" when done)
     cleared = Signal()  # a new chat: nothing of the old one stays on screen
 
-    def __init__(self, service: Quire) -> None:
+    def __init__(self, quire: Quire) -> None:
         super().__init__()
-        self.service = service
+        self.quire = quire
         self.conversation = Conversation()
         self.history: list[Turn] = []  # what follow-ups follow up on (the checked answers)
         self.turns: list[Turn] = []
@@ -89,7 +91,7 @@ class ChatPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
-        self.scope_bar = ScopeBar(service)  # what this conversation is limited to
+        self.scope_bar = ScopeBar(quire)  # what this conversation is limited to
         self.scope_bar.changed.connect(self._scope_changed)
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.input)
@@ -112,7 +114,7 @@ class ChatPane(QWidget):
         self.stop()
         self.input.clear()
         # A time phrase or scope word in the question becomes a chip (and stays for follow-ups).
-        scope = self.scope_bar.scope.asked(self.service.scoped(question).scope)
+        scope = self.scope_bar.scope.asked(self.quire.scoped(question).scope)
         self.scope_bar.set_scope(scope)
         self._live = Turn(question, "")
         self._pending = ""
@@ -146,7 +148,7 @@ class ChatPane(QWidget):
         scope: Scope,
     ) -> AnswerEvent | None:
         last: AnswerEvent | None = None
-        events = self.service.answers.ask(
+        events = self.quire.answers.ask(
             question, history=history, cancel=cancel, override_gate=override, scope=scope
         )
         for event in events:
@@ -195,7 +197,7 @@ class ChatPane(QWidget):
     def _done(self, last: AnswerEvent | None) -> None:
         if isinstance(last, Error):
             if self._live is not None:
-                self._live.answer = f"**Problem:** {html.escape(last.message)}"
+                self._live.answer = problem_markdown(last.message)
             self._finish_live()
             return
         turn = self._finish_live()
@@ -217,7 +219,7 @@ class ChatPane(QWidget):
 
     def _error(self, message: str) -> None:
         if self._live is not None:
-            self._live.answer = f"**Problem:** {html.escape(message.splitlines()[0])}"
+            self._live.answer = problem_markdown(message.splitlines()[0])
         self._finish_live()
 
     def stop(self) -> None:
@@ -232,7 +234,7 @@ class ChatPane(QWidget):
         self.conversation.add(turn)
         self.conversation.scope = self.scope_bar.scope.to_json()
         try:
-            self.service.conversations.save(self.conversation)
+            self.quire.conversations.save(self.conversation)
         except OSError:
             return  # a full disk must not break the chat; the answer stays on screen
         self.conversation_saved.emit(self.conversation.id)
@@ -242,7 +244,7 @@ class ChatPane(QWidget):
         self.conversation.scope = scope.to_json()
         if self.conversation.turns:
             with contextlib.suppress(OSError):  # the limit applies; only the saved copy misses it
-                self.service.conversations.save(self.conversation)
+                self.quire.conversations.save(self.conversation)
 
     def new_chat(self) -> None:
         self.stop()
@@ -274,28 +276,18 @@ class ChatPane(QWidget):
 
     # -- rendering -------------------------------------------------------------------------------
     def _render(self) -> None:
-        parts = [turn_markdown(t, i) for i, t in enumerate(self.turns)]
-        if self._live is not None:
-            parts.append(turn_markdown(self._live, len(self.turns), live=True) + "▍")
-        if self._hint:
-            parts.append(f"*{self._hint}*")
-        if not parts:
-            parts.append(
-                "*Ask anything about your notes. Answers cite the passages they use: click a "
-                "number like [1] to see it in its note.*"
-            )
-        self.view.setMarkdown("\n".join(parts))
+        self.view.setMarkdown(conversation_markdown(self.turns, self._live, self._hint))
         bar = self.view.verticalScrollBar()
         bar.setValue(bar.maximum())
 
-    def _turn_link(self, kind: str, index: int) -> None:
+    def _turn_link(self, kind: LinkKind, index: int) -> None:
         """A link of a whole turn: answer anyway, fold or unfold the draft, show the quote."""
         if not 0 <= index < len(self.turns):
             return
         turn = self.turns[index]
-        if kind == "anyway":
+        if kind == LinkKind.ANYWAY:
             self.ask(turn.question, override_gate=True)
-        elif kind == "draft":
+        elif kind == LinkKind.DRAFT:
             turn.draft_open = not turn.draft_open
             self._render()
         elif turn.quote is not None:
@@ -303,26 +295,25 @@ class ChatPane(QWidget):
             self.source_clicked.emit(turn.quote)  # selects exactly the quoted words
 
     def _anchor(self, url: QUrl) -> None:
-        parts = url.path().split("/")
-        if url.scheme() == "quire" and parts == ["models"]:
+        link = TurnLink.read(url.scheme(), url.path())
+        if link is None:
+            return
+        if link.kind == LinkKind.MODELS:
             self.models_wanted.emit()
             return
-        if url.scheme() == "quire" and parts[0] in ("anyway", "draft", "quote") and len(parts) == 2:
-            self._turn_link(parts[0], int(parts[1]))
+        if link.kind not in (LinkKind.SOURCE, LinkKind.EVIDENCE):
+            self._turn_link(link.kind, link.turn)
             return
-        if url.scheme() != "quire" or len(parts) != 3 or parts[0] not in ("source", "evidence"):
-            return
-        index, number = int(parts[1]), int(parts[2])
-        turn = self._live if index == len(self.turns) else None
-        if 0 <= index < len(self.turns):
-            turn = self.turns[index]
+        turn = self._live if link.turn == len(self.turns) else None
+        if 0 <= link.turn < len(self.turns):
+            turn = self.turns[link.turn]
         if turn is None:
             return
-        if parts[0] == "evidence":
-            if 0 <= number < len(turn.evidence):
-                self.source_clicked.emit(turn.evidence[number])  # selects exactly that sentence
+        if link.kind == LinkKind.EVIDENCE:
+            if 0 <= link.number < len(turn.evidence):
+                self.source_clicked.emit(turn.evidence[link.number])  # selects exactly that unit
             return
         self.sources_ready.emit(turn.sources, turn.answerable, turn.cited or None)
-        source: Passage | None = next((s for s in turn.sources if s.number == number), None)
+        source: Passage | None = next((s for s in turn.sources if s.number == link.number), None)
         if source is not None:
             self.source_clicked.emit(source)

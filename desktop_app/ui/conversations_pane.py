@@ -22,9 +22,9 @@ class ConversationsPane(QWidget):
     opened = Signal(object)  # a Conversation read back from its file
     deleted = Signal(str)  # the id of a conversation whose file was deleted
 
-    def __init__(self, service: Quire) -> None:
+    def __init__(self, quire: Quire) -> None:
         super().__init__()
-        self.service = service
+        self.quire = quire
         self.list = QListWidget()
         self.list.setAccessibleName("Earlier conversations")
         self.list.setWordWrap(True)
@@ -45,7 +45,7 @@ class ConversationsPane(QWidget):
 
     def list_all(self) -> None:
         """Read every saved conversation once, at start; later saves update single rows."""
-        store = self.service.conversations
+        store = self.quire.conversations
         self.list.clear()
         for conversation in store.recent():
             self.list.addItem(_conversation_item(conversation))
@@ -66,7 +66,7 @@ class ConversationsPane(QWidget):
 
     def open_item(self, item: QListWidgetItem) -> None:
         try:
-            conversation = self.service.conversations.load(item.data(Qt.ItemDataRole.UserRole))
+            conversation = self.quire.conversations.load(item.data(Qt.ItemDataRole.UserRole))
         except (OSError, ValueError, TypeError) as exc:
             show_error(self, "This conversation cannot be opened.", str(exc))
             return
@@ -77,7 +77,7 @@ class ConversationsPane(QWidget):
         if item is None:
             return
         conversation_id = item.data(Qt.ItemDataRole.UserRole)
-        self.service.conversations.delete(conversation_id)
+        self.quire.conversations.delete(conversation_id)
         self.list.takeItem(self.list.row(item))
         self.deleted.emit(conversation_id)
 

@@ -36,9 +36,9 @@ class LiveController(QObject):
     status_read = Signal(object)  # the index status (folders, files, counts) after each refresh
     failed = Signal(str)
 
-    def __init__(self, service: Quire, parent: QWidget, answering: Callable[[], bool]) -> None:
+    def __init__(self, quire: Quire, parent: QWidget, answering: Callable[[], bool]) -> None:
         super().__init__(parent)
-        self.service, self._parent, self._answering = service, parent, answering
+        self.quire, self._parent, self._answering = quire, parent, answering
         self.ready = False
         self.last_status: IndexStatus | None = None
         self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
@@ -56,7 +56,7 @@ class LiveController(QObject):
             on_change=on_gui_thread(self._changed, self),
             progress=on_gui_thread(self._progress, self, latest_only=True),
         )
-        self.service.live.start(watching)
+        self.quire.live.start(watching)
         self._progress_timer.start()
         self.message.emit("Looking for new and changed notes…", 0)
         self.refresh_status()
@@ -67,10 +67,10 @@ class LiveController(QObject):
             if not chosen:
                 return
             folder = Path(chosen)
-        if not self.service.live.watch(folder):
+        if not self.quire.live.watch(folder):
             return
         self.ready = False
-        if self.service.live.index is None:
+        if self.quire.live.index is None:
             self.start()
         else:
             self.refresh_status()
@@ -85,23 +85,23 @@ class LiveController(QObject):
             self.forget_folder(folder)
 
     def forget_folder(self, folder: Path) -> None:
-        self.service.live.unwatch(folder)  # its indexing thread drops it, then reports back
+        self.quire.live.unwatch(folder)  # its indexing thread drops it, then reports back
         self.refresh_status()
 
     def set_paused(self, paused: bool) -> None:
-        if self.service.live.index is None:
+        if self.quire.live.index is None:
             return
         if paused:
-            self.service.live.pause()
+            self.quire.live.pause()
             self.progress_changed.emit(0, 0)
             self.message.emit("Indexing paused — search and answers still work", 0)
         else:
-            self.service.live.resume()
+            self.quire.live.resume()
 
     def stop(self, timeout: float = 10.0) -> None:
         if self._status_task is not None:
             self._status_task.cancel()  # its late result must not reach a closed window
-        self.service.live.stop(timeout)
+        self.quire.live.stop(timeout)
 
     # -- what the live index reports ---------------------------------------------------------
     def _changed(self, change: Change) -> None:
@@ -121,7 +121,7 @@ class LiveController(QObject):
 
     def _show_progress(self) -> None:
         p, self._latest_progress = self._latest_progress, None
-        if p is None or self.service.live.paused:
+        if p is None or self.quire.live.paused:
             return
         if p.done >= p.total:
             self.progress_changed.emit(0, 0)
@@ -141,11 +141,11 @@ class LiveController(QObject):
         """Read the index status off the GUI thread, then update folders, files and readiness."""
         if self._status_task is not None:
             self._status_task.cancel()
-        service, live = self.service, self.service.live.index
+        quire, live = self.quire, self.quire.live.index
 
         def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, IndexStatus]:
             busy = live is None or live.busy  # read first: the query below is never older
-            return busy, service.status(check_integrity=False)
+            return busy, quire.status(check_integrity=False)
 
         self._status_task = run_in_background(
             query, on_done=self._status_ready, on_error=self.failed.emit
@@ -156,7 +156,7 @@ class LiveController(QObject):
         self.last_status = status
         self.status_read.emit(status)
         counts = status.counts
-        if self.service.live.paused:
+        if self.quire.live.paused:
             return
         if busy or counts.pending_embedding:
             if not self._refresh_timer.isActive():

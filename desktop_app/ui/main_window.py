@@ -54,12 +54,12 @@ from desktop_app.ui.welcome import WelcomePage
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, service: Quire, folders: list[Path]) -> None:
+    def __init__(self, quire: Quire, folders: list[Path]) -> None:
         super().__init__()
-        self.service = service
-        service.warm_up()  # before the event loop: the indexer thread loading it would stall it
+        self.quire = quire
+        quire.warm_up()  # before the event loop: the indexer thread loading it would stall it
         for folder in folders:
-            service.live.watch(folder)
+            quire.live.watch(folder)
         self.settings_notice: QMessageBox | None = None
         self.recovery_reports: list[str] = []  # what was shown about a replaced index
         self.recovery_box: QMessageBox | None = None
@@ -67,15 +67,15 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Quire")
         self.resize(1280, 820)
         self._build()
-        self.live_status = LiveController(service, self, answering=lambda: self.chat.answering)
-        self.repairs = RepairController(service, self)
+        self.live_status = LiveController(quire, self, answering=lambda: self.chat.answering)
+        self.repairs = RepairController(quire, self)
         self._connect_controllers()
         self.conversations_pane.list_all()
-        if service.repair.recovery is not None:
+        if quire.repair.recovery is not None:
             QTimer.singleShot(0, self.repairs.report_recovery)
-        elif service.checked_on_open == "cheap":  # a large index: the quick check runs now
+        elif quire.checked_on_open == "cheap":  # a large index: the quick check runs now
             QTimer.singleShot(0, self.repairs.check_in_background)
-        if service.live.folders:
+        if quire.live.folders:
             self.start_live_index()
         else:
             self.pages.setCurrentWidget(self.welcome)
@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
 
     def _tell_settings_problems(self) -> None:
         """Settings that could not be used were reset when loading (and saved): say so once."""
-        problems = self.service.settings.problems
+        problems = self.quire.settings.problems
         if problems:
             lines = "\n".join(f"• {p}" for p in problems)
             self.settings_notice = show_error(
@@ -99,20 +99,20 @@ class MainWindow(QMainWindow):
         self.folders_panel.add_requested.connect(self.add_folder)
         self.folders_panel.remove_requested.connect(lambda f: self.live_status.remove_folder(f))
         self.folders_panel.pause_toggled.connect(lambda p: self.live_status.set_paused(p))
-        self.conversations_pane = ConversationsPane(self.service)
+        self.conversations_pane = ConversationsPane(self.quire)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.addWidget(self.folders_panel, 3)
         ll.addWidget(self.conversations_pane, 2)
-        self.chat = ChatPane(self.service)
-        self.search_tab = SearchTab(self.service)
+        self.chat = ChatPane(self.quire)
+        self.search_tab = SearchTab(self.quire)
         self.files = FilesView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.chat, "Ask")
         self.tabs.addTab(self.search_tab, "Search")
         self.tabs.addTab(self.files, "Files")
         self.sources = SourcesPanel()
-        self.viewer = PassageViewer(self.service.page_starts)
+        self.viewer = PassageViewer(self.quire.page_starts)
         self._connect()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         for widget in (left, self.tabs, self._right_pane()):
@@ -171,7 +171,7 @@ class MainWindow(QMainWindow):
             self.progress_bar.setValue(done)
 
     def _show_status(self, status: IndexStatus) -> None:
-        self.folders_panel.show_folders(self.service.live.folders, status.files)
+        self.folders_panel.show_folders(self.quire.live.folders, status.files)
         self.files.show_status(status)
 
     def _tell_recovery(self, message: str, problems: str) -> None:
@@ -181,7 +181,7 @@ class MainWindow(QMainWindow):
 
     def _repaired(self, outcome: Recovery | Health) -> None:
         self.repaired = outcome
-        if self.service.live.folders:
+        if self.quire.live.folders:
             self.start_live_index()
 
     def _right_pane(self) -> QSplitter:
@@ -254,7 +254,7 @@ class MainWindow(QMainWindow):
 
     def open_sample_notes(self) -> None:
 
-        self.add_folder(user_sample_notes(self.service.home))
+        self.add_folder(user_sample_notes(self.quire.home))
 
     def refresh_status(self) -> None:
         self.live_status.refresh_status()
@@ -266,11 +266,11 @@ class MainWindow(QMainWindow):
     def show_data_folder(self) -> None:
         """Database, settings, logs, crash reports and conversations all live here."""
 
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.service.home)))
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.quire.home)))
 
     # -- settings --------------------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.service.settings, self)
+        dialog = SettingsDialog(self.quire.settings, self)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
         dialog.open()
         return dialog
@@ -283,12 +283,12 @@ class MainWindow(QMainWindow):
 
     def apply_settings(self, settings: Settings) -> None:
 
-        changed = self.service.apply_settings(settings)  # the live index starts over if need be
+        changed = self.quire.apply_settings(settings)  # the live index starts over if need be
         app = QApplication.instance()
         if isinstance(app, QApplication):  # typed as its QCoreApplication base
             apply_theme(app, settings.theme)
         self.sources.refresh()  # its highlight colours follow the theme
-        if not changed or self.service.live.index is None:
+        if not changed or self.quire.live.index is None:
             return
         self.ready = False
         if "embedding model" in changed:

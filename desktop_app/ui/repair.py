@@ -16,30 +16,30 @@ class RepairController(QObject):
     repaired = Signal(object)  # a repair's outcome (a Recovery, or the Health found): live again
     failed = Signal(str)
 
-    def __init__(self, service: Quire, parent: QObject) -> None:
+    def __init__(self, quire: Quire, parent: QObject) -> None:
         super().__init__(parent)
-        self.service = service
+        self.quire = quire
         self.repair_task: Task | None = None
         self.check_task: Task | None = None
 
     def report_recovery(self) -> None:
         """Once: the index was damaged and replaced; the live index rebuilds it meanwhile."""
-        recovery = self.service.repair.take_recovery()
+        recovery = self.quire.repair.take_recovery()
         if recovery is not None:
             self.recovered.emit(recovery.message, "\n".join(recovery.problems))
 
     def repair_index(self, problems: list[str] | None = None) -> None:
         """The full check, then, if damaged (or `problems` are already known), a fresh index
         that the live index fills again from the folders."""
-        service = self.service
-        service.live.stop(timeout=10.0)
+        quire = self.quire
+        quire.live.stop(timeout=10.0)
         self.repair_started.emit()
         self.message.emit("Checking the index…", 0)
 
         def work(progress: ProgressFn, cancel: CancelToken) -> Recovery | Health:
             if problems:
-                return service.repair.recover(problems)
-            health, recovery = service.repair.run()
+                return quire.repair.recover(problems)
+            health, recovery = quire.repair.run()
             return recovery or health
 
         def done(outcome: Recovery | Health) -> None:
@@ -60,7 +60,7 @@ class RepairController(QObject):
                 self.repair_index(health.problems)
 
         self.check_task = run_in_background(
-            lambda progress, cancel: self.service.repair.check("quick"),
+            lambda progress, cancel: self.quire.repair.check("quick"),
             on_done=found,
             on_error=self.failed.emit,
         )

@@ -26,9 +26,9 @@ MENU_TAGS = 30  # the most used tags offered in the picker
 class ScopeBar(QWidget):
     changed = Signal(object)  # the new Scope, after the user picked or removed something
 
-    def __init__(self, service: Quire) -> None:
+    def __init__(self, quire: Quire) -> None:
         super().__init__()
-        self.service = service
+        self.quire = quire
         self.scope = Scope()
         self.chips: list[QToolButton] = []
         self._layout = QHBoxLayout(self)
@@ -81,7 +81,7 @@ class ScopeBar(QWidget):
     def _fill_menu(self) -> None:
         """Built when opened: the folders and tags of the index as it is now."""
         self.menu.clear()
-        folders, tags = self.service.scope_choices()
+        folders, tags = self.quire.scope_choices()
         folder_menu = self.menu.addMenu("Folder")
         folder_menu.setEnabled(bool(folders))
         for name in folders:
@@ -93,7 +93,7 @@ class ScopeBar(QWidget):
             action = tag_menu.addAction(f"#{tag}  ({count})")
             action.triggered.connect(lambda _=False, t=tag: self._add(Scope(tags=(t,))))
         time_menu = self.menu.addMenu("Time")
-        today = self.service.today()
+        today = self.quire.today()
         for label, days in (("Last 7 days", 7), ("Last 30 days", 30), ("Last 365 days", 365)):
             period = Period(today - timedelta(days=days - 1), today, label.lower())
             action = time_menu.addAction(label)
@@ -109,7 +109,7 @@ class ScopeBar(QWidget):
         self._change(self.scope.asked(extra))
 
     def _pick_dates(self) -> None:
-        dialog = DateRangeDialog(self, self.service.today())
+        dialog = DateRangeDialog(self, self.quire.today())
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self._add(Scope(period=dialog.period()))
 

@@ -19,9 +19,9 @@ class SearchTab(QWidget):
     damaged = Signal(object)  # IndexDamaged: the search ran into a damaged index
     failed = Signal(str)
 
-    def __init__(self, service: Quire) -> None:
+    def __init__(self, quire: Quire) -> None:
         super().__init__()
-        self.service = service
+        self.quire = quire
         self._task: Task | None = None
         self.query = QLineEdit(
             placeholderText="Search your notes as you type — no model needed  (last week, "
@@ -33,7 +33,7 @@ class SearchTab(QWidget):
         self._typing = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
         self._typing.timeout.connect(self.search)
         self.query.textChanged.connect(lambda _text: self._typing.start())
-        self.scope_bar = ScopeBar(service)
+        self.scope_bar = ScopeBar(quire)
         self.scope_bar.changed.connect(lambda _scope: self.search())
         self.results = QListWidget()
         self.results.setAccessibleName("Matching passages")
@@ -71,7 +71,7 @@ class SearchTab(QWidget):
     def _search(self, text: str, scope: Scope) -> ScopedSearch | IndexDamaged:
         """Off the GUI thread; a damaged index comes back as a value, to be repaired."""
         try:
-            return self.service.browse(text, SEARCH_FLOOR, scope)
+            return self.quire.browse(text, SEARCH_FLOOR, scope)
         except IndexDamaged as exc:
             return exc
 

@@ -10,8 +10,8 @@ Questions with short gold answers, per language (fixed seed):
 - cs: the sample notes' Czech questions + tests/data/answers-cs (40 questions on 14 Czech notes
   written for Quire before any tuning).
 Each is asked as the window asks it (`answer_events`, the bundled model unless `--model`); what
-the window shows is read off the same Markdown the chat view renders (`answer_view`), so a draft
-counts as shown only if the reader sees it without unfolding it.
+the window shows is read off the same Markdown the chat view renders (`core/turn_view.py`), so a
+draft counts as shown only if the reader sees it without unfolding it.
 
 Judged on the shown answer (and any shown draft), by this file's own rules:
 - holds gold: the gold answer's words stand in it (case and spacing ignored);
@@ -63,8 +63,8 @@ from desktop_app.core.conversations import Turn  # noqa: E402
 from desktop_app.core.events import Done, EvidenceShown, SourcesFound  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
 from desktop_app.core.text import clean_text  # noqa: E402
+from desktop_app.core.turn_view import turn_markdown  # noqa: E402
 from desktop_app.paths import sample_notes  # noqa: E402
-from desktop_app.ui.answer_view import turn_markdown  # noqa: E402
 from tests.bench.page import write_section  # noqa: E402
 from tests.bench.recorded_model import RecordedModel  # noqa: E402
 

@@ -95,7 +95,7 @@ def indexed_without_gold(
     set_dir: Path, per_side: int, work: Path, embed: bool = True
 ) -> tuple[Quire, list[dict], list[dict]]:
     """A copy of the set's notes with the unanswerable questions' gold notes removed, indexed;
-    returns the service and the (unanswerable, answerable) questions."""
+    returns the facade and the (unanswerable, answerable) questions."""
     questions = [
         json.loads(x) for x in (set_dir / "questions.jsonl").read_text("utf-8").splitlines() if x
     ]

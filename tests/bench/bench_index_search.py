@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
 from desktop_app.core.api import Quire  # noqa: E402
-from desktop_app.core.ingest import embedding, formats, loaders, note_analysis  # noqa: E402
+from desktop_app.core.ingest import embed_pass, formats, loaders, note_analysis  # noqa: E402
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
@@ -201,8 +201,8 @@ def bench_embedding(work: Path, limit: int, til: Path) -> None:
     quire.index([til / "notes"], embed=False)
     embedder = quire.embedder
     planner = note_analysis.PartPlanner(embedder.token_offsets, embedder.max_tokens)
-    planned, plan_time = timed(lambda: embedding.plan_parts(quire.database, planner))
-    todo = embedding.pending_embeddings(quire.database)[:limit]
+    planned, plan_time = timed(lambda: embed_pass.plan_parts(quire.database, planner))
+    todo = embed_pass.pending_embeddings(quire.database)[:limit]
     keep = {h for h, _ in todo}
     with quire.database.write() as db:  # embed exactly these texts in both runs
         db.execute("CREATE TEMP TABLE keep (hash TEXT PRIMARY KEY)")

@@ -66,8 +66,8 @@ def scope_shots(out: Path) -> int:
     shutil.copytree(ROOT / "tests" / "data" / "journal" / "notes", notes)
     for path in notes.rglob("*.md"):
         os.utime(path, (1_590_969_600, 1_590_969_600))  # only the notes' own dates count
-    service = Quire.open(tmp / "home")
-    window = MainWindow(service, [notes])
+    quire = Quire.open(tmp / "home")
+    window = MainWindow(quire, [notes])
     window.resize(1360, 860)
     window.show()
 
@@ -87,7 +87,7 @@ def scope_shots(out: Path) -> int:
     wait_until(lambda: False, 400)
     window.grab().save(str(out / "11-scope-chat.png"))
     window.close()
-    service.close()
+    quire.close()
     shutil.rmtree(tmp, ignore_errors=True)
     app.quit()
     return 0
@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     notes = tmp / "notes"
     shutil.copytree(sample_notes(), notes)
     (notes / "scan.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary" * 50)
-    service = Quire.open(tmp / "home")
-    window = MainWindow(service, [])
+    quire = Quire.open(tmp / "home")
+    window = MainWindow(quire, [])
     window.resize(1360, 860)
     window.show()
 
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     window.chat.ask("What does Quire do with a scanned PDF that has no text layer?")
     wait_until(lambda: len(finished) > 4)
     cited = [e for e in window.chat.turns[-1].evidence if e.path.endswith(".pdf")]
-    hits = [r for r in service.search("scanned PDF no text layer", top_k=5) if r.page]
+    hits = [r for r in quire.search("scanned PDF no text layer", top_k=5) if r.page]
     window.open_source(cited[0] if cited else hits[0])  # the page, the passage painted over it
     shot("9-pdf-citation.png")
     window.chat.new_chat()
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     wait_until(lambda: len(finished) > 5)
     shot("12-answer-in-the-notes-words.png")
     window.close()
-    service.close()
+    quire.close()
     shutil.rmtree(tmp, ignore_errors=True)
     app.quit()
     return 0

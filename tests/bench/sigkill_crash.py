@@ -116,13 +116,13 @@ def pending_parts(db_path: Path) -> int:
     """Distinct part texts without a vector, once every chunk has its parts planned (with the
     embedder's real tokenizer, as the embedding pass does)."""
     from desktop_app.core.api import Quire
-    from desktop_app.core.ingest import embedding
+    from desktop_app.core.ingest import embed_pass
     from desktop_app.core.ingest.note_analysis import PartPlanner
 
-    service = Quire.open(db_path.parent)
-    embedder = service.embedder
-    embedding.plan_parts(service.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
-    service.close()
+    quire = Quire.open(db_path.parent)
+    embedder = quire.embedder
+    embed_pass.plan_parts(quire.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
+    quire.close()
     conn = sqlite3.connect(db_path)
     try:
         return conn.execute(

@@ -159,8 +159,8 @@ def test_every_module_name_is_unique_within_its_part() -> None:
 
 
 def _facade_fields_assigned(source: str) -> list[int]:
-    """Lines assigning a field of the facade (`quire.x = …`, `service.x = …`,
-    `self.service.x = …`): its state changes only through its methods."""
+    """Lines assigning a field of the facade (`quire.x = …`, `self.quire.x = …`): its state
+    changes only through its methods."""
     lines = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Assign):
@@ -168,8 +168,8 @@ def _facade_fields_assigned(source: str) -> list[int]:
         for target in node.targets:
             for part in target.elts if isinstance(target, ast.Tuple) else [target]:
                 owner = part.value if isinstance(part, ast.Attribute) else None
-                named = isinstance(owner, ast.Name) and owner.id in ("quire", "service")
-                if named or (isinstance(owner, ast.Attribute) and owner.attr == "service"):
+                named = isinstance(owner, ast.Name) and owner.id == "quire"
+                if named or (isinstance(owner, ast.Attribute) and owner.attr == "quire"):
                     lines.append(node.lineno)
     return lines
 
@@ -181,7 +181,7 @@ def test_no_caller_assigns_the_facades_fields() -> None:
         if (lines := _facade_fields_assigned(path.read_text("utf-8")))
     }
     assert assigned == {}
-    assert _facade_fields_assigned("recovery, win.service.recovery = x, None\n") == [1]
+    assert _facade_fields_assigned("recovery, win.quire.recovery = x, None\n") == [1]
 
 
 def test_the_qt_contract_names_every_part_beside_the_window() -> None:

@@ -129,3 +129,16 @@ def test_embedding_parts_never_exceed_the_real_model_limit() -> None:
         assert len(embedder.token_offsets(text[part.start : part.end])) <= embedder.max_tokens - 20
         assert part.start == 0 or text[part.start - 1].isspace()  # cut at word starts
     assert parts[-1].end == chunks[0].end
+
+
+@pytest.mark.slow
+def test_the_real_embedders_word_pieces_are_the_model_tokenizers() -> None:
+    """Offsets come from the batch call (it lets other threads run); they must be the model's."""
+    from desktop_app.core.retrieval.embedder import Embedder
+
+    embedder = Embedder()
+    for text in ("Výměna řetězu na kole.", "Größe und Süße", "git reset --soft HEAD~1", ""):
+        expected = embedder.model.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True
+        )["offset_mapping"]
+        assert embedder.token_offsets(text) == [tuple(o) for o in expected]

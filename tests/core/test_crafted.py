@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 
 from desktop_app.core import tokens
-from desktop_app.core.ingest import budget, dated, indexer, markdown, note_analysis, note_file
+from desktop_app.core.ingest import (
+    budget,
+    days_and_tags,
+    indexer,
+    markdown,
+    note_analysis,
+    note_file,
+)
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_analysis import analyze_note
@@ -105,6 +112,7 @@ def test_long_runs_are_found_window_by_window_as_one_search_finds_them() -> None
     single search over the whole text finds them (a search of a long note held the GIL)."""
     window = tokens._SEARCH_WINDOW
     pieces = ["x" * (window - 60), "-" * 200, "1", "y" * (3 * window), " ", "ab" * 70, "z" * 127]
+    pieces += ["+/" * (2 * window), "é", "_-" * 65]
     for rotate in range(len(pieces)):
         text = "".join(pieces[rotate:] + pieces[:rotate]) * 2
         whole = [m.span() for m in tokens._LONG_RUN.finditer(text)]
@@ -115,13 +123,13 @@ def test_long_runs_are_found_window_by_window_as_one_search_finds_them() -> None
 def test_inline_tags_are_read_stretch_by_stretch_outside_code(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(dated, "_TAG_WINDOW", 16)
+    monkeypatch.setattr(days_and_tags, "_TAG_WINDOW", 16)
     text = (
         "Planted #garden/beans today. `#notatag` and ##no, a&#38; entity, C#\n"
         + "word " * 20
         + "#late-tag ```\n#code\n``` #after `x`#close"
     )
-    assert dated.note_tags({}, text) == ["garden/beans", "late-tag", "after", "close"]
+    assert days_and_tags.note_tags({}, text) == ["garden/beans", "late-tag", "after", "close"]
 
 
 def test_reading_a_note_pauses_the_collector_and_gives_it_back(

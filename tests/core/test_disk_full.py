@@ -12,7 +12,7 @@ import pytest
 
 from desktop_app import cli
 from desktop_app.core.api import Quire
-from desktop_app.core.ingest.watcher import Change
+from desktop_app.core.events import Change
 from desktop_app.core.store.db import Database
 from tests.support.hostile import word
 from tests.support.live_index import live_index

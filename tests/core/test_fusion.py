@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from desktop_app.core.retrieval import fusion
+from desktop_app.core.retrieval.dense import DenseHit
 from desktop_app.core.retrieval.lexical import LexicalHit
-from desktop_app.core.retrieval.vector import DenseHit
 
 
 def lex(*ids: int, coverage: float = 1.0) -> list[LexicalHit]:

@@ -17,10 +17,10 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
+from desktop_app.core.events import Change, ChangeKind
 from desktop_app.core.ingest import indexer
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_analysis import AnalyzedNote
-from desktop_app.core.ingest.watcher import Change, ChangeKind
 from tests.conftest import ROOT
 from tests.core.test_watcher import wait_for
 from tests.support.hostile import Hostile, make_hostile_folder, word

@@ -1,6 +1,7 @@
 """One meaning per name, and formatting left to the formatter: no class name repeats under
 desktop_app (module names: tests/core/test_boundaries.py), each concept of the text grammar is
-defined once, a lazy import of the project's own code says why, few hand-packed lines."""
+defined once, a name is handed on only by the api, a lazy import of the project's own code says
+why, few hand-packed lines."""
 
 from __future__ import annotations
 
@@ -37,6 +38,51 @@ def test_no_two_classes_share_a_name() -> None:
 def test_the_name_check_sees_a_repeat() -> None:
     found = repeated_names({"a.py": "class Span: ...", "b.py": "class Span: ...\nclass B: ..."})
     assert found == {"Span": ["a.py:1", "b.py:1"]}
+
+
+# Modules that hand on (list in `__all__`) names they import: the one door for the front ends,
+# and the passage types the answer events carry as their parts. A package's `__init__` is its
+# own face and may too.
+HANDS_ON = {"desktop_app/core/api.py": {"*"}, "desktop_app/core/events.py": {"Evidence", "Passage"}}
+
+
+def handed_on(sources: dict[str, str]) -> dict[str, list[str]]:
+    """Names a module lists in `__all__` but imports, by module (path → source)."""
+    found: dict[str, list[str]] = {}
+    for name, source in sources.items():
+        imported: set[str] = set()
+        listed: list[str] = []
+        for node in ast.parse(source, name).body:
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, ast.Assign) and "__all__" in [
+                t.id for t in node.targets if isinstance(t, ast.Name)
+            ]:
+                listed = list(ast.literal_eval(node.value))
+        if passed := [n for n in listed if n in imported]:
+            found[name] = passed
+    return found
+
+
+def test_a_name_is_handed_on_only_by_the_api() -> None:
+    """Each name is imported from the module that defines it; only the api hands names on (a
+    type passed on through several modules' `__all__` hides where it lives)."""
+    sources = {
+        str(p.relative_to(ROOT)): p.read_text("utf-8")
+        for p in _modules()
+        if p.name != "__init__.py"
+    }
+    extra = {
+        module: [n for n in names if not HANDS_ON.get(module, set()) & {"*", n}]
+        for module, names in handed_on(sources).items()
+    }
+    assert {module: names for module, names in extra.items() if names} == {}
+    assert "Change" in handed_on(sources)["desktop_app/core/api.py"]  # the check reads __all__
+
+
+def test_the_hand_on_check_sees_a_pass_through() -> None:
+    planted = {"w.py": "from o import Change, Debouncer\n__all__ = ['Change', 'LiveIndex']\n"}
+    assert handed_on(planted) == {"w.py": ["Change"]}
 
 
 def test_a_lazy_import_of_the_projects_own_code_says_why() -> None:

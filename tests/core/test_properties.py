@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.api import Quire
-from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest import chunker, days_and_tags, indexer
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.retrieval import analyzer, lexical
 from desktop_app.core.store.db import Database
-from desktop_app.core.text import clean_text
+from desktop_app.core.text import SENTENCE_BREAK, clean_text, finditer_windowed
 from desktop_app.core.tokens import count_tokens
 from desktop_app.paths import sample_notes
 
@@ -61,6 +61,20 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
     indexer.index_folder(database, sample_notes(), indexer.IndexOptions())
     yield database
     database.close()
+
+
+BREAKS = st.text(alphabet="ab.!… \r\n\t#=*", max_size=300)  # many matches straddle windows' ends
+SEARCHED = [SENTENCE_BREAK, r"\r?\n", chunker._LINE_END, days_and_tags._HEADING_LINE]
+
+
+@given(text=st.one_of(BREAKS, TEXT), pattern=st.sampled_from(SEARCHED))
+def test_a_windowed_search_finds_what_one_search_finds(
+    text: str, pattern: re.Pattern[str] | str
+) -> None:
+    compiled = re.compile(pattern)
+    whole = [m.span() for m in compiled.finditer(text)]
+    for window in range(5, 40):  # every window size, so matches fall across windows' ends
+        assert [m.span() for m in finditer_windowed(compiled, text, window, reach=4)] == whole
 
 
 @settings(

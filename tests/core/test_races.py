@@ -17,7 +17,7 @@ import sqlite_utils
 
 from desktop_app.core.ingest.indexer import IndexOptions
 from desktop_app.core.ingest.watcher import LiveIndex
-from desktop_app.core.retrieval.vector import VectorIndex
+from desktop_app.core.retrieval.dense import VectorIndex
 from desktop_app.core.store.db import Database
 
 DIM = 8

@@ -13,7 +13,7 @@ import pytest
 from desktop_app import cli
 from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.api import Answers, Quire
-from desktop_app.core.ingest import dated
+from desktop_app.core.ingest import days_and_tags
 from desktop_app.core.ingest.markdown import parse_front_matter
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.scope import Scope, parse_query
@@ -25,9 +25,9 @@ TODAY = date(2026, 12, 2)  # a Wednesday
 MTIME_NS = int(1_700_000_000 * 1e9)  # 14 Nov 2023
 
 
-def day_of(front_matter: str, rel: str = "note.md") -> dated.NoteDate:
+def day_of(front_matter: str, rel: str = "note.md") -> days_and_tags.NoteDate:
     metadata, _ = parse_front_matter(f"---\n{front_matter}\n---\nbody\n")
-    return dated.note_date(metadata, rel, MTIME_NS)
+    return days_and_tags.note_date(metadata, rel, MTIME_NS)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_front_matter_dates_in_their_usual_forms(front_matter: str, expected: da
 def test_a_date_that_is_no_day_falls_back_with_a_warning_and_keeps_the_front_matter() -> None:
     metadata, _ = parse_front_matter("---\ndate: 2026-02-31\ntitle: Kept\n---\nbody\n")
     assert metadata["title"] == "Kept"  # YAML would have raised on the whole block
-    found = dated.note_date(metadata, "journal/2026-11-30.md", MTIME_NS)
+    found = days_and_tags.note_date(metadata, "journal/2026-11-30.md", MTIME_NS)
     assert (found.day, found.source) == (date(2026, 11, 30), "file name")
     assert found.warning and "2026-02-31" in found.warning and "file name" in found.warning
     bad = day_of("date: 31.02.2026")
@@ -107,11 +107,11 @@ def _week() -> Period:
 
 def test_tags_from_front_matter_and_inline_but_not_from_code_or_headings() -> None:
     text = "# Heading\n\nWorked on the #Heating and #house/garden.\n\n```\n#include <x>\n```\n"
-    assert dated.note_tags({"tags": ["Work", "#home"]}, text) == [
+    assert days_and_tags.note_tags({"tags": ["Work", "#home"]}, text) == [
         "work", "home", "heating", "house/garden",
     ]  # fmt: skip
-    assert dated.note_tags({"tags": "a, b c"}, "") == ["a", "b", "c"]
-    assert dated.note_tags({}, "a `#notatag` and C# and issue#12") == []
+    assert days_and_tags.note_tags({"tags": "a, b c"}, "") == ["a", "b", "c"]
+    assert days_and_tags.note_tags({}, "a `#notatag` and C# and issue#12") == []
 
 
 @pytest.mark.parametrize(

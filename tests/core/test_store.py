@@ -10,7 +10,7 @@ import pytest
 import sqlite_utils
 
 from desktop_app.core.cancel import Phase, Progress
-from desktop_app.core.ingest import embedding, indexer
+from desktop_app.core.ingest import embed_pass, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.store import meta
 from desktop_app.core.store.db import READERS, Database, fts5_available
@@ -79,19 +79,19 @@ def test_changing_the_embedding_model_drops_vectors(notes_dir: Path, tmp_path: P
     db = Database(tmp_path / "q.sqlite")
     options = indexer.IndexOptions()
     indexer.index_folder(db, notes_dir, options)
-    embedding.use_embedding_model(db, "fake-a", 4)
+    embed_pass.use_embedding_model(db, "fake-a", 4)
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.ones((len(texts), 4), dtype=np.float32) / 2
 
     planner = PartPlanner(word_offsets, 200)
-    first = embedding.embed_pending(db, encode, planner)
+    first = embed_pass.embed_pending(db, encode, planner)
     assert first > 0
-    assert embedding.embed_pending(db, encode, planner) == 0  # nothing new to embed
-    assert not embedding.use_embedding_model(db, "fake-a", 4)
-    assert embedding.use_embedding_model(db, "fake-b", 4)
+    assert embed_pass.embed_pending(db, encode, planner) == 0  # nothing new to embed
+    assert not embed_pass.use_embedding_model(db, "fake-a", 4)
+    assert embed_pass.use_embedding_model(db, "fake-b", 4)
     assert db.query("SELECT count(*) FROM embeddings")[0][0] == 0
-    assert embedding.embed_pending(db, encode, planner) == first
+    assert embed_pass.embed_pending(db, encode, planner) == first
 
 
 def parts_of(db: Database) -> list[tuple[int, int, int, str, int, int]]:
@@ -109,7 +109,7 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=2000))
     assert parts_of(db) == []
     seen: list[Progress] = []
-    planned = embedding.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
+    planned = embed_pass.plan_parts(db, PartPlanner(word_offsets, 100), seen.append)
     chunks = db.query("SELECT count(*) FROM chunks")[0][0]
     assert planned == chunks
     assert seen[-1] == Progress(Phase.PARTS, chunks, chunks)
@@ -117,7 +117,7 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     assert {p[0] for p in parts} == {r[0] for r in db.query("SELECT id FROM chunks")}
     assert len(parts) > chunks  # the long note was cut into several parts
     assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
-    assert embedding.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
+    assert embed_pass.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
 
 
 def test_parts_planned_for_a_replaced_chunk_are_not_written(
@@ -139,9 +139,9 @@ def test_parts_planned_for_a_replaced_chunk_are_not_written(
             indexer.index_folder(db, notes_dir, options)
         return word_offsets(text)
 
-    embedding.plan_parts(db, PartPlanner(offsets_while_the_note_changes, 100))
+    embed_pass.plan_parts(db, PartPlanner(offsets_while_the_note_changes, 100))
     assert edited
-    embedding.plan_parts(db, PartPlanner(word_offsets, 100))  # the next pass plans the new chunk
+    embed_pass.plan_parts(db, PartPlanner(word_offsets, 100))  # the next pass plans the new chunk
     parts = parts_of(db)
     long_id = db.query(
         "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = 'long.md'"
@@ -165,7 +165,7 @@ def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
     paragraphs = [f"Paragraph {i} talks about topic{i} at some length here." for i in range(6)]
     note.write_text("\n\n".join(paragraphs), "utf-8")
     indexer.index_folder(db, notes_dir, options)
-    embedding.use_embedding_model(db, "fake", 4)
+    embed_pass.use_embedding_model(db, "fake", 4)
     encoded: list[str] = []
 
     def encode(texts: list[str]) -> np.ndarray:
@@ -173,14 +173,14 @@ def test_vectors_of_a_re_indexed_note_survive_until_its_parts_are_planned(
         return np.ones((len(texts), 4), dtype=np.float32) / 2
 
     planner = PartPlanner(word_offsets, 200)
-    embedding.embed_pending(db, encode, planner)
+    embed_pass.embed_pending(db, encode, planner)
     vectors = db.query("SELECT count(*) FROM embeddings")[0][0]
     note.write_text("\n\n".join([*paragraphs, "A new closing paragraph."]), "utf-8")
     indexer.index_folder(db, notes_dir, options)
-    embedding.drop_orphan_embeddings(db)  # the end of a pass that planned before the edit
+    embed_pass.drop_orphan_embeddings(db)  # the end of a pass that planned before the edit
     assert db.query("SELECT count(*) FROM embeddings")[0][0] == vectors
     encoded.clear()
-    embedding.embed_pending(db, encode, planner)
+    embed_pass.embed_pending(db, encode, planner)
     assert encoded and all("closing" in text for text in encoded)
 
 
@@ -254,14 +254,14 @@ def test_vectors_of_another_dimension_than_the_model_makes_are_embedded_again(
     def encoder(dim: int) -> Callable[[list[str]], np.ndarray]:
         return lambda texts: np.full((len(texts), dim), dim**-0.5, dtype=np.float32)
 
-    assert not embedding.use_embedding_model(db, "fake", 4)
-    first = embedding.embed_pending(db, encoder(4), planner)
-    assert not embedding.use_embedding_model(db, "fake", 4)  # same model and size: kept
-    assert embedding.embed_pending(db, encoder(4), planner) == 0
-    assert embedding.use_embedding_model(db, "fake", 8)
+    assert not embed_pass.use_embedding_model(db, "fake", 4)
+    first = embed_pass.embed_pending(db, encoder(4), planner)
+    assert not embed_pass.use_embedding_model(db, "fake", 4)  # same model and size: kept
+    assert embed_pass.embed_pending(db, encoder(4), planner) == 0
+    assert embed_pass.use_embedding_model(db, "fake", 8)
     with db.read() as reader:
         assert meta.read_meta(reader, "embed_dim") == "8"
-    assert embedding.embed_pending(db, encoder(8), planner) == first
+    assert embed_pass.embed_pending(db, encoder(8), planner) == first
     sizes = {len(r[0]) for r in db.query("SELECT vector FROM embeddings")}
     assert sizes == {8 * 4}
 
@@ -275,13 +275,13 @@ def test_the_embedding_pass_reports_parts_then_vectors_from_zero(
 
     db = Database(tmp_path / "q.sqlite")
     indexer.index_folder(db, notes_dir, indexer.IndexOptions())
-    embedding.use_embedding_model(db, "fake", 4)
+    embed_pass.use_embedding_model(db, "fake", 4)
     seen: list[Progress] = []
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.ones((len(texts), 4), dtype=np.float32)
 
-    done = embedding.embed_pending(db, encode, PartPlanner(word_offsets, 200), seen.append)
+    done = embed_pass.embed_pending(db, encode, PartPlanner(word_offsets, 200), seen.append)
     phases = [p.phase for p in seen]
     assert phases.index(Phase.EMBED) > phases.index(Phase.PARTS)
     first_embed = seen[phases.index(Phase.EMBED)]

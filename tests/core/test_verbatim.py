@@ -203,7 +203,7 @@ def test_an_answer_of_invented_commands_gives_way_to_the_notes(tech: tuple[Quire
 def test_a_follow_up_cannot_forge_the_notes_voice(tmp_path: Path) -> None:
     """The window case: after one answer, the model imitates Quire's label with a quotation
     that is in no note and cites [1] and [3]–[6] of a one-source answer."""
-    from desktop_app.ui.answer_view import DRAFT_LABEL, turn_markdown
+    from desktop_app.core.turn_view import DRAFT_LABEL, turn_markdown
 
     folder = tmp_path / "notes"
     shutil.copytree(sample_notes(), folder)
@@ -253,7 +253,7 @@ def test_earlier_turns_reach_the_model_in_its_own_words_only() -> None:
 
 
 def test_unverified_citations_are_plain_text_in_the_window() -> None:
-    from desktop_app.ui.answer_view import answer_markdown
+    from desktop_app.core.turn_view import answer_markdown
 
     answer = "It has no parents [1]. Run `git ls-clone -r` [1]."
     sentences = citations_of(citations.check(answer, {1: NOTE}, "en")).sentences
@@ -405,7 +405,7 @@ def test_units_that_stand_side_by_side_are_quoted_as_one(tmp_path: Path) -> None
     first = _first_evidence(tmp_path, STEPS_NOTE, question)
     assert "git switch -c fix-typo" in first.text and "git push -u origin fix-typo" in first.text
     assert "coffee" not in first.text and first.kind == units.CODE
-    from desktop_app.ui.answer_view import evidence_markdown  # the window's rendering, Qt-free
+    from desktop_app.core.turn_view import evidence_markdown  # the window's rendering, Qt-free
 
     quote = Evidence(1, "n.md", "/n", "P", first.start, first.end, 1, 1, first.text, first.kind,
                   1.0, 1.0, True, code=first.code)  # fmt: skip

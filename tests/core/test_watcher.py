@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from desktop_app.core.api import NoteStatus, Quire
-from desktop_app.core.ingest.watcher import Change, LiveIndex
+from desktop_app.core.events import Change
+from desktop_app.core.ingest.watcher import LiveIndex
 from tests.support.live_index import live_index
 from tests.support.wait import wait_for
 

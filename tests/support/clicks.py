@@ -47,7 +47,7 @@ def click_link(qtbot: Any, browser: QTextBrowser, href: str) -> None:
 
 
 def indexed_window(qtbot: QtBot, notes: Path, source: Path, home: Path) -> Iterator[MainWindow]:
-    """A shown window whose service has indexed a copy of `source` at `notes`; closed after."""
+    """A shown window whose facade has indexed a copy of `source` at `notes`; closed after."""
     import shutil
 
     from PySide6.QtCore import QThreadPool
@@ -56,8 +56,8 @@ def indexed_window(qtbot: QtBot, notes: Path, source: Path, home: Path) -> Itera
     from desktop_app.ui.main_window import MainWindow
 
     shutil.copytree(source, notes)
-    service = Quire.open(home)
-    win = MainWindow(service, [])
+    quire = Quire.open(home)
+    win = MainWindow(quire, [])
     qtbot.addWidget(win)
     win.show()
     win.add_folder(notes)
@@ -65,4 +65,4 @@ def indexed_window(qtbot: QtBot, notes: Path, source: Path, home: Path) -> Itera
     yield win
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)
-    service.close()
+    quire.close()

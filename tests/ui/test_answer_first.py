@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_app.core.answer.profile import ModelProfile
+from desktop_app.core.turn_view import MODELS_LINK
 from desktop_app.paths import sample_notes
-from desktop_app.ui.answer_view import MODELS_LINK
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.welcome import WelcomePage
@@ -62,7 +62,7 @@ def test_a_czech_question_is_answered_in_the_notes_words_and_offers_a_model(
     dialog.accept()
     wanted = dialog.chosen().model_languages
     assert list(wanted.values()) == [["en", "cs"]]
-    assert window.service.settings.model_languages == wanted
+    assert window.quire.settings.model_languages == wanted
 
 
 def test_a_wrong_language_code_keeps_the_dialog_open(qtbot: QtBot, window: MainWindow) -> None:

@@ -54,8 +54,8 @@ def test_window_lists_the_good_conversations_and_reports_the_damaged(
     fixable["turns"][0]["sources"][0]["start"] = "zero"
     (folder / "fixable.json").write_text(json.dumps(fixable), "utf-8")
 
-    service = Quire.open(quire_home)
-    win = MainWindow(service, [])
+    quire = Quire.open(quire_home)
+    win = MainWindow(quire, [])
     qtbot.addWidget(win)
     win.show()
     try:
@@ -77,4 +77,4 @@ def test_window_lists_the_good_conversations_and_reports_the_damaged(
     finally:
         win.close()
         QThreadPool.globalInstance().waitForDone(10_000)
-        service.close()
+        quire.close()

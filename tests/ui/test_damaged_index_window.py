@@ -1,5 +1,5 @@
 """Case 2 of issue 13 in the window: it opens on a damaged index, says so once, and the notes
-are searchable again (offscreen, the real service and watcher)."""
+are searchable again (offscreen, the real facade and watcher)."""
 
 from __future__ import annotations
 
@@ -40,18 +40,18 @@ def test_window_opens_on_a_damaged_index(
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
     (notes / "marker.md").write_text("# Marker\n\nThe word zyxwvutsrq is here.\n", "utf-8")
-    service = Quire.open(quire_home)
-    service.index([notes], embed=False)
-    service.close()
+    quire = Quire.open(quire_home)
+    quire.index([notes], embed=False)
+    quire.close()
     if when == "on open":
         truncate(quire_home / "quire.sqlite", 9000)
     else:  # a large index: only the cheap check on open, the quick one after it
         monkeypatch.setattr(health, "QUICK_ON_OPEN_MAX_BYTES", 0)
         damage_fts(quire_home / "quire.sqlite", random.Random(13), pages=2)
 
-    service = Quire.open(quire_home)  # what run_app does: open, then the folders used last time
-    assert (service.repair.recovery is not None) == (when == "on open")
-    win = MainWindow(service, service.known_folders())
+    quire = Quire.open(quire_home)  # what run_app does: open, then the folders used last time
+    assert (quire.repair.recovery is not None) == (when == "on open")
+    win = MainWindow(quire, quire.known_folders())
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: len(win.recovery_reports) == 1, timeout=10_000)
@@ -65,22 +65,22 @@ def test_window_opens_on_a_damaged_index(
     assert len(win.recovery_reports) == 1  # told once
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)
-    service.close()
+    quire.close()
 
 
 def test_repair_from_the_menu(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> None:
     notes = tmp_path / "notes"
     shutil.copytree(sample_notes(), notes)
-    service = Quire.open(quire_home)
-    win = MainWindow(service, [notes])
+    quire = Quire.open(quire_home)
+    win = MainWindow(quire, [notes])
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     action = next(a for a in win.actions() if "repair" in a.text())
     action.trigger()  # healthy: nothing replaced
     qtbot.waitUntil(lambda: isinstance(win.repaired, Health) and win.repaired.ok, timeout=30_000)
-    assert win.service.live.index is not None
+    assert win.quire.live.index is not None
     assert not list(quire_home.glob("quire.sqlite.*-*"))
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)
-    service.close()
+    quire.close()

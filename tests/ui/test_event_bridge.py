@@ -106,8 +106,8 @@ def test_window_stays_up_on_twenty_thousand_notes(
             f"# Note {i}\n\nA short note about topic{i % 97} with the marker zq{i:05d}x.\n",
             "utf-8",
         )
-    service = Quire.open(quire_home)
-    win = MainWindow(service, [vault])
+    quire = Quire.open(quire_home)
+    win = MainWindow(quire, [vault])
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(
@@ -115,11 +115,11 @@ def test_window_stays_up_on_twenty_thousand_notes(
         timeout=600_000,
     )
     assert win.isVisible()
-    hits = service.search("zq19999x", top_k=5)
+    hits = quire.search("zq19999x", top_k=5)
     assert any(h.path.endswith("note19999.md") for h in hits)
     win.close()
     QThreadPool.globalInstance().waitForDone(30_000)
-    service.close()
+    quire.close()
 
 
 def test_the_pinned_qt_binding_keeps_its_references() -> None:

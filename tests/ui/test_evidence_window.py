@@ -1,4 +1,4 @@
-"""Evidence first in the window (real service, bundled models, offscreen): the quoted sentences
+"""Evidence first in the window (real facade, bundled models, offscreen): the quoted sentences
 appear before any token, and their `[n]` selects exactly that sentence in the viewer."""
 
 from __future__ import annotations

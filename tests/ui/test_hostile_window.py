@@ -55,8 +55,8 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
     fd = os.open(os.fsencode(folder) + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
     os.write(fd, b"# Cafe\n\nLatin-1 name.\n")
     os.close(fd)
-    service = Quire.open(quire_home)
-    win = MainWindow(service, [folder])
+    quire = Quire.open(quire_home)
+    win = MainWindow(quire, [folder])
     qtbot.addWidget(win)
     win.show()
     try:
@@ -70,21 +70,21 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
         (folder / "later.md").write_text(f"# Later\n\nNow {word(50)} too.\n", "utf-8")
         qtbot.waitUntil(lambda: "vault/later.md" in _rows(win), timeout=60_000)
         assert "later.md" in _search(qtbot, win, word(50))
-        assert win.service.live.index is not None and all(
-            t.is_alive() for t in win.service.live.index._threads
+        assert win.quire.live.index is not None and all(
+            t.is_alive() for t in win.quire.live.index._threads
         )
     finally:
         win.close()
         QThreadPool.globalInstance().waitForDone(10_000)
-        service.close()
+        quire.close()
 
 
 def test_bad_settings_are_shown_once(qtbot: QtBot, quire_home: Path) -> None:
     quire_home.mkdir(parents=True, exist_ok=True)
     (quire_home / "settings.json").write_text('{"chunk_tokens": -5, "temperature": NaN}')
     for shown in (True, False):  # the second start finds the corrected file
-        service = Quire.open(quire_home)
-        win = MainWindow(service, [])
+        quire = Quire.open(quire_home)
+        win = MainWindow(quire, [])
         qtbot.addWidget(win)
         win.show()
         if shown:
@@ -95,9 +95,9 @@ def test_bad_settings_are_shown_once(qtbot: QtBot, quire_home: Path) -> None:
         else:
             qtbot.wait(200)  # let the start-up timer run
             assert win.settings_notice is None
-        assert service.settings.chunk_tokens == 200
+        assert quire.settings.chunk_tokens == 200
         win.close()
-        service.close()
+        quire.close()
 
 
 def test_a_crashed_index_thread_is_shown_and_restarted(
@@ -116,8 +116,8 @@ def test_a_crashed_index_thread_is_shown_and_restarted(
         return real(self)
 
     monkeypatch.setattr(LiveIndex, "_reconcile", crash_once)
-    service = Quire.open(quire_home)
-    win = MainWindow(service, [folder])
+    quire = Quire.open(quire_home)
+    win = MainWindow(quire, [folder])
     qtbot.addWidget(win)
     win.show()
     try:
@@ -130,4 +130,4 @@ def test_a_crashed_index_thread_is_shown_and_restarted(
     finally:
         win.close()
         QThreadPool.globalInstance().waitForDone(10_000)
-        service.close()
+        quire.close()

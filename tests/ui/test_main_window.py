@@ -1,4 +1,4 @@
-"""The window with real widgets, the real service, the bundled models and a real watcher
+"""The window with real widgets, the real facade, the bundled models and a real watcher
 (offscreen)."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ INDEXED = 120_000
 LEFT = Qt.MouseButton.LeftButton
 
 
-def _open(qtbot: QtBot, service: Quire, folders: list[Path]) -> MainWindow:
-    win = MainWindow(service, folders)
+def _open(qtbot: QtBot, quire: Quire, folders: list[Path]) -> MainWindow:
+    win = MainWindow(quire, folders)
     qtbot.addWidget(win)
     win.show()
     return win
@@ -49,13 +49,13 @@ def notes(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def window(qtbot: QtBot, notes: Path, quire_home: Path) -> Iterator[MainWindow]:
-    service = Quire.open(quire_home)
-    win = _open(qtbot, service, [])
+    quire = Quire.open(quire_home)
+    win = _open(qtbot, quire, [])
     win.add_folder(notes)  # what the native folder dialog hands over
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     yield win
     _close(win)
-    service.close()
+    quire.close()
 
 
 def _selection(win: MainWindow) -> tuple[int, int, str]:
@@ -72,18 +72,18 @@ def _assert_shows(win: MainWindow, passage: Passage) -> None:
 
 
 def test_welcome_then_sample_notes(qtbot: QtBot, quire_home: Path) -> None:
-    service = Quire.open(quire_home)
-    win = _open(qtbot, service, [])
+    quire = Quire.open(quire_home)
+    win = _open(qtbot, quire, [])
     assert win.pages.currentWidget() is win.welcome
     qtbot.mouseClick(win.welcome.samples_button, LEFT)
     assert win.pages.currentWidget() is win.main_page
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     assert "sample_notes" in win.folders_panel.list.item(0).text()
     # a copy in the data folder: a user who edits a sample note never edits the installation
-    assert win.service.live.folders == [(quire_home / "sample_notes").resolve()]
+    assert win.quire.live.folders == [(quire_home / "sample_notes").resolve()]
     assert win.last_status is not None and win.last_status.counts.notes == 6
     _close(win)
-    service.close()
+    quire.close()
 
 
 def test_search_and_open_the_exact_passage(qtbot: QtBot, window: MainWindow) -> None:
@@ -157,17 +157,17 @@ def test_stop_mid_answer(qtbot: QtBot, window: MainWindow) -> None:
 
 @pytest.mark.slow  # the real chat model answers in the window
 def test_closing_while_an_answer_streams(qtbot: QtBot, notes: Path, quire_home: Path) -> None:
-    service = Quire.open(quire_home)
-    win = _open(qtbot, service, [notes])
+    quire = Quire.open(quire_home)
+    win = _open(qtbot, quire, [notes])
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     win.chat.ask("Describe the starter, the dough and the baking of sourdough bread in detail.")
     qtbot.waitUntil(lambda: win.chat._live is not None and win.chat._live.answer != "",
                     timeout=60_000)  # fmt: skip
     win.close()  # mid-stream
-    assert win.service.live.index is None and not win.chat.answering
+    assert win.quire.live.index is None and not win.chat.answering
     QThreadPool.globalInstance().waitForDone(10_000)
     assert QThreadPool.globalInstance().activeThreadCount() == 0
-    service.close()
+    quire.close()
 
 
 @pytest.mark.slow  # the real chat model answers in the window
@@ -212,22 +212,22 @@ def test_edit_on_disk_while_the_window_is_open(
 
 def test_pause_holds_changes_until_resume(qtbot: QtBot, window: MainWindow, notes: Path) -> None:
     qtbot.mouseClick(window.folders_panel.pause_button, LEFT)
-    assert window.service.live is not None and window.service.live.paused
+    assert window.quire.live is not None and window.quire.live.paused
     (notes / "later.md").write_text("# Later\n\nWritten while indexing was paused.\n", "utf-8")
     qtbot.wait(1500)  # well past the debounce: a running watcher would have indexed it
-    assert "later.md" not in {f.path for f in window.service.status(False).files}
+    assert "later.md" not in {f.path for f in window.quire.status(False).files}
     qtbot.mouseClick(window.folders_panel.pause_button, LEFT)
     assert window.folders_panel.pause_button.text() == "Pause"
     qtbot.waitUntil(
-        lambda: "later.md" in {f.path for f in window.service.status(False).files},
+        lambda: "later.md" in {f.path for f in window.quire.status(False).files},
         timeout=30_000,
     )
 
 
 @pytest.mark.slow  # the real chat model answers in the window
 def test_conversations_persist_and_reopen(qtbot: QtBot, notes: Path, quire_home: Path) -> None:
-    service = Quire.open(quire_home)
-    win = _open(qtbot, service, [notes])
+    quire = Quire.open(quire_home)
+    win = _open(qtbot, quire, [notes])
     qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
     with qtbot.waitSignal(win.chat.finished, timeout=INDEXED):
         win.chat.ask("How long does the bread bake with the lid on?")
@@ -236,12 +236,12 @@ def test_conversations_persist_and_reopen(qtbot: QtBot, notes: Path, quire_home:
     assert win.conversations.count() == 1  # one row, updated in place
     assert "2 questions" in win.conversations.item(0).text()
     _close(win)
-    service.close()
+    quire.close()
 
     saved = ConversationStore(quire_home / "conversations").recent()
     assert len(saved) == 1 and len(saved[0].turns) == 2
-    service = Quire.open(quire_home)
-    win = _open(qtbot, service, [notes])
+    quire = Quire.open(quire_home)
+    win = _open(qtbot, quire, [notes])
     assert win.conversations.count() == 1
     item = win.conversations.item(0)
     qtbot.mouseClick(win.conversations.viewport(), LEFT,
@@ -256,7 +256,7 @@ def test_conversations_persist_and_reopen(qtbot: QtBot, notes: Path, quire_home:
         win.chat._anchor(QUrl("quire:source/0/1"))
     _assert_shows(win, first_source)
     _close(win)
-    service.close()
+    quire.close()
 
 
 def test_settings_validate_and_rechunk(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
@@ -277,8 +277,8 @@ def test_settings_validate_and_rechunk(qtbot: QtBot, window: MainWindow, tmp_pat
     dialog.chunk_tokens.setValue(60)
     dialog.accept()
     assert not dialog.isVisible()
-    assert window.service.settings.chunk_tokens == 60
-    assert '"chunk_tokens": 60' in (window.service.home / "settings.json").read_text()
+    assert window.quire.settings.chunk_tokens == 60
+    assert '"chunk_tokens": 60' in (window.quire.home / "settings.json").read_text()
     qtbot.waitUntil(
         lambda: window.ready and chunks() > chunks_before,
         timeout=INDEXED,
@@ -345,7 +345,7 @@ def test_a_new_embedding_model_reembeds_everything(
 
     copy = tmp_path / "my-minilm"  # another folder: another model id, same weights
     shutil.copytree(bundled_model_path(), copy)
-    db = window.service.database
+    db = window.quire.database
 
     def meta(key: str) -> str:
         return db.query("SELECT value FROM meta WHERE key = ?", (key,))[0][0]
@@ -377,4 +377,4 @@ def test_removing_a_folder_drops_its_notes_but_not_its_files(
     assert (notes / "recipes" / "bread.md").exists()
     (notes / "after.md").write_text("# After\n\nWritten after the folder was removed.\n", "utf-8")
     qtbot.wait(1500)  # past the debounce: a watcher still on the folder would index it
-    assert window.service.status(False).files == []
+    assert window.quire.status(False).files == []

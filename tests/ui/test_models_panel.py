@@ -31,14 +31,14 @@ LEFT = Qt.MouseButton.LeftButton
 
 @pytest.fixture
 def window(qtbot: QtBot, quire_home: Path) -> Iterator[MainWindow]:
-    service = Quire.open(quire_home)
-    win = MainWindow(service, [])
+    quire = Quire.open(quire_home)
+    win = MainWindow(quire, [])
     qtbot.addWidget(win)
     win.show()
     yield win
     win.close()
     QThreadPool.globalInstance().waitForDone(10_000)
-    service.close()
+    quire.close()
 
 
 @pytest.fixture
@@ -80,15 +80,15 @@ def test_one_click_switches_the_chat_model(
 
     qtbot.mouseClick(_button_for(dialog, qwen), LEFT)  # the one click
     assert not dialog.isVisible()
-    assert window.service.settings.chat_model == str(qwen)
-    assert str(qwen) in (window.service.home / "settings.json").read_text("utf-8")
+    assert window.quire.settings.chat_model == str(qwen)
+    assert str(qwen) in (window.quire.home / "settings.json").read_text("utf-8")
 
     again = window.open_settings()
     _models_tab(qtbot, again, fake_home, 3)
     button = _button_for(again, qwen)
     assert button.text() == "In use" and not button.isEnabled()
     qtbot.mouseClick(_button_for(again, ""), LEFT)  # one click back to the bundled model
-    assert window.service.settings.chat_model == ""
+    assert window.quire.settings.chat_model == ""
 
 
 def test_added_folder_is_searched_and_saved(
@@ -101,7 +101,7 @@ def test_added_folder_is_searched_and_saved(
     dialog.models.add_folder(str(mine))  # what the folder dialog hands over
     qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == 4, timeout=10_000)
     dialog.accept()
-    assert window.service.settings.model_folders == [str(mine)]
+    assert window.quire.settings.model_folders == [str(mine)]
 
 
 @pytest.fixture
@@ -138,10 +138,10 @@ def test_download_then_use(
     qtbot.mouseClick(dialog.models.download_button, LEFT)
     qtbot.waitUntil(lambda: "Saved" in dialog.models.download_status.text(), timeout=20_000)
     qtbot.waitUntil(lambda: len(dialog.models.model_rows()) == 4, timeout=10_000)
-    downloaded = window.service.home / "models" / "tiny-Q4_K_M.gguf"
+    downloaded = window.quire.home / "models" / "tiny-Q4_K_M.gguf"
     assert downloaded.read_bytes() == body
     qtbot.mouseClick(_button_for(dialog, downloaded), LEFT)
-    assert window.service.settings.chat_model == str(downloaded)
+    assert window.quire.settings.chat_model == str(downloaded)
 
 
 def test_a_failed_download_says_why(

@@ -48,7 +48,7 @@ def test_a_citation_opens_the_pdf_page_with_the_cited_characters_highlighted(
     assert window.viewer.views.currentWidget() is view and view.page == 2
     assert "p. 2" in window.viewer.heading.text()
     note = tmp_path / "notes" / "bread.pdf"
-    starts = window.service.page_starts(tmp_path / "notes", "bread.pdf")
+    starts = window.quire.page_starts(tmp_path / "notes", "bread.pdf")
     page, start, end = pdf.span_on_page(starts, evidence.start, evidence.end)
     expected = pdf.char_boxes(note, page, start, end)  # straight from pdfium
     assert len(expected) == sum(1 for ch in evidence.text if not ch.isspace())
@@ -77,11 +77,11 @@ def test_switching_pdfs_off_in_settings_drops_them_and_on_brings_them_back(
     dialog = window.open_settings()
     dialog.file_kinds["PDF"].setChecked(False)
     dialog.accept()
-    assert window.service.settings.ignored_types == [".pdf"]
+    assert window.quire.settings.ignored_types == [".pdf"]
     qtbot.waitUntil(lambda: window.ready and notes() == 0, timeout=INDEXED)
     dialog = window.open_settings()
     assert not dialog.file_kinds["PDF"].isChecked()  # the dialog shows what is saved
     dialog.file_kinds["PDF"].setChecked(True)
     dialog.accept()
     qtbot.waitUntil(lambda: window.ready and notes() == 1, timeout=INDEXED)
-    assert window.service.search("rye loaf", top_k=1)[0].page == 2
+    assert window.quire.search("rye loaf", top_k=1)[0].page == 2

@@ -103,7 +103,7 @@ def test_a_conversation_keeps_its_limits_and_says_when_nothing_is_within_them(
     assert chat.turns[2].sources == []  # never an answer from outside the limits
     chat.new_chat()
     assert chat.scope_bar.scope.empty
-    saved = ConversationStore(window.service.home / "conversations").load(saved_id)
+    saved = ConversationStore(window.quire.home / "conversations").load(saved_id)
     assert Scope.from_json(saved.scope).tags == ("house",)
     chat.open_conversation(saved)  # as a click in the conversations list does
     assert chat.scope_bar.scope.tags == ("house",) and chat.scope_bar.scope.folders == ("garden",)

@@ -16,7 +16,7 @@ pytest.importorskip("pytestqt")
 from desktop_app.core.answer.units import CODE, split_units
 from desktop_app.core.events import DraftReplaced
 from desktop_app.core.passage import Evidence
-from desktop_app.ui.answer_view import (
+from desktop_app.core.turn_view import (
     DRAFT_LABEL,
     FORGED_NOTICE,
     evidence_markdown,

@@ -41,16 +41,6 @@ def test_crash_report_is_offered_with_its_text(qtbot: QtBot, tmp_path: Path) -> 
     assert any(b.text() == "Open reports folder" for b in box.buttons())
 
 
-def test_answer_links_use_the_same_citation_forms_as_the_validator() -> None:
-    from desktop_app.ui.answer_view import linkify
-
-    markdown = linkify("A [1]. B [1, 3][2] and [ 2 ] <b>", lambda n: n <= 2, turn=4)
-    assert markdown.count("(quire:source/4/1)") == 2
-    assert markdown.count("(quire:source/4/2)") == 2  # "[ 2 ]" too, as numbers_in reads it
-    assert "\\[3\\]" in markdown and "quire:source/4/3" not in markdown  # not a source: plain
-    assert "<b>" not in markdown  # raw HTML from the model is escaped
-
-
 def test_the_tracker_server_sees_a_real_fetch(tracker: tuple[str, list[str]]) -> None:
     import urllib.request
 

@@ -64,7 +64,7 @@ from desktop_app.core.store import chunks
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
-__all__ = ["Retrieval", "answer_events", "embedder_similarity", "index_is_empty", "index_weights"]
+__all__ = ["answer_events", "embedder_similarity", "index_is_empty", "index_weights"]
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
 USE_EMBEDDER_FOR_EVIDENCE = True  # its cosines rank evidence better (docs/answers.md)

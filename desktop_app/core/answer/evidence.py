@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 MAX_EVIDENCE = 3
 PASSAGES_READ = 4  # the top passages split into units
 MIN_UNIT_WORDS = 3
-# Weights fitted by tests/bench/evidence_dev.py --fit on development questions the answers
-# bench never measures; the same for every language and question (docs/answers.md, "Fitting
-# the evidence weights").
+# One set of weights for every language and question, so none is tuned to a test set: they
+# are set by `tests/bench/evidence_dev.py --fit` on development questions apart from the ones
+# the benches score (docs/answers.md, "Fitting the evidence weights").
 KEEP_RATIO = 0.4  # a second or third unit is shown when it scores this close to the best
 MAX_RUN = 600  # characters: kept units side by side in a passage are quoted as one up to this
 COSINE_WEIGHT = 1.2  # how much the embedder's similarity adds (only where it is trusted)
@@ -48,8 +48,8 @@ RANK_PRIOR = 0.15  # a preference for units of higher-ranked passages
 CUE_WEIGHT = 0.2  # the unit holds the kind of thing asked for (a number, a date, a name)
 ORDER_WEIGHT = 0.1  # the question's words stand together in the unit, as in the question
 COSINE_READ = 12  # units whose cosine is computed (the best by words)
-# For a "how do I" (set on the til-en development questions, tests/data/til_dev_questions.jsonl;
-# the 60 measured ones are kept apart):
+# For a "how do I" (set on the how-to development questions, tests/data/til_dev_questions.jsonl,
+# apart from the til-en questions the benches score):
 CARRY = 1.0  # share of the best word match before the unit in its note (the problem)
 TITLE_WEIGHT = 0.3  # share of the note title's words the unit holds (the title names the fix)
 STEP_CUE_WEIGHT = 0.4  # the unit holds code the question does not: the step itself
@@ -234,12 +234,10 @@ def _runs(kept: list[ScoredUnit]) -> list[ScoredUnit]:
     """The first MAX_EVIDENCE quotes of `kept` (best first). Where code is, a unit that stands
     right next to a better one of its passage (`units.joined`: only white space or fence lines
     between) joins its quote: the sentence before a command, the command, the next step are
-    read as the note gives them, and the three quotes reach further (til-en development
-    questions: evidence@3 0.77 → 0.80 and 0.75 → 0.83; on the first, the quotes' length 695 →
-    893 characters a question, its first passage's ~770). Prose stays a sentence a quote:
-    joined, XQuAD's sentences made the bundled model's answers worse (holding gold 0.49 → 0.46
-    on xquad-en). Once three quotes stand, the first lower unit that touches none of them ends
-    the reading."""
+    read as the note gives them, and the three quotes reach further into a how-to. Prose stays
+    a sentence a quote: joined prose gives the small model longer quotes to wander in, and its
+    answers get worse (docs/benchmarks.md). Once three quotes stand, the first lower unit that
+    touches none of them ends the reading."""
     runs: list[ScoredUnit] = []
     for c in kept:
         if _join(runs, c):
@@ -349,9 +347,8 @@ def _read_as_steps(steps: list[ScoredUnit], question: Question, idf: Weights | N
     """A "how do I" is answered by the step that follows the problem it solves, in a note whose
     title names the solution: each unit gains a share of the best relevance before it in its
     note, a share of its note title's words, more for holding new code (more again for a code
-    block) and for the words that turn a story to its fix. On the til-en development questions:
-    evidence@1 / @3 0.28 / 0.50 without this, 0.47 / 0.67 with it within one passage, 0.50 /
-    0.77 over a note's passages with the code bonus and a block's explaining sentence."""
+    block) and for the words that turn a story to its fix (what each part adds:
+    docs/benchmarks.md, "Technical notes")."""
     titles: dict[str, KeyWords] = {}
     for c in steps:
         title = c.result.title or ""
@@ -386,9 +383,8 @@ def _overlap(a: ScoredUnit, b: ScoredUnit) -> bool:
 
 
 def _add_cosines(scored: list[ScoredUnit], question: str, similarity: Cosines) -> None:
-    """Add the embedder's cosine to the COSINE_READ best units by words.
-    Encoding every unit of four passages took xquad-en's time to evidence to 978 ms p50 on a
-    busy 2-core machine, 667 ms with this cap; evidence@1/@3 on the bench were the same."""
+    """Add the embedder's cosine to the COSINE_READ best units by words: the units words rank
+    low seldom become the evidence, and encoding them too would only delay it."""
     head = scored[:COSINE_READ]
     cosines = similarity(question, [words_of(c.unit.text) for c in head])
     for c, cosine in zip(head, cosines, strict=True):

@@ -15,7 +15,7 @@ from typing import Any
 from desktop_app.core.answer.backends import load_cpu_backend
 from desktop_app.core.answer.gguf import GgufInfo, ModelFileError, inspect_model
 from desktop_app.core.answer.profile import profile_of
-from desktop_app.core.cancel import Cancelled, CancelToken
+from desktop_app.core.cancel import CancelToken
 from desktop_app.core.heavy import collector_paused, import_heavy
 from desktop_app.paths import data_package_dir
 
@@ -244,4 +244,4 @@ _FALLBACK_TEMPLATE = (
     "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
-__all__ = ["Cancelled", "Generation", "LocalModel", "ModelFileError", "bundled_chat_model_path"]
+__all__ = ["Generation", "LocalModel", "bundled_chat_model_path"]

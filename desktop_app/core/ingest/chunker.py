@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.markdown import Block, FrontMatter, iter_blocks, read_front_matter
-from desktop_app.core.text import SENTENCE_BREAK
+from desktop_app.core.text import SENTENCE_BREAK, finditer_windowed
 
 TokenCounter = Callable[[str], int]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) per token
@@ -54,11 +54,14 @@ class Span:
     opens: bool = False  # always starts a chunk (a journal's date heading)
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 class LineIndex:
     """Maps character offsets to 1-based line numbers."""
 
     def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        self._starts = [0] + [m.end() for m in finditer_windowed(_LINE_END, text)]
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)
@@ -289,7 +292,7 @@ def _units(body: str, by_lines: bool) -> list[tuple[int, int]]:
     pattern = re.compile(r"\r?\n") if by_lines else SENTENCE_BREAK
     units = []
     pos = 0
-    for match in pattern.finditer(body):
+    for match in finditer_windowed(pattern, body):
         if match.start() > pos:
             units.append((pos, match.start()))
         pos = match.end()
@@ -319,7 +322,7 @@ def _split_words(
 def _longest_fit(body: str, pos: int, end: int, count: TokenCounter, limit: int) -> int:
     """Largest cut point (at whitespace when possible) whose piece fits in `limit` tokens."""
     # Tokens rarely span more than 16 characters, so the search never has to look further; this
-    # keeps a 10 MB single-line note linear instead of counting megabytes per cut.
+    # keeps cutting a long single-line note linear instead of counting all the rest per cut.
     lo, hi = pos + 1, min(end, pos + limit * 16)
     window = body[pos:hi]
     if window.isascii() and _SPACE.search(window) is None:

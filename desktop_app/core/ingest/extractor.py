@@ -32,7 +32,7 @@ class Extracted(StrEnum):
     FAILED = "failed"  # the value: why (damaged, hostile, too big)
 
 
-TIMEOUT_SECONDS = 60.0  # a 2,000-page PDF takes a few seconds
+TIMEOUT_SECONDS = 60.0  # far beyond what a long PDF needs: only a stuck extraction meets it
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
 MEMORY_BYTES = 2 * 1024**3
 
@@ -174,7 +174,8 @@ class Extractor:
 @contextmanager
 def _lean_main() -> Iterator[None]:
     """Spawn runs the parent's main script again in the child (for the CLI: importing the
-    whole app, ~0.25 s); the worker needs only this module, so it is shown an empty main."""
+    whole app, which delays the first extraction); the worker needs only this module, so it is
+    shown an empty main."""
     main = sys.modules["__main__"]
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:

@@ -2,7 +2,7 @@
 unchanged.
 
 Lexical rows (chunks + FTS) are written first, so a note is keyword-searchable at once;
-embeddings follow in `embedding.embed_pending`, which only encodes texts it has never seen.
+embeddings follow in `embed_pass.embed_pending`, which only encodes texts it has never seen.
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ from functools import cache
 from typing import Any
 
 from desktop_app.core.heavy import collector_paused
-from desktop_app.core.ingest import dated, paged
+from desktop_app.core.ingest import days_and_tags, paged
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
-from desktop_app.core.ingest.dated import NoteDate
+from desktop_app.core.ingest.days_and_tags import NoteDate
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.markdown import FrontMatter, read_front_matter
 from desktop_app.core.passage import context_line, day_label
@@ -125,19 +125,19 @@ def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int
             chunk_tokens,
             document.markdown,
             document.headings,
-            opens_chunk=dated.is_day_heading,
+            opens_chunk=days_and_tags.is_day_heading,
             front=front,
         )
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)
     analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata), reading)
-    day = dated.note_date(metadata, rel_path, mtime_ns)
+    day = days_and_tags.note_date(metadata, rel_path, mtime_ns)
     if day.source != "modified" and not _WORDY.search(title):  # "02", "2026-11-30": the date
         title = day_label(day.day.isoformat())
-    marks = dated.day_marks(document.text) if not document.pages else []
-    days = tuple(dated.chunk_days(marks, [c.end for c in chunks], day.day))
-    tags = tuple(dated.note_tags(metadata, document.text if document.markdown else ""))
+    marks = days_and_tags.day_marks(document.text) if not document.pages else []
+    days = tuple(days_and_tags.chunk_days(marks, [c.end for c in chunks], day.day))
+    tags = tuple(days_and_tags.note_tags(metadata, document.text if document.markdown else ""))
     return AnalyzedNote(title, language, metadata, analyzed, day, tags, days, front.problem)
 
 

@@ -1,6 +1,6 @@
-"""The watchdog side of live indexing: what changed (`Change`), the observer (native, or
-polling on network drives and when the OS limit of watches is reached), and the per-path
-debounce (editors write several times per save)."""
+"""The watchdog side of live indexing: what an indexing run changed (as `Change` events), the
+observer (native, or polling on network drives and when the OS limit of watches is reached),
+and the per-path debounce (editors write several times per save)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ import heapq
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from desktop_app.core import names
+from desktop_app.core.events import Change, ChangeKind
 from desktop_app.core.ingest import formats
 from desktop_app.core.store.note_status import NoteStatus
 
@@ -29,38 +27,6 @@ if TYPE_CHECKING:
 _NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "davfs"}
 
 
-class ChangeKind(StrEnum):
-    """What happened to a note or to the live index (the first word of a `quire watch` line)."""
-
-    INDEXED = "indexed"
-    REMOVED = "removed"
-    MOVED = "moved"
-    SKIPPED = "skipped"
-    FAILED = "failed"
-    WARNING = "warning"  # indexed, with something to say (a guessed encoding…)
-    EMBEDDED = "embedded"
-    NOTICE = "notice"
-    ERROR = "error"
-    # The quiet ones (QUIET_KINDS), which the window uses to know when work is done:
-    SCANNED = "scanned"
-    CAUGHT_UP = "caught-up"
-
-
-@dataclass(frozen=True)
-class Change:
-    """One line of what happened, for `quire watch` and the window's status."""
-
-    kind: ChangeKind
-    path: str = ""
-    detail: str = ""
-
-    def __str__(self) -> str:
-        """One line, whatever the note's name holds (newlines, undecodable bytes)."""
-        return " ".join(names.printable(x) for x in (self.kind, self.path, self.detail) if x)
-
-
-ChangeCallback = Callable[[Change], None]
-QUIET_KINDS = frozenset({ChangeKind.SCANNED, ChangeKind.CAUGHT_UP})
 _PROBLEM_KINDS = {NoteStatus.SKIPPED: ChangeKind.SKIPPED, NoteStatus.FAILED: ChangeKind.FAILED}
 
 

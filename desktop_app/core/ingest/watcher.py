@@ -19,24 +19,15 @@ from pathlib import Path
 from typing import Protocol
 
 from desktop_app.core.cancel import Cancelled, CancelToken, ProgressCallback, no_progress
+from desktop_app.core.events import Change, ChangeCallback, ChangeKind
 from desktop_app.core.ingest import indexer, loaders
 from desktop_app.core.ingest.indexer import IndexOptions
-from desktop_app.core.ingest.observer import (
-    QUIET_KINDS,
-    Change,
-    ChangeCallback,
-    ChangeKind,
-    Debouncer,
-    Handler,
-    Watches,
-    report_changes,
-)
+from desktop_app.core.ingest.observer import Debouncer, Handler, Watches, report_changes
+from desktop_app.core.ingest.priority import lower_this_thread
 from desktop_app.core.ingest.retry import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
 from desktop_app.crash import record_exception
-
-__all__ = ["QUIET_KINDS", "Change", "ChangeCallback", "ChangeKind", "EmbedPass", "LiveIndex"]
 
 DEBOUNCE_SECONDS = 0.25
 RECONCILE_SECONDS = 300.0
@@ -375,6 +366,10 @@ class LiveIndex:
             self.on_change(change)
 
     def _embed_loop(self) -> None:
+        # Only this thread yields the processor: the embedding library's worker threads (which
+        # inherit its priority) fill every core for minutes. The keyword thread keeps normal
+        # priority: it holds the GIL in short turns, and each note has a time budget to meet.
+        lower_this_thread()
         while not self._stop.cancelled:
             self._embed_needed.wait()
             self._running.wait()

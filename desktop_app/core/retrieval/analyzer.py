@@ -176,7 +176,8 @@ def detect_language(
 
 @lru_cache(maxsize=1)
 def _model() -> Any:
-    """The identifier's model, read once (0.5 s): every language subset is a copy of it."""
+    """The identifier's model, read once (reading it is the slow part): every language subset
+    is a copy of it."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)

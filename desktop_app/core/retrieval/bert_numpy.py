@@ -147,7 +147,8 @@ class NumpyBertEncoder:
     ) -> np.ndarray:
         """Batches of similar length run on one thread per core, each with a one-thread BLAS:
         NumPy's element-wise steps use a single core, and a multi-threaded BLAS under several
-        callers oversubscribes the cores (measured under load: small products 59× slower)."""
+        callers oversubscribes the cores, and small products then wait on each other's
+        threads."""
         from threadpoolctl import threadpool_limits
 
         encodings = self.tokenizer.encode_batch(list(texts))

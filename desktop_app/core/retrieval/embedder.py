@@ -123,8 +123,9 @@ class Embedder:
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character span of every word piece the model would read (no special tokens)."""
-        if self._tokenizer is not None:
-            return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
+        if self._tokenizer is not None:  # the batch call releases the GIL; `encode` holds it
+            encoded = self._tokenizer.encode_batch([text], add_special_tokens=False)[0]
+            return list(encoded.offsets)
         encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(o) for o in encoded["offset_mapping"]]
 
@@ -140,9 +141,9 @@ class Embedder:
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
         """Query vectors from the NumPy encoder of the same folder where it runs the model: no
-        torch import for a one-off search (loading it takes a fraction of a second, torch
-        several), and a steady ~15 ms a query where torch's threads spike to 100 ms beside the
-        indexer. Its vectors match sentence-transformers' to 1e-6 (tests compare them)."""
+        torch import for a one-off search (the NumPy encoder loads far sooner), and a steady
+        time a query where torch's threads, competing with the indexer's, make it spike. Its
+        vectors match sentence-transformers' to 1e-6 (tests compare them)."""
         try:
             encoder = _load_model(str(self.path), "numpy")
         except EmbedderError:

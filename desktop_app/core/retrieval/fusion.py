@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop_app.core.retrieval.dense import DenseHit
 from desktop_app.core.retrieval.lexical import LexicalHit
-from desktop_app.core.retrieval.vector import DenseHit
 
 RRF_C = 60.0
-# Measured on the public sets: an English-only MiniLM on Czech or German questions ranks worse
-# than chance would matter, and any real weight lowers MRR; it is kept only as a tie-breaker.
+# An English-only MiniLM ranks Czech or German passages so poorly that any real weight lowers
+# the fused ranking; it is kept only as a tie-breaker.
 OUT_OF_LANGUAGE_DENSE = 0.01
 # Lexical weight = LEXICAL_BASE + IDF coverage of the query by the best lexical hits (0…1).
 LEXICAL_BASE = 0.5

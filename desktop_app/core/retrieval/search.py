@@ -9,9 +9,9 @@ import numpy as np
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
+from desktop_app.core.retrieval.dense import VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
-from desktop_app.core.retrieval.vector import VectorIndex
 from desktop_app.core.store import chunks, meta, notes, scopes
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_app.core.store import embeddings, folder_rows, meta
+from desktop_app.core.store import folder_rows, meta, vectors
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.health import (
     Health,
@@ -225,7 +225,7 @@ def _copy_vectors(moved: Path, database: Database, model: str, dimension: int) -
             sound = [(h, v) for h, v in rows if _sound(np, h, v, dimension)]
             if sound:
                 with database.write() as db:
-                    embeddings.insert_vectors(db, sound, replace=False)
+                    vectors.insert_vectors(db, sound, replace=False)
                 kept += len(sound)
     finally:
         conn.close()

@@ -191,7 +191,7 @@ class _FontReader:
 
 def _line_pitches(textpage: Any, text: str) -> list[tuple[int, float]]:
     """Each line break ("\\r" index) with the drop from the line before it to the next line's
-    first character. The line before is measured at the lower of its first and last
+    first character. The line before counts from the lower of its first and last
     characters: pdfium's line may hold two printed lines (a URL broken without a hyphen), and
     a raised footnote mark may end it."""
     import pypdfium2.raw as pdfium_c

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import sqlite_utils
 
-from desktop_app.core.store import embeddings, meta
+from desktop_app.core.store import meta, vectors
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ class VectorIndex:
     ) -> list[DenseHit]:
         """Best chunks by cosine; a chunk embedded in parts scores as its best part. With
         `allowed` (sorted chunk ids) only those rows are scored."""
-        vectors = self._vectors  # one read: a refresh meanwhile swaps in a whole new state
-        ids, matrix = vectors.ids, vectors.matrix
+        state = self._vectors  # one read: a refresh meanwhile swaps in a whole new state
+        ids, matrix = state.ids, state.matrix
         if allowed is not None:
             rows = np.flatnonzero(np.isin(ids, allowed, assume_unique=False))
             ids, matrix = ids[rows], matrix[rows]
@@ -79,7 +79,7 @@ class VectorIndex:
 
 
 def _load(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
-    rows = embeddings.part_vectors(db)
+    rows = vectors.part_vectors(db)
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

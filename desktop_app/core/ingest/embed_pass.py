@@ -10,7 +10,7 @@ import numpy as np
 
 from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
 from desktop_app.core.ingest.note_analysis import PartPlanner, embedding_input
-from desktop_app.core.store import embeddings, meta
+from desktop_app.core.store import meta, vectors
 from desktop_app.core.store.db import Database
 
 EMBED_BATCH = 64
@@ -25,7 +25,7 @@ def use_embedding_model(database: Database, model_id: str, dimension: int) -> bo
         current, recorded_dim = meta.embedding_model(db)
         if current == model_id and recorded_dim == str(dimension):
             return False
-        embeddings.drop_all(db)
+        vectors.drop_all(db)
         meta.set_embedding_model(db, model_id, dimension)
     return current is not None
 
@@ -34,7 +34,7 @@ def pending_embeddings(database: Database) -> list[tuple[str, str]]:
     """(embed_hash, embedding input) for chunks without a vector, recently edited notes first."""
     out: dict[str, str] = {}
     with database.read() as db:
-        pending = embeddings.pending_parts(db)
+        pending = vectors.pending_parts(db)
     for hash_, title, heading_json, text, a, b, part, parts in pending:
         if hash_ not in out:
             heading = tuple(json.loads(heading_json or "[]"))
@@ -52,10 +52,10 @@ def plan_parts(
     """Give every chunk without embedding parts its parts; returns how many chunks got them."""
     cancel = cancel or CancelToken()
     with database.read() as db:
-        rows = embeddings.unplanned_chunks(db)
+        rows = vectors.unplanned_chunks(db)
     for i in range(0, len(rows), batch):
         cancel.raise_if_cancelled()
-        part_rows: list[embeddings.PartRow] = []
+        part_rows: list[vectors.PartRow] = []
         for chunk_id, title, heading_json, start, text in rows[i : i + batch]:
             heading = tuple(json.loads(heading_json or "[]"))
             for p, hash_ in planner.parts(title or "", heading, start, text):
@@ -63,7 +63,7 @@ def plan_parts(
                     (chunk_id, p.number, p.count, p.start, p.end, hash_, chunk_id, text)
                 )
         with database.write() as db:
-            embeddings.insert_parts(db, part_rows)
+            vectors.insert_parts(db, part_rows)
         progress(Progress(Phase.PARTS, min(i + batch, len(rows)), len(rows)))
     return len(rows)
 
@@ -87,10 +87,10 @@ def embed_pending(
     for i in range(0, len(todo), batch):
         cancel.raise_if_cancelled()
         part = todo[i : i + batch]
-        vectors = encode([text for _, text in part])
+        encoded = encode([text for _, text in part])
         with database.write() as db:
-            embeddings.insert_vectors(
-                db, [(h, v.tobytes()) for (h, _), v in zip(part, vectors, strict=True)]
+            vectors.insert_vectors(
+                db, [(h, v.tobytes()) for (h, _), v in zip(part, encoded, strict=True)]
             )
         done += len(part)
         progress(Progress(Phase.EMBED, done, len(todo)))
@@ -110,6 +110,6 @@ def _length_sorted_windows(
 
 
 def drop_orphan_embeddings(database: Database) -> None:
-    """Drop vectors no part uses (see `embeddings.drop_orphan_vectors`)."""
+    """Drop vectors no part uses (see `vectors.drop_orphan_vectors`)."""
     with database.write() as db:
-        embeddings.drop_orphan_vectors(db)
+        vectors.drop_orphan_vectors(db)

@@ -1,7 +1,10 @@
-"""The chat view shows a draft the notes did not back as a draft: marked, linking nothing."""
+"""The chat's view model, without Qt: a draft the notes did not back shown as a draft (marked,
+linking nothing), the answer before its evidence and cautions, citations as links, the page of
+a conversation, and every link it writes read back to what it was written for."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from desktop_app.core.answer import attribution
@@ -9,11 +12,17 @@ from desktop_app.core.answer.ask import draft_of
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, DraftReplaced
 from desktop_app.core.passage import Evidence, Passage
-from desktop_app.ui.answer_view import (
+from desktop_app.core.turn_view import (
     DRAFT_LABEL,
     DRAFT_NOTICE,
+    EMPTY_CHAT,
     MODELS_LINK,
     OFF_QUESTION_NOTICE,
+    TYPING_MARK,
+    LinkKind,
+    TurnLink,
+    conversation_markdown,
+    linkify,
     turn_markdown,
 )
 
@@ -80,6 +89,53 @@ def test_streamed_words_are_provisional_until_checked() -> None:
     turn.sources = [_passage()]
     live = turn_markdown(turn, 0, live=True)
     assert "to be checked against your notes" in live and "quire:source" not in live
+
+
+def test_answer_links_use_the_same_citation_forms_as_the_validator() -> None:
+    markdown = linkify("A [1]. B [1, 3][2] and [ 2 ] <b>", lambda n: n <= 2, turn=4)
+    assert markdown.count("(quire:source/4/1)") == 2
+    assert markdown.count("(quire:source/4/2)") == 2  # "[ 2 ]" too, as numbers_in reads it
+    assert "\\[3\\]" in markdown and "quire:source/4/3" not in markdown  # not a source: plain
+    assert "<b>" not in markdown  # raw HTML from the model is escaped
+
+
+def test_every_link_a_turn_writes_reads_back_to_what_it_was_written_for() -> None:
+    checked = attribution.attribute("It takes 2 hours [1].", {1: BERLIN}, "en")
+    quote = _evidence()
+    turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), quote=quote,
+                evidence=[quote], draft=draft_of(checked, DraftReplaced.UNBACKED),
+                offer="A better model can answer in its own words.")  # fmt: skip
+    turn.sources = [_passage()]
+    refused = Turn(TRAIN, "Your notes don't seem to cover this.", answerable=False,
+                   citations=Citations([]))  # fmt: skip
+    refused.sources = [_passage()]
+    page = conversation_markdown([turn, refused])
+    links = {
+        TurnLink.read(*href.split(":", 1)) for href in re.findall(r"\]\((quire:[^)]+)\)", page)
+    }
+    assert links == {
+        TurnLink(LinkKind.QUOTE, 0),  # the answer line selects its words in the note
+        TurnLink(LinkKind.EVIDENCE, 0, 0),
+        TurnLink(LinkKind.DRAFT, 0),
+        TurnLink(LinkKind.MODELS),
+        TurnLink(LinkKind.ANYWAY, 1),
+    }
+    assert TurnLink.read("quire", "source/2/3") == TurnLink(LinkKind.SOURCE, 2, 3)
+    assert TurnLink.read("https", "source/0/1") is None  # a link of the note's text
+    assert TurnLink.read("quire", "source/0") is None and TurnLink.read("quire", "x/0") is None
+
+
+def test_the_page_numbers_turns_by_place_the_live_one_last_then_the_hint() -> None:
+    assert conversation_markdown([]) == EMPTY_CHAT
+    done = Turn("First?", "One [1].", citations=Citations([1]))
+    done.sources = [_passage()]
+    live = Turn("Second?", "Two [1]")
+    page = conversation_markdown([done], live, hint="Type a question first.")
+    assert page.index("First?") < page.index("Second?") < page.index("*Type a question first.*")
+    assert "(quire:source/0/1)" in page
+    assert "quire:source/1/" not in page  # the live words link nothing yet
+    assert page.endswith(f"{TYPING_MARK}\n*Type a question first.*")  # still being written
+    assert EMPTY_CHAT not in page
 
 
 def _evidence() -> Evidence:

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from desktop_app.core.retrieval import dates
-from desktop_app.core.text import INLINE_CODE
+from desktop_app.core.text import INLINE_CODE, finditer_windowed
 
 # Front matter keys that date a note, the day it is about before the day it was edited.
 DATE_KEYS = ("date", "day", "created", "created_at", "published", "updated", "modified")
@@ -60,7 +60,7 @@ _HEADING_LINE = re.compile(r"^(?:#{1,6}|\*{1,6}|=+)[ \t]+(.+?)[ \t#*=]*$", re.MU
 def day_marks(text: str) -> list[tuple[int, date]]:
     """Where each heading that is a date starts (Markdown `##`, org `*`, AsciiDoc `==`)."""
     marks = []
-    for match in _HEADING_LINE.finditer(text):
+    for match in finditer_windowed(_HEADING_LINE, text):
         day = dates.day_or_none(match.group(1))
         if day is not None:
             marks.append((match.start(), day))

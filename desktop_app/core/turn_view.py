@@ -1,32 +1,26 @@
-"""A turn as Markdown: evidence first, the answer with its `[n]` as links where they vouch, what
-no source holds marked in place, the checks' notices. Note text is shown as itself."""
+"""The chat's view model, Qt-free: a turn as Markdown (evidence first, the answer with its `[n]`
+as links where they vouch, what no source holds marked in place, the checks' notices), the
+conversation as one page, and the links of that page read back. Note text is shown as itself;
+the window only sets the Markdown and acts on a clicked `TurnLink`."""
 
 from __future__ import annotations
 
 import html
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 
-from desktop_app.core.api import (
-    CITATION,
-    CODE,
-    FENCE,
-    NOT_FOUND,
-    NOTES_SAY,
-    AnswerKind,
-    Citations,
-    CitedSentence,
-    Draft,
-    DraftReplaced,
-    Evidence,
-    Turn,
-    Unfound,
-    code_fence,
-    day_label,
-    numbers_in,
-    question_kind,
-    replace_citations,
-)
+from desktop_app.core.answer.attribution import NOT_FOUND
+from desktop_app.core.answer.citations import numbers_in, replace_citations
+from desktop_app.core.answer.cues import AnswerKind, question_kind
+from desktop_app.core.answer.support import CITATION
+from desktop_app.core.answer.units import CODE
+from desktop_app.core.answer.verbatim import NOTES_SAY
+from desktop_app.core.conversations import Turn
+from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Unfound
+from desktop_app.core.passage import Evidence, day_label
+from desktop_app.core.text import FENCE, code_fence
 
 UNVERIFIED = "unverified"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -282,3 +276,65 @@ def check_notice(citations: Citations | None) -> str:
     if citations.invalid:
         notes.append(f"Ignored citations of sources that do not exist: {citations.invalid}.")
     return " ".join(notes)
+
+
+EMPTY_CHAT = (
+    "*Ask anything about your notes. Answers cite the passages they use: click a number like [1] "
+    "to see it in its note.*"
+)
+TYPING_MARK = "▍"  # after the live turn: the answer is still being written
+
+
+def conversation_markdown(turns: list[Turn], live: Turn | None = None, hint: str = "") -> str:
+    """The chat page: each turn numbered by its place, the live one last, then a hint."""
+    parts = [turn_markdown(t, i) for i, t in enumerate(turns)]
+    if live is not None:
+        parts.append(turn_markdown(live, len(turns), live=True) + TYPING_MARK)
+    if hint:
+        parts.append(f"*{hint}*")
+    return "\n".join(parts or [EMPTY_CHAT])
+
+
+def problem_markdown(message: str) -> str:
+    """What went wrong, in place of an answer (the message shown as text, not Markdown)."""
+    return f"**Problem:** {html.escape(message)}"
+
+
+class LinkKind(StrEnum):
+    """What a link of the chat page does when followed."""
+
+    MODELS = "models"  # the offer of a better model: open the model settings
+    ANYWAY = "anyway"  # answer from the closest passages although the gate said no
+    DRAFT = "draft"  # fold or unfold the model's draft
+    QUOTE = "quote"  # select the quoted answer in its note
+    SOURCE = "source"  # a turn's source `[n]`
+    EVIDENCE = "evidence"  # one evidence unit of a turn
+
+
+_TURN_LINKS = (LinkKind.ANYWAY, LinkKind.DRAFT, LinkKind.QUOTE)
+_NUMBERED_LINKS = (LinkKind.SOURCE, LinkKind.EVIDENCE)
+
+
+@dataclass(frozen=True)
+class TurnLink:
+    """A followed link of the chat page: its kind, the turn it belongs to and, for a source or
+    an evidence unit, the source's number or the unit's place (-1 where there is none)."""
+
+    kind: LinkKind
+    turn: int = -1
+    number: int = -1
+
+    @classmethod
+    def read(cls, scheme: str, path: str) -> TurnLink | None:
+        """The link a `quire:` URL's path names, as the Markdown above writes them; None for
+        any other URL."""
+        parts = path.split("/")
+        if scheme != "quire":
+            return None
+        if parts == [LinkKind.MODELS]:
+            return cls(LinkKind.MODELS)
+        if len(parts) == 2 and parts[0] in _TURN_LINKS:
+            return cls(LinkKind(parts[0]), int(parts[1]))
+        if len(parts) == 3 and parts[0] in _NUMBERED_LINKS:
+            return cls(LinkKind(parts[0]), int(parts[1]), int(parts[2]))
+        return None

@@ -1,0 +1,50 @@
+"""Background work yields the processor: the live index's embedding thread (and the worker
+threads its library starts from it) runs below normal priority, so while vectors are computed
+on every core the window still repaints and takes input at once.
+
+Only when the processor is contended does this cost the embedding anything. Best effort: where
+the operating system refuses, the work runs at normal priority as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+
+BACKGROUND_NICE = 10  # POSIX niceness added to the window's: well below it, above `nice 19`
+_THREAD_PRIORITY_BELOW_NORMAL = -1
+_QOS_CLASS_UTILITY = 0x11
+
+
+def lower_this_thread() -> None:
+    """Lower the calling thread's priority; threads it starts later inherit it on Linux (the
+    embedding library's worker pool)."""
+    try:
+        if sys.platform.startswith("linux"):
+            # Linux: niceness is per thread; the process id names the main (window) thread
+            _renice(threading.get_native_id(), below=os.getpid())
+        elif sys.platform == "win32":
+            kernel32 = _kernel32()
+            kernel32.SetThreadPriority(kernel32.GetCurrentThread(), _THREAD_PRIORITY_BELOW_NORMAL)
+        elif sys.platform == "darwin":
+            system = ctypes.CDLL("/usr/lib/libSystem.dylib")
+            system.pthread_set_qos_class_self_np(_QOS_CLASS_UTILITY, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _renice(who: int, below: int) -> None:
+    """Give thread `who` the niceness of `below` (the main thread) plus BACKGROUND_NICE, unless
+    it is already that low: raising a priority back needs privileges."""
+    target = min(19, os.getpriority(os.PRIO_PROCESS, below) + BACKGROUND_NICE)
+    if os.getpriority(os.PRIO_PROCESS, who) < target:
+        os.setpriority(os.PRIO_PROCESS, who, target)
+
+
+def _kernel32() -> ctypes.CDLL:
+    kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined,unused-ignore]
+    kernel32.GetCurrentThread.restype = ctypes.c_void_p
+    kernel32.SetThreadPriority.argtypes = (ctypes.c_void_p, ctypes.c_int)
+    return kernel32  # type: ignore[no-any-return,unused-ignore]
