@@ -21,8 +21,11 @@ from desktop_app.core.tokens import count_tokens
 
 CHARS_PER_TOKEN = 4  # pages shorter than a passage's worth of characters stand alone
 # A word broken at a line end: "hyphen-\nation" (or pdfium's "hyphen-ation", its line-end
-# hyphen) also reads as "hyphenation".
-_BROKEN_WORD = re.compile(r"([^\W\d_]{2,})-\s*([^\W\d_]{2,})")
+# hyphen) also reads as "hyphenation". Found from the hyphen (a search for letters everywhere
+# would try every letter of every word), its head looked for behind it.
+_BROKEN_TAIL = re.compile(r"-\s*([^\W\d_]{2,})")
+_BROKEN_HEAD = re.compile(r"[^\W\d_]{2,}\Z")
+LONGEST_HEAD = 100
 
 
 def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
@@ -113,6 +116,21 @@ def _pieces(text: str, block: PageBlock, target: int) -> list[tuple[int, int, in
     return [(block.start + a, block.start + b, tokens) for a, b, tokens in pieces]
 
 
+def broken_words(text: str) -> list[str]:
+    """The words of `text` that a hyphen and a line break split, whole ("hyphenation"); a
+    word joined to the one before is not joined to the one after ("well-known-thing" gives
+    "wellknown")."""
+    out: list[str] = []
+    done = 0
+    for m in _BROKEN_TAIL.finditer(text):
+        at = m.start()
+        head = _BROKEN_HEAD.search(text, max(done, at - LONGEST_HEAD), at) if at > done else None
+        if head:
+            out.append(head.group() + m.group(1))
+            done = m.end()
+    return out
+
+
 class Reading:
     """How a paged document's passages are read for search: furniture left out, words broken
     at line ends whole again, listing pages told apart."""
@@ -122,6 +140,7 @@ class Reading:
         self.furniture = [(b.start, b.end) for b in document.blocks if b.kind == "furniture"]
         self.starts = [s for s, _ in self.furniture]
         self.listing = [(b.start, b.end) for b in document.blocks if b.kind == "list"]
+        self.listing_ends = [e for _, e in self.listing]
 
     def terms_text(self, chunk: Chunk) -> str:
         text = self.document.text
@@ -134,10 +153,15 @@ class Reading:
             at += 1
         parts.append(text[pos : chunk.end])
         read = " ".join(parts)
-        joined = [a + b for a, b in _BROKEN_WORD.findall(read)]
+        joined = broken_words(read)
         return f"{read} {' '.join(joined)}" if joined else read
 
     def is_listing(self, chunk: Chunk) -> bool:
         """Whether most of the passage is on a page that lists terms."""
-        inside = sum(max(0, min(e, chunk.end) - max(s, chunk.start)) for s, e in self.listing)
+        inside = 0
+        at = bisect.bisect_right(self.listing_ends, chunk.start)
+        while at < len(self.listing) and self.listing[at][0] < chunk.end:
+            start, end = self.listing[at]
+            inside += min(end, chunk.end) - max(start, chunk.start)
+            at += 1
         return inside * 2 > chunk.end - chunk.start

@@ -22,16 +22,11 @@ from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
 _DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\uffff"}
-# pdfium writes a hyphen that ends a line after a letter as U+FFFE: it is printed, so it stays
-# ("Mittelstrecken- und", "update-alternatives"; a word split at the line end is split).
-_PRINTED: dict[int, int | None] = {0xFFFE: ord("-")}
-_DROP_TABLE: dict[int, int | None] = {**dict.fromkeys(map(ord, _DROPPED)), **_PRINTED}
+_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")  # `_DROPPED`, searched for
 PARAGRAPH_GAP = 1.3  # a line this many usual line pitches below the last starts a paragraph
 _LINE_BREAK = re.compile(r"\r\n")
 MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
-# What pdfium's text ends its lines with, what `visible` drops, and fonts' names.
-_LINE_END = re.compile(r"\r\n|\n\n")
-_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
+# Fonts' names that say bold, and fixed pitch.
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
 _MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
 
@@ -110,111 +105,140 @@ def _read_page(
             text = "".join(
                 chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF) for i in range(count)
             )
-        text = _with_paragraph_breaks(text, _line_pitches(textpage, text))
+        glyphs = _Glyphs(pdfium_c, textpage.raw, len(text))
+        ends = _line_ends(text)
+        text = _with_paragraph_breaks(text, _line_pitches(glyphs, text, ends))
         if not measure:
             return text, None
         shown = visible(text)
-        return text, (shown, read_lines(textpage, text, shown, index))
+        return text, (shown, read_lines(glyphs, text, shown, ends, index))
     finally:
         textpage.close()
 
 
-def read_lines(textpage: Any, raw: str, shown: str, page: int) -> list[pdf_layout.Line]:
-    """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
-    `shown`: its visible text), with offsets into `shown`."""
-    import pypdfium2.raw as pdfium_c
+class _Glyphs:
+    """pdfium's facts about one page's characters, each asked once: where a character's
+    baseline starts (its origin), its type size, its font."""
 
-    drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
-    handle = textpage.raw
-    size_of, weight_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetFontWeight
-    box_of, origin_of = pdfium_c.FPDFText_GetCharBox, pdfium_c.FPDFText_GetCharOrigin
-    box = [ctypes.c_double() for _ in range(4)]
-    refs = [ctypes.byref(b) for b in box]
-    x, y = ctypes.c_double(), ctypes.c_double()
-    at = (ctypes.byref(x), ctypes.byref(y))
-    above: float | None = None
-    font = _FontReader(pdfium_c, handle)
-    lines: list[pdf_layout.Line] = []
-    pos, gap = 0, False
-    for m in [*_LINE_END.finditer(raw), None]:
-        end = m.start() if m else len(raw)
-        start, stop = pos - bisect.bisect_left(drops, pos), end - bisect.bisect_left(drops, end)
-        text = shown[start:stop]
-        first = len(text) - len(text.lstrip())
-        last = len(text.rstrip()) - 1
-        if last >= first:
-            mid = pos + first + (last - first) // 2
-            weight = weight_of(handle, mid)
-            bold, mono = font(mid)
-            mono = mono and font(pos + first)[1] and font(pos + last)[1]
-            origin_of(handle, pos + first, *at)
-            left, baseline = x.value, y.value
-            pitch, above = (above - baseline if above is not None else 0.0), baseline
-            box_of(handle, pos + last, *refs)
-            size = size_of(handle, pos + first)
-            if size_of(handle, pos + last) != size:  # the middle one of three decides
-                size = sorted((size, size_of(handle, mid), size_of(handle, pos + last)))[1]
-            right = box[1].value
-            line = pdf_layout.Line(
-                page, start, stop, text, size, bold, weight, left, right, baseline, gap
-            )
-            line.mono, line.pitch = mono, pitch
-            lines.append(line)
-        gap = m is not None and m.group(0) == "\n\n"
-        pos = m.end() if m else end
-    return lines
+    def __init__(self, pdfium_c: Any, handle: Any, count: int) -> None:
+        self.c, self.handle, self.count = pdfium_c, handle, count
+        self.x, self.y = ctypes.c_double(), ctypes.c_double()
+        self.at = (ctypes.byref(self.x), ctypes.byref(self.y))
+        self.origins: dict[int, tuple[float, float] | None] = {}
+        self.name = ctypes.create_string_buffer(96)
+        self.flags = ctypes.c_int()
+        self.flags_ref = ctypes.byref(self.flags)
+        self.weights: dict[tuple[bytes, int], int] = {}  # a font's weight is the font's
+        self.box = [ctypes.c_double() for _ in range(4)]
+        self.box_refs = [ctypes.byref(b) for b in self.box]
+
+    def origin(self, i: int) -> tuple[float, float] | None:
+        if i in self.origins:
+            return self.origins[i]
+        ok = 0 <= i < self.count and self.c.FPDFText_GetCharOrigin(self.handle, i, *self.at)
+        got = (self.x.value, self.y.value) if ok else None
+        self.origins[i] = got
+        return got
+
+    def right(self, i: int) -> float:
+        self.c.FPDFText_GetCharBox(self.handle, i, *self.box_refs)
+        return float(self.box[1].value)
+
+    def size(self, i: int) -> float:
+        return float(self.c.FPDFText_GetFontSize(self.handle, i))
+
+    def font(self, i: int) -> tuple[bool, bool, int]:
+        """Whether the character's font is named as a bold one (fonts that give no weight),
+        whether it is a fixed-pitch one (code), and its weight."""
+        self.c.FPDFText_GetFontInfo(self.handle, i, self.name, 96, self.flags_ref)
+        key = (self.name.value, self.flags.value)
+        if key not in _FONTS:
+            label = key[0].decode("latin-1")
+            fixed = bool(key[1] & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
+            _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
+        weight = self.weights.get(key)
+        if weight is None:
+            weight = self.weights[key] = int(self.c.FPDFText_GetFontWeight(self.handle, i))
+        return (*_FONTS[key], weight)
 
 
 _FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}
 _FIXED_PITCH = 1  # pdfium's font flag (PDF 32000-1, 9.8.2)
 
 
-class _FontReader:
-    """Whether a character's font is named as a bold one (fonts that give no weight), and
-    whether it is a fixed-pitch one (code); one buffer for a page's calls."""
-
-    def __init__(self, pdfium_c: Any, handle: Any) -> None:
-        self.info, self.handle = pdfium_c.FPDFText_GetFontInfo, handle
-        self.name = ctypes.create_string_buffer(96)
-        self.flags = ctypes.c_int()
-        self.flags_ref = ctypes.byref(self.flags)
-
-    def __call__(self, index: int) -> tuple[bool, bool]:
-        self.info(self.handle, index, self.name, 96, self.flags_ref)
-        key = (self.name.value, self.flags.value)
-        if key not in _FONTS:
-            label = self.name.value.decode("latin-1")
-            fixed = bool(self.flags.value & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
-            _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
-        return _FONTS[key]
+def _line_ends(text: str) -> list[int]:
+    """Where each of pdfium's lines ends: the index of its "\r\n", or the text's end."""
+    return [*(m.start() for m in _LINE_BREAK.finditer(text)), len(text)]
 
 
-def _line_pitches(textpage: Any, text: str) -> list[tuple[int, float]]:
-    """Each line break ("\\r" index) with the drop from the line before it to the next line's
+def _line_pitches(glyphs: _Glyphs, text: str, ends: list[int]) -> list[tuple[int, float]]:
+    """Each line break ("\r" index) with the drop from the line before it to the next line's
     first character. The line before counts from the lower of its first and last
     characters: pdfium's line may hold two printed lines (a URL broken without a hyphen), and
     a raised footnote mark may end it."""
-    import pypdfium2.raw as pdfium_c
-
-    x, y = ctypes.c_double(), ctypes.c_double()
-
-    def baseline(i: int) -> float | None:
-        ok = 0 <= i < len(text) and pdfium_c.FPDFText_GetCharOrigin(
-            textpage.raw, i, ctypes.byref(x), ctypes.byref(y)
-        )
-        return y.value if ok else None
-
     out: list[tuple[int, float]] = []
-    first = baseline(0)
-    for m in _LINE_BREAK.finditer(text):
-        last = m.start() - 1
-        while last > 0 and text[last].isspace():
-            last -= 1
-        ends = [b for b in (first, baseline(last)) if b is not None]
-        first = baseline(m.end())
-        if ends and first is not None:
-            out.append((m.start(), min(ends) - first))
+    first = glyphs.origin(0)
+    for end in ends[:-1]:
+        last = glyphs.origin(_last_shown(text, end))
+        line = [o[1] for o in (first, last) if o is not None]
+        first = glyphs.origin(end + 2)
+        if line and first is not None:
+            out.append((end, min(line) - first[1]))
     return out
+
+
+def _last_shown(text: str, end: int) -> int:
+    """The last character before `end` that is not blank (blank lines: back into the one
+    before)."""
+    last = end - 1
+    while last > 0 and text[last].isspace():
+        last -= 1
+    return last
+
+
+def read_lines(
+    glyphs: _Glyphs, raw: str, shown: str, ends: list[int], page: int
+) -> list[pdf_layout.Line]:
+    """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
+    `shown`: its visible text; `ends`: where each line ends in `raw`), with offsets into
+    `shown`."""
+    drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
+    lines: list[pdf_layout.Line] = []
+    above: float | None = None
+    pos, gap = 0, False
+    for end in ends:
+        start, stop = pos - bisect.bisect_left(drops, pos), end - bisect.bisect_left(drops, end)
+        text = shown[start:stop]
+        first = len(text) - len(text.lstrip())
+        last = len(text.rstrip()) - 1
+        if last >= first:
+            line = _line(glyphs, pos + first, pos + last, page, start, stop, text)
+            line.gap_before = gap
+            line.pitch, above = (above - line.baseline if above is not None else 0.0), line.baseline
+            lines.append(line)
+        gap = raw[end : end + 1] == "\n"
+        pos = end + 2
+    return lines
+
+
+def _line(
+    glyphs: _Glyphs, first: int, last: int, page: int, start: int, stop: int, text: str
+) -> pdf_layout.Line:
+    """One line as it looks: its first to last character's (pdfium's indexes) type size (the
+    middle one of three where its ends differ), font and weight (its middle one's), left
+    end and baseline, right end."""
+    mid = first + (last - first) // 2
+    bold, mono, weight = glyphs.font(mid)
+    if mono:
+        mono = glyphs.font(first)[1] and glyphs.font(last)[1]
+    left, baseline = glyphs.origin(first) or (0.0, 0.0)
+    right = glyphs.right(last)
+    size = glyphs.size(first)
+    if glyphs.size(last) != size:  # the middle one of three decides
+        size = sorted((size, glyphs.size(mid), glyphs.size(last)))[1]
+    line = pdf_layout.Line(page, start, stop, text, size, bold, weight, left, right, baseline)
+    line.mono = mono
+    return line
 
 
 def _with_paragraph_breaks(text: str, pitches: list[tuple[int, float]]) -> str:
@@ -225,21 +249,27 @@ def _with_paragraph_breaks(text: str, pitches: list[tuple[int, float]]) -> str:
     if len(usual) < 2:
         return text
     median = usual[(len(usual) - 1) // 2]
-    chars = list(text)
+    parts: list[str] = []
+    pos = 0
     for at, pitch in pitches:
         if pitch > PARAGRAPH_GAP * median:
-            chars[at] = "\n"
-    return "".join(chars)
+            parts += (text[pos:at], "\n")
+            pos = at + 1
+    return "".join(parts) + text[pos:] if parts else text
 
 
 def visible_raw(raw: str) -> str:
-    """pdfium's characters as Quire reads them, one for one (the printed line-end hyphen as
-    "-"), for comparing pdfium's own text with Quire's."""
-    return raw.translate(_PRINTED)
+    """pdfium's characters as Quire reads them, one for one, for comparing pdfium's own text
+    with Quire's. pdfium writes a hyphen that ends a line after a letter as U+FFFE: it is
+    printed, so it stays ("Mittelstrecken- und", "update-alternatives"; a word split at the
+    line end is split)."""
+    return raw.replace("\ufffe", "-")
 
 
 def visible(raw: str) -> str:
-    return raw.translate(_DROP_TABLE)
+    """`raw` without the characters Quire drops (a few in a page: a search for them, not a
+    table lookup per character)."""
+    return visible_raw(_DROPPED_RE.sub("", raw))
 
 
 def char_indexes(raw: str) -> list[int]:

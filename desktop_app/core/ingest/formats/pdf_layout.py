@@ -42,6 +42,7 @@ _REFERENCE = re.compile(r"\s*\[\d+\]")
 # A line that ends a sentence: its last mark, or one closing a bracket or quote after it
 # ("(optional)" in a table's row ends none).
 _SENTENCE_END = re.compile(r"(?:[.:!?;]|[.!?][)\"”“’»])\s*$")
+LINE_END_CHARS = 64  # how much of a line's end `ends_sentence` reads
 # A line that only numbers the heading under it: "Chapter 4", "TWO", "Anhang B".
 _LABEL = re.compile(
     r"^\s*(?:(?:chapter|part|appendix|section|book|kapitel|teil|anhang|kapitola|část|příloha)"
@@ -268,10 +269,19 @@ def _code_runs(lines: list[Line]) -> None:
 
 
 def _body_size(lines: list[Line]) -> float:
-    sizes: Counter[float] = Counter()
+    sizes: dict[float, int] = {}
     for line in lines:
-        sizes[round(line.size, 1)] += len(line.text)
-    return sizes.most_common(1)[0][0]
+        size = round(line.size, 1)
+        sizes[size] = sizes.get(size, 0) + len(line.text)
+    return Counter(sizes).most_common(1)[0][0]
+
+
+def _by_page(lines: list[Line]) -> dict[int, list[int]]:
+    """The indexes of each page's lines."""
+    out: dict[int, list[int]] = {}
+    for i, line in enumerate(lines):
+        out.setdefault(line.page, []).append(i)
+    return out
 
 
 def _norm(text: str) -> str:
@@ -285,13 +295,11 @@ def _furniture(lines: list[Line], page_count: int, body: float) -> set[int]:
     line numbered. A lone page number is furniture wherever it stands outermost; on a page of
     nothing else, a line is furniture only where it frames text on other pages (a blank page's
     running header), not where every page is one such line (its text)."""
-    by_page: dict[int, list[int]] = {}
-    for i, line in enumerate(lines):
-        by_page.setdefault(line.page, []).append(i)
     edges = []
-    for idx in by_page.values():
-        top = sorted(idx, key=lambda i: -lines[i].baseline)[:3]
-        edges.append((top, sorted(idx, key=lambda i: lines[i].baseline)[:3]))
+    for idx in _by_page(lines).values():
+        top = [i for _, i in sorted([(-lines[i].baseline, i) for i in idx])[:3]]
+        bottom = [i for _, i in sorted([(lines[i].baseline, i) for i in idx])[:3]]
+        edges.append((top, bottom))
     frame = _Frame(lines, body, edges, max(2.0, FURNITURE_SHARE * page_count))
     bare = [top[:2] == bottom[:2][::-1] for top, bottom in edges]
     out: set[int] = set()
@@ -349,34 +357,34 @@ def _edge_counts(
     have those words at that place (give or take 3 points); how many have a numbered line
     outermost there."""
     norms: dict[int, str] = {}
-    same: Counter[tuple[int, int, str]] = Counter()
-    numbered: Counter[tuple[int, int]] = Counter()
+    same: dict[tuple[int, int, str], int] = {}
+    numbered: dict[tuple[int, int], int] = {}
     for top, bottom in edges:
         for edge, idx in enumerate((top, bottom)):
             for k, i in enumerate(idx[:2]):
-                norms[i] = _norm(lines[i].text)
+                norm = norms[i] = _norm(lines[i].text)
                 at = round(lines[i].baseline / 3)
                 counts_number = k == 0 and bool(_NUMBER.search(lines[i].text))
                 for near in (at - 1, at, at + 1):
-                    same[(edge, near, norms[i])] += 1
-                    numbered[(edge, near)] += counts_number
-    return norms, same, numbered
+                    same[(edge, near, norm)] = same.get((edge, near, norm), 0) + 1
+                    numbered[(edge, near)] = numbered.get((edge, near), 0) + counts_number
+    return norms, Counter(same), Counter(numbered)
 
 
 def _listing_pages(lines: list[Line], furniture: set[int]) -> set[int]:
     """Pages most of whose lines end in page numbers or dot leaders: contents, indexes (a page
     of a few such lines only where it ends the listing before it)."""
-    count: Counter[int] = Counter()
-    listed: Counter[int] = Counter()
+    count: dict[int, int] = {}
+    listed: dict[int, int] = {}
     for i, line in enumerate(lines):
         if i in furniture:
             continue
-        count[line.page] += 1
+        count[line.page] = count.get(line.page, 0) + 1
         if _listed(line.text):
-            listed[line.page] += 1
+            listed[line.page] = listed.get(line.page, 0) + 1
     out: set[int] = set()
     for page, n in sorted(count.items()):
-        if listed[page] >= LIST_SHARE * n and (n >= MIN_LIST_LINES or page - 1 in out):
+        if listed.get(page, 0) >= LIST_SHARE * n and (n >= MIN_LIST_LINES or page - 1 in out):
             out.add(page)
     return out
 
@@ -390,13 +398,14 @@ def _listed(text: str) -> bool:
 
 
 def _is_heading_line(line: Line, body: float) -> bool:
+    larger = line.size >= HEADING_SIZE * body
+    if not larger and (not line.bold or line.size < body * 0.95):
+        return False
     text = line.text.strip()
     if len(text) > MAX_HEADING_CHARS or not any(c.isalpha() for c in text):
         return False
-    if line.size >= HEADING_SIZE * body:
+    if larger:
         return True
-    if not line.bold or line.size < body * 0.95:
-        return False
     ends = _MARK_AT_END.sub("", text)  # a footnote's mark after the sentence's end
     return not ends.endswith((".", ",", ";", ":"))
 
@@ -471,12 +480,13 @@ def _breaks(lines: list[Line], prev: int, i: int, body: float, edges: _Edges) ->
     wider line pitch than the page's lines have within a paragraph."""
     right, leading = edges
     a, b = lines[prev], lines[i]
-    if b.text.lstrip()[:1].islower() and not ends_sentence(a.text):
+    ended = ends_sentence(a.text)
+    if not ended and b.text.lstrip()[:1].islower():
         return False  # mid-sentence (after a displayed formula, over a page break)
     if b.gap_before or abs(a.size - b.size) > 0.5:
         return True
     if a.page != b.page:  # a paragraph runs on over a page break only mid-sentence
-        return ends_sentence(a.text)
+        return ended
     indent = 0.8 * body
     following = lines[i + 1] if i + 1 < len(lines) else None
     first_line_indent = (
@@ -487,25 +497,33 @@ def _breaks(lines: list[Line], prev: int, i: int, body: float, edges: _Edges) ->
     )
     short_end = a.right < right[a.page] - 3 * body
     wider = b.pitch > WIDER_PITCH * leading.get(b.page, b.pitch)
-    return first_line_indent or ((short_end or wider) and ends_sentence(a.text))
+    return first_line_indent or ((short_end or wider) and ended)
 
 
 def ends_sentence(text: str) -> bool:
-    """Whether a line ends a sentence (before its footnote's mark, if it has one)."""
-    return bool(_SENTENCE_END.search(_MARK_AT_END.sub("", text)))
+    """Whether a line ends a sentence (before its footnote's mark, if it has one). Only its
+    end is searched (both patterns end at the line's end; a search from its start would try
+    every character)."""
+    mark = _MARK_AT_END.search(text, max(0, len(text) - LINE_END_CHARS))
+    end = mark.start() if mark else len(text)
+    return bool(_SENTENCE_END.search(text, max(0, end - LINE_END_CHARS), end))
 
 
 def _page_edges(lines: list[Line], body: float) -> _Edges:
     """The right end most of each page's full lines reach (its text column's right edge), and
     the line pitch most of its body-type lines have (within a paragraph)."""
-    rights: dict[int, list[float]] = {}
-    pitches: dict[int, Counter[float]] = {}
-    for line in lines:
-        rights.setdefault(line.page, []).append(line.right)
-        if line.pitch > 0 and abs(line.size - body) < 0.5:
-            pitches.setdefault(line.page, Counter())[round(line.pitch * 2) / 2] += 1
-    right = {page: sorted(r)[int(0.8 * (len(r) - 1))] for page, r in rights.items()}
-    leading = {page: c.most_common(1)[0][0] for page, c in pitches.items()}
+    right: dict[int, float] = {}
+    leading: dict[int, float] = {}
+    for page, idx in _by_page(lines).items():
+        rights = sorted([lines[i].right for i in idx])
+        right[page] = rights[int(0.8 * (len(rights) - 1))]
+        pitches = Counter(
+            round(lines[i].pitch * 2) / 2
+            for i in idx
+            if lines[i].pitch > 0 and abs(lines[i].size - body) < 0.5
+        )
+        if pitches:
+            leading[page] = pitches.most_common(1)[0][0]
     return right, leading
 
 
