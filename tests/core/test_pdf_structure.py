@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.ingest import formats
+from desktop_app.core.ingest import formats, paged
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
@@ -64,7 +64,7 @@ def test_headings_by_type_size_are_the_heading_path_and_pages_stay_right(
 def test_running_header_and_page_numbers_are_furniture_not_search_terms(
     document: Document, note: AnalyzedNote
 ) -> None:
-    furniture = [document.text[b.start : b.end].strip() for b in document.blocks
+    furniture = [document.text[b.start : b.end].strip() for b in paged.Reading(document).blocks
                  if b.kind == "furniture"]  # fmt: skip
     assert furniture.count("Wetland Almanac draft") == 5  # every page after the title page
     assert sorted(f for f in furniture if f.isdigit()) == ["2", "3", "4", "5", "6"]
@@ -89,7 +89,7 @@ def test_a_two_column_page_reads_column_by_column(document: Document) -> None:
 
 def _block_of(document: Document, words: str) -> tuple[str, str]:
     """The kind and text (spacing folded) of the block holding `words`."""
-    for block in document.blocks:
+    for block in paged.Reading(document).blocks:
         text = " ".join(document.text[block.start : block.end].split())
         if words in text:
             return block.kind, text

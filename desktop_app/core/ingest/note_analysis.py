@@ -111,9 +111,10 @@ def analyze_note(
 def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int) -> AnalyzedNote:
     metadata: dict[str, Any]
     front = read_front_matter(document.text) if document.markdown else FrontMatter()
-    reading = paged.Reading(document) if document.blocks else None
+    reading = paged.Reading(document) if document.lines else None
     if reading is not None:
-        chunks = paged.chunk_blocks(document, chunk_tokens)
+        document = reading.document  # its sections: the headings on its pages
+        chunks = paged.chunk_blocks(reading, chunk_tokens)
         metadata = {"title": document.title, "pages": list(document.pages)}
     elif document.pages:  # a PDF: its own title, never its first outline entry
         chunks = chunk_pages(document, chunk_tokens)

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from desktop_app.core.ingest.chunker import Chunk, Span, block_pieces, pack_spans
 from desktop_app.core.ingest.document import Document, PageBlock
-from desktop_app.core.ingest.formats.pdf_layout import ends_sentence
+from desktop_app.core.ingest.formats import pdf_layout
 from desktop_app.core.tokens import count_tokens
 
 CHARS_PER_TOKEN = 4  # pages shorter than a passage's worth of characters stand alone
@@ -28,17 +28,20 @@ _BROKEN_HEAD = re.compile(r"[^\W\d_]{2,}\Z")
 LONGEST_HEAD = 100
 
 
-def chunk_blocks(document: Document, chunk_tokens: int) -> list[Chunk]:
-    """Passages of a paged document that has blocks."""
+def chunk_blocks(reading: Reading, chunk_tokens: int) -> list[Chunk]:
+    """Passages of a paged document from its blocks."""
+    document = reading.document
     text = document.text
     spans: list[Span] = []
     apart = ""  # a listing page's blocks are passages of their own, as each footnote is
     paged = _pages_apart(document, chunk_tokens)
     page = 0
-    for block in document.blocks:
+    starts = [at for at, _ in document.sections]
+    for block in reading.blocks:
         if block.kind == "furniture":
             continue
-        path = document.section_at(block.start)
+        at = bisect.bisect_right(starts, block.start) - 1
+        path = document.sections[at][1] if at >= 0 else ()
         new_page = page < len(document.pages) and block.start >= document.pages[page]
         while page < len(document.pages) and block.start >= document.pages[page]:
             page += 1
@@ -90,7 +93,7 @@ def _title_line(text: str, block: PageBlock, target: int) -> bool:
     return (
         "\n" not in line
         and len(line) < target // 2
-        and not ends_sentence(line)
+        and not pdf_layout.ends_sentence(line)
         and not line.endswith(",")
         and any(c.isalpha() for c in line)
     )
@@ -132,14 +135,17 @@ def broken_words(text: str) -> list[str]:
 
 
 class Reading:
-    """How a paged document's passages are read for search: furniture left out, words broken
-    at line ends whole again, listing pages told apart."""
+    """A paged document read from its lines (`formats.pdf_layout`): its blocks, the document
+    with the sections found on its pages, and how its passages are read for search: furniture
+    left out, words broken at line ends whole again, listing pages told apart."""
 
     def __init__(self, document: Document) -> None:
-        self.document = document
-        self.furniture = [(b.start, b.end) for b in document.blocks if b.kind == "furniture"]
+        blocks, sections = pdf_layout.read(document)
+        self.blocks = blocks
+        self.document = replace(document, sections=sections)
+        self.furniture = [(b.start, b.end) for b in blocks if b.kind == "furniture"]
         self.starts = [s for s, _ in self.furniture]
-        self.listing = [(b.start, b.end) for b in document.blocks if b.kind == "list"]
+        self.listing = [(b.start, b.end) for b in blocks if b.kind == "list"]
         self.listing_ends = [e for _, e in self.listing]
 
     def terms_text(self, chunk: Chunk) -> str:

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.ingest.document import Document, page_at
-from desktop_app.core.ingest.formats import pdf_layout
+from desktop_app.core.ingest.document import Document, MeasuredLine, page_at
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
@@ -35,7 +34,7 @@ def load(path: Path, max_bytes: int) -> Document:
     """`max_bytes` is checked by `formats.load`."""
     pdf = open_pdf(path)
     texts: list[str] = []
-    lines: list[pdf_layout.Line] = []
+    lines: list[MeasuredLine] = []
     try:
         for i in range(len(pdf)):
             raw, measured = _read_page(pdf, i, measure=True)
@@ -56,20 +55,14 @@ def load(path: Path, max_bytes: int) -> Document:
         pages.append(pos)
         pos += len(t) + len(PAGE_BREAK)
     warning = f"{empty} of {len(texts)} pages have no text layer (scanned?)" if empty else ""
-    blocks, headed = pdf_layout.structure(lines, tuple(pages), outline)
-    found = {p for _, p in headed}
-    sections = sorted(
-        [*headed, *((pages[n], p) for n, p in outline if n < len(pages) and p not in found)],
-        key=lambda s: s[0],
-    )
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
         warning=warning,
         pages=tuple(pages),
-        sections=tuple(sections),
+        sections=tuple((pages[n], p) for n, p in outline if n < len(pages)),
         title=title or path.stem.replace("_", " ").replace("-", " "),
-        blocks=tuple(blocks),
+        lines=tuple(lines),
     )
 
 
@@ -92,7 +85,7 @@ def page_text(pdf: Any, index: int) -> str:
 
 def _read_page(
     pdf: Any, index: int, measure: bool
-) -> tuple[str, tuple[str, list[pdf_layout.Line]] | None]:
+) -> tuple[str, tuple[str, list[MeasuredLine]] | None]:
     """A page's text (as `page_text`) and, if `measure`, its visible text and its lines as
     they look."""
     import pypdfium2.raw as pdfium_c
@@ -198,12 +191,12 @@ def _last_shown(text: str, end: int) -> int:
 
 def read_lines(
     glyphs: _Glyphs, raw: str, shown: str, ends: list[int], page: int
-) -> list[pdf_layout.Line]:
+) -> list[MeasuredLine]:
     """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
     `shown`: its visible text; `ends`: where each line ends in `raw`), with offsets into
     `shown`."""
     drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
-    lines: list[pdf_layout.Line] = []
+    lines: list[MeasuredLine] = []
     above: float | None = None
     pos, gap = 0, False
     for end in ends:
@@ -212,33 +205,33 @@ def read_lines(
         first = len(text) - len(text.lstrip())
         last = len(text.rstrip()) - 1
         if last >= first:
-            line = _line(glyphs, pos + first, pos + last, page, start, stop, text)
-            line.gap_before = gap
-            line.pitch, above = (above - line.baseline if above is not None else 0.0), line.baseline
-            lines.append(line)
+            size, bold, weight, left, right, baseline, mono = _looks(
+                glyphs, pos + first, pos + last
+            )
+            pitch, above = (above - baseline if above is not None else 0.0), baseline
+            lines.append(
+                (page, start, stop, size, bold, weight, left, right, baseline, gap, mono, pitch)
+            )
         gap = raw[end : end + 1] == "\n"
         pos = end + 2
     return lines
 
 
-def _line(
-    glyphs: _Glyphs, first: int, last: int, page: int, start: int, stop: int, text: str
-) -> pdf_layout.Line:
-    """One line as it looks: its first to last character's (pdfium's indexes) type size (the
-    middle one of three where its ends differ), font and weight (its middle one's), left
-    end and baseline, right end."""
+def _looks(
+    glyphs: _Glyphs, first: int, last: int
+) -> tuple[float, bool, int, float, float, float, bool]:
+    """How the line from character `first` to `last` (pdfium's indexes) looks: type size (the
+    middle one of three where its ends differ), bold by name and weight (its middle
+    character's font's), left end, right end, baseline, and whether it is all fixed-pitch."""
     mid = first + (last - first) // 2
     bold, mono, weight = glyphs.font(mid)
     if mono:
         mono = glyphs.font(first)[1] and glyphs.font(last)[1]
     left, baseline = glyphs.origin(first) or (0.0, 0.0)
-    right = glyphs.right(last)
-    size = glyphs.size(first)
-    if glyphs.size(last) != size:  # the middle one of three decides
-        size = sorted((size, glyphs.size(mid), glyphs.size(last)))[1]
-    line = pdf_layout.Line(page, start, stop, text, size, bold, weight, left, right, baseline)
-    line.mono = mono
-    return line
+    size, end_size = glyphs.size(first), glyphs.size(last)
+    if end_size != size:  # the middle one of three decides
+        size = sorted((size, glyphs.size(mid), end_size))[1]
+    return size, bold, weight, left, glyphs.right(last), baseline, mono
 
 
 def _with_paragraph_breaks(text: str, pitches: list[tuple[int, float]]) -> str:

@@ -2,9 +2,10 @@
 give headings, paragraphs, lists, code, footnotes, running headers and footers, page numbers
 and pages that list terms.
 
-Nothing here changes the text: `pdf.read_lines` measures pdfium's lines, `structure` names what
-each stretch of the document's text is (`PageBlock`s over exact offsets), so every passage built
-from them still maps to its characters' boxes.
+Nothing here changes the text: `pdf.read_lines` measures pdfium's lines (in the extractor's
+worker), `read` names what each stretch of the document's text is (`PageBlock`s over exact
+offsets; when the note is analysed), so every passage built from them still maps to its
+characters' boxes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from desktop_app.core.ingest.document import PageBlock
+from desktop_app.core.ingest.document import Document, PageBlock
 
 HEADING_SIZE = 1.15  # type this much larger than the body's is a heading
 BOLDER = 150  # a weight this much above the body text's is bold
@@ -83,6 +84,29 @@ class Heading:
     count: int  # lines it spans
     text: str
     style: tuple[float, bool]
+
+
+Sections = tuple[tuple[int, tuple[str, ...]], ...]  # (offset, heading path), in order
+
+
+def read(document: Document) -> tuple[list[PageBlock], Sections]:
+    """A PDF's blocks, and its sections: the headings found on its pages (matched to its
+    outline where it has one) and the outline's entries no heading on their page matches (at
+    the page's start)."""
+    pages, text = document.pages, document.text
+    lines = [
+        Line(m[0], m[1], m[2], text[pages[m[0]] + m[1] : pages[m[0]] + m[2]], *m[3:])
+        for m in document.lines
+    ]
+    at_page = {offset: n for n, offset in enumerate(pages)}
+    outline = [(at_page[at], path) for at, path in document.sections if at in at_page]
+    blocks, headed = structure(lines, pages, outline)
+    found = {path for _, path in headed}
+    sections = sorted(
+        [*headed, *((pages[n], path) for n, path in outline if path not in found)],
+        key=lambda s: s[0],
+    )
+    return blocks, tuple(sections)
 
 
 def structure(
