@@ -1,9 +1,10 @@
 """A PDF read the way a person reads it: headings by type size become the heading path,
 running headers and page numbers stay out of passages' search terms, a word hyphenated at a
 line end is found whole, a list and a code block are each one block and footnotes passages of
-their own (as a web page's are), a two-column page reads column by column, and contents and
-index pages are found by their words but never outrank the prose they point to. Every
-passage stays an exact span whose characters map to their boxes."""
+their own (as a web page's are) whose words are also read where their marks stand, a
+two-column page reads column by column, and contents and index pages are found by their words
+but never outrank the prose they point to. Every passage stays an exact span whose characters
+map to their boxes."""
 
 from __future__ import annotations
 
@@ -115,6 +116,18 @@ def test_each_footnote_is_a_block_and_a_passage_of_its_own(
         assert holding[0].chunk.page_start == 4
     survey = analyzer.stems(["survey"], note.language)[0]
     assert survey in _holding(note, BIRDS_NOTES[0])[0].body_terms.split()  # found by its words
+
+
+def test_a_footnote_is_read_where_its_mark_stands(note: AnalyzedNote) -> None:
+    survey, ospreys = (analyzer.stems([w], note.language)[0] for w in ("survey", "ospreys"))
+    marked = _holding(note, "a metre long,1 and")
+    assert len(marked) == 1 and BIRDS_NOTES[0] not in marked[0].chunk.text
+    assert survey in marked[0].body_terms.split()  # the first note's words, not its text
+    assert all(
+        ospreys not in c.body_terms.split()
+        for c in note.chunks
+        if BIRDS_NOTES[1] not in c.chunk.text
+    )  # no mark of it: read in its own only
 
 
 def test_contents_and_index_pages_are_listings_found_by_prefix_only(

@@ -203,13 +203,14 @@ def _two_columns_and_index(pdf: Any) -> None:
 
 
 def _kingfishers(pdf: Any) -> None:
-    """A page of prose, a list, a code block and footnotes in smaller type at its foot."""
+    """A page of prose (the first footnote's mark after "a metre long,"), a list, a code block
+    and footnotes in smaller type at its foot."""
     pdf.add_page()
     _heading(pdf, "3 Kingfishers", 18)
     _text(pdf, "Kingfishers dive from a perch above the stream and strike fish under the surface, "
                "then beat them against a branch before swallowing them head first. Their "
-               "nests are tunnels dug into a sandy bank, up to a metre long, and the chamber at "
-               "the end is lined with fish bones and scales.")  # fmt: skip
+               "nests are tunnels dug into a sandy bank, up to a metre long,1 and the chamber "
+               "at the end is lined with fish bones and scales.")  # fmt: skip
     for item in BIRDS_ITEMS:
         pdf.multi_cell(0, 6, item, new_x="LMARGIN", new_y="NEXT")
     pdf.ln(4)

@@ -26,6 +26,11 @@ CHARS_PER_TOKEN = 4  # pages shorter than a passage's worth of characters stand 
 _BROKEN_TAIL = re.compile(r"-\s*([^\W\d_]{2,})")
 _BROKEN_HEAD = re.compile(r"[^\W\d_]{2,}\Z")
 LONGEST_HEAD = 100
+# A footnote's mark: the digits (plain or superscript) it starts with. In the text above, a
+# superscript mark stands apart from other superscripts; a plain one follows a word or a mark
+# ("option.11", "name3") or a sentence's end ("(5). 12"), never a number ("1.11", "as 11").
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_NOTE_MARK = re.compile(rf"\s*([0-9{_SUPERSCRIPTS}]{{1,3}})(?![0-9{_SUPERSCRIPTS}])")
 
 
 def chunk_blocks(reading: Reading, chunk_tokens: int) -> list[Chunk]:
@@ -134,6 +139,45 @@ def broken_words(text: str) -> list[str]:
     return out
 
 
+def _note_marks(document: Document, blocks: list[PageBlock]) -> list[tuple[int, int, int]]:
+    """Where each footnote's mark stands in the text of its page (outside footnotes, headers
+    and footers), with the footnote's span: (offset of the mark, start, end), in order; a
+    footnote whose mark could stand in several places is left out."""
+    text, pages = document.text, document.pages
+    aside = [(b.start, b.end) for b in blocks if b.kind in ("note", "furniture")]
+    aside_ends = [e for _, e in aside]
+    out: list[tuple[int, int, int]] = []
+    for block in blocks:
+        mark = _NOTE_MARK.match(text, block.start, block.end) if block.kind == "note" else None
+        if mark is None:
+            continue
+        page = bisect.bisect_right(pages, block.start) - 1
+        end = pages[page + 1] if page + 1 < len(pages) else len(text)
+        places = [
+            found.start()
+            for found in _mark_in_text(mark.group(1)).finditer(text, pages[page], end)
+            if _outside(aside, aside_ends, found.start())
+        ]
+        if len(places) == 1:  # one place the mark can stand: never a guess among several
+            out.append((places[0], block.start, block.end))
+    return sorted(out)
+
+
+def _outside(spans: list[tuple[int, int]], ends: list[int], offset: int) -> bool:
+    at = bisect.bisect_right(ends, offset)
+    return at == len(spans) or spans[at][0] > offset
+
+
+def _mark_in_text(mark: str) -> re.Pattern[str]:
+    sup, escaped = _SUPERSCRIPTS, re.escape(mark)
+    if all(c in sup for c in mark):
+        return re.compile(rf"(?<![{sup}]){escaped}(?![{sup}])")
+    return re.compile(
+        rf"(?:(?<=[^\s0-9{sup}])|(?<=[.,;:)\]”\"’»] ))(?<![0-9][.,]){escaped}"
+        rf"(?![0-9{sup}])(?![.,][0-9])"
+    )
+
+
 class Reading:
     """A paged document read from its lines (`formats.pdf_layout`): its blocks, the document
     with the sections found on its pages, and how its passages are read for search: furniture
@@ -147,6 +191,8 @@ class Reading:
         self.starts = [s for s, _ in self.furniture]
         self.listing = [(b.start, b.end) for b in blocks if b.kind == "list"]
         self.listing_ends = [e for _, e in self.listing]
+        self.marks = _note_marks(self.document, blocks)
+        self.mark_at = [at for at, _, _ in self.marks]
 
     def terms_text(self, chunk: Chunk) -> str:
         text = self.document.text
@@ -158,6 +204,12 @@ class Reading:
             pos = max(pos, end)
             at += 1
         parts.append(text[pos : chunk.end])
+        at = bisect.bisect_left(self.mark_at, chunk.start)
+        while at < len(self.marks) and self.marks[at][0] < chunk.end:
+            _, start, end = self.marks[at]
+            if not chunk.start <= start < chunk.end:  # a footnote is read where its mark is
+                parts.append(text[start:end])
+            at += 1
         read = " ".join(parts)
         joined = broken_words(read)
         return f"{read} {' '.join(joined)}" if joined else read
