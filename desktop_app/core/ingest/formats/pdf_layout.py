@@ -44,6 +44,7 @@ _REFERENCE = re.compile(r"\s*\[\d+\]")
 # ("(optional)" in a table's row ends none).
 _SENTENCE_END = re.compile(r"(?:[.:!?;]|[.!?][)\"”“’»])\s*$")
 LINE_END_CHARS = 64  # how much of a line's end `ends_sentence` reads
+_MAY_END = frozenset('.:!?;)"”“’»*†‡0123456789⁰¹²³⁴⁵⁶⁷⁸⁹')  # the last characters of both
 # A line that only numbers the heading under it: "Chapter 4", "TWO", "Anhang B".
 _LABEL = re.compile(
     r"^\s*(?:(?:chapter|part|appendix|section|book|kapitel|teil|anhang|kapitola|část|příloha)"
@@ -528,6 +529,8 @@ def ends_sentence(text: str) -> bool:
     """Whether a line ends a sentence (before its footnote's mark, if it has one). Only its
     end is searched (both patterns end at the line's end; a search from its start would try
     every character)."""
+    if text.rstrip()[-1:] not in _MAY_END:
+        return False
     mark = _MARK_AT_END.search(text, max(0, len(text) - LINE_END_CHARS))
     end = mark.start() if mark else len(text)
     return bool(_SENTENCE_END.search(text, max(0, end - LINE_END_CHARS), end))
@@ -541,13 +544,14 @@ def _page_edges(lines: list[Line], body: float) -> _Edges:
     for page, idx in _by_page(lines).items():
         rights = sorted([lines[i].right for i in idx])
         right[page] = rights[int(0.8 * (len(rights) - 1))]
-        pitches = Counter(
-            round(lines[i].pitch * 2) / 2
-            for i in idx
-            if lines[i].pitch > 0 and abs(lines[i].size - body) < 0.5
-        )
+        pitches: dict[float, int] = {}
+        for i in idx:
+            line = lines[i]
+            if line.pitch > 0 and abs(line.size - body) < 0.5:
+                pitch = round(line.pitch * 2) / 2
+                pitches[pitch] = pitches.get(pitch, 0) + 1
         if pitches:
-            leading[page] = pitches.most_common(1)[0][0]
+            leading[page] = max(pitches, key=pitches.__getitem__)
     return right, leading
 
 
