@@ -24,6 +24,7 @@ from tests.support.documents import (
     BIRDS_LEFT,
     BIRDS_NOTES,
     BIRDS_RIGHT,
+    write_formula_pdf,
     write_structured_pdf,
 )
 
@@ -128,6 +129,18 @@ def test_a_footnote_is_read_where_its_mark_stands(note: AnalyzedNote) -> None:
         for c in note.chunks
         if BIRDS_NOTES[1] not in c.chunk.text
     )  # no mark of it: read in its own only
+
+
+def test_a_passage_opening_inside_a_sentence_is_read_with_its_start(tmp_path: Path) -> None:
+    document = formats.load(write_formula_pdf(tmp_path / "paper.pdf"), 10**8)
+    note = analyze_note("paper.pdf", document, 40)  # the formula opens the second passage
+    covariance = analyzer.stems(["covariance"], note.language)[0]
+    after = _holding(note, "the meat M is the")
+    assert len(after) == 1 and "covariance" not in after[0].chunk.text
+    assert covariance in after[0].body_terms.split()  # the sentence it continues, read too
+    assert after[0].chunk.text == document.text[after[0].chunk.start : after[0].chunk.end]
+    lead = _holding(note, "a sandwich formula can be given")
+    assert len(lead) == 1 and lead[0] is not after[0]
 
 
 def test_contents_and_index_pages_are_listings_found_by_prefix_only(

@@ -186,6 +186,36 @@ def write_structured_pdf(path: Path) -> Path:
     return path
 
 
+FORMULA_LEAD = (
+    "Inference about the parameter rests on a central limit theorem, and the estimate is close "
+    "to normal in large samples. For the covariance matrix of the estimate, a sandwich formula "
+    "can be given"
+)
+FORMULA_AFTER = (
+    "where the bread B is the inverse of the expected Hessian and the meat M is the variance of "
+    "the estimating function, both estimated from the fitted model."
+)
+
+
+def write_formula_pdf(path: Path) -> Path:
+    """A page whose sentence runs on into a displayed formula and on after it, as a paper's
+    do: a heading, the sentence's start ending no sentence, the formula set apart in larger
+    type, the sentence's end."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    _heading(pdf, "Sandwich estimators", 16)
+    _text(pdf, FORMULA_LEAD)
+    pdf.ln(4)
+    pdf.set_font("helvetica", size=14)
+    pdf.cell(0, 8, "S = B M B", align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    _text(pdf, FORMULA_AFTER)
+    pdf.output(str(path))
+    return path
+
+
 def _two_columns_and_index(pdf: Any) -> None:
     pdf.add_page()
     _heading(pdf, "4 Two columns", 18)

@@ -30,6 +30,8 @@ LONGEST_HEAD = 100
 # superscript mark stands apart from other superscripts; a plain one follows a word or a mark
 # ("option.11", "name3") or a sentence's end ("(5). 12"), never a number ("1.11", "as 11").
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+SENTENCE_CHARS = 400  # how far back the start of a sentence a passage opens inside is looked for
+_SENTENCE_BREAK = re.compile(r"[.!?;:][)\"”’»]?\s")
 _NOTE_MARK = re.compile(rf"\s*([0-9{_SUPERSCRIPTS}]{{1,3}})(?![0-9{_SUPERSCRIPTS}])")
 
 
@@ -193,6 +195,8 @@ class Reading:
         self.listing_ends = [e for _, e in self.listing]
         self.marks = _note_marks(self.document, blocks)
         self.mark_at = [at for at, _, _ in self.marks]
+        self.prose = [b for b in blocks if b.kind in ("heading", "text", "list", "code")]
+        self.prose_starts = [b.start for b in self.prose]
 
     def terms_text(self, chunk: Chunk) -> str:
         text = self.document.text
@@ -210,9 +214,28 @@ class Reading:
             if not chunk.start <= start < chunk.end:  # a footnote is read where its mark is
                 parts.append(text[start:end])
             at += 1
+        parts.append(self.sentence_before(chunk))
         read = " ".join(parts)
         joined = broken_words(read)
         return f"{read} {' '.join(joined)}" if joined else read
+
+    def sentence_before(self, chunk: Chunk) -> str:
+        """Where a passage starts in the middle of a sentence (the prose before it, since the
+        last heading or code and past furniture and footnotes, ends no sentence, or leads in
+        with a colon: to a displayed formula, a list), the sentence's start: the passage is
+        read with it."""
+        text, pieces, size = self.document.text, [], 0
+        at = bisect.bisect_left(self.prose_starts, chunk.start) - 1
+        while at >= 0 and self.prose[at].kind in ("text", "list") and size < SENTENCE_CHARS:
+            block = self.prose[at]
+            pieces.append(text[block.start : min(block.end, chunk.start)].strip())
+            size += len(pieces[-1])
+            at -= 1
+        before = " ".join(reversed(pieces))[-SENTENCE_CHARS:]
+        if not before or pdf_layout.ends_sentence(before):
+            return ""
+        ends = [m.end() for m in _SENTENCE_BREAK.finditer(before)]
+        return before[ends[-1] :] if ends else before
 
     def is_listing(self, chunk: Chunk) -> bool:
         """Whether most of the passage is on a page that lists terms."""
