@@ -111,48 +111,55 @@ def _read_page(
 
 class _Glyphs:
     """pdfium's facts about one page's characters, each asked once: where a character's
-    baseline starts (its origin), its type size, its font."""
+    baseline starts (its origin), its type size, its font (pdfium's functions bound once:
+    they are called for every line)."""
 
     def __init__(self, pdfium_c: Any, handle: Any, count: int) -> None:
-        self.c, self.handle, self.count = pdfium_c, handle, count
+        self.handle, self.count = handle, count
+        self.size_of = pdfium_c.FPDFText_GetFontSize
+        self.weight_of = pdfium_c.FPDFText_GetFontWeight
+        self.origin_of = pdfium_c.FPDFText_GetCharOrigin
+        self.box_of = pdfium_c.FPDFText_GetLooseCharBox
+        self.font_of = pdfium_c.FPDFText_GetFontInfo
         self.x, self.y = ctypes.c_double(), ctypes.c_double()
         self.at = (ctypes.byref(self.x), ctypes.byref(self.y))
         self.origins: dict[int, tuple[float, float] | None] = {}
         self.name = ctypes.create_string_buffer(96)
         self.flags = ctypes.c_int()
         self.flags_ref = ctypes.byref(self.flags)
-        self.weights: dict[tuple[bytes, int], int] = {}  # a font's weight is the font's
-        self.box = [ctypes.c_double() for _ in range(4)]
-        self.box_refs = [ctypes.byref(b) for b in self.box]
+        self.fonts: dict[tuple[bytes, int], tuple[bool, bool, int]] = {}
+        self.box = pdfium_c.FS_RECTF()
+        self.box_ref = ctypes.byref(self.box)
 
     def origin(self, i: int) -> tuple[float, float] | None:
         if i in self.origins:
             return self.origins[i]
-        ok = 0 <= i < self.count and self.c.FPDFText_GetCharOrigin(self.handle, i, *self.at)
+        ok = 0 <= i < self.count and self.origin_of(self.handle, i, *self.at)
         got = (self.x.value, self.y.value) if ok else None
         self.origins[i] = got
         return got
 
     def right(self, i: int) -> float:
-        self.c.FPDFText_GetCharBox(self.handle, i, *self.box_refs)
-        return float(self.box[1].value)
+        self.box_of(self.handle, i, self.box_ref)
+        return float(self.box.right)
 
     def size(self, i: int) -> float:
-        return float(self.c.FPDFText_GetFontSize(self.handle, i))
+        return float(self.size_of(self.handle, i))
 
     def font(self, i: int) -> tuple[bool, bool, int]:
         """Whether the character's font is named as a bold one (fonts that give no weight),
-        whether it is a fixed-pitch one (code), and its weight."""
-        self.c.FPDFText_GetFontInfo(self.handle, i, self.name, 96, self.flags_ref)
+        whether it is a fixed-pitch one (code), and its weight (a font's, asked once)."""
+        self.font_of(self.handle, i, self.name, 96, self.flags_ref)
         key = (self.name.value, self.flags.value)
-        if key not in _FONTS:
-            label = key[0].decode("latin-1")
-            fixed = bool(key[1] & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
-            _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
-        weight = self.weights.get(key)
-        if weight is None:
-            weight = self.weights[key] = int(self.c.FPDFText_GetFontWeight(self.handle, i))
-        return (*_FONTS[key], weight)
+        known = self.fonts.get(key)
+        if known is None:
+            if key not in _FONTS:
+                label = key[0].decode("latin-1")
+                fixed = bool(key[1] & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
+                _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
+            weight = int(self.weight_of(self.handle, i))
+            known = self.fonts[key] = (*_FONTS[key], weight)
+        return known
 
 
 _FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}

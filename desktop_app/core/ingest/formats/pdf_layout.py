@@ -150,6 +150,8 @@ def structure(
         else:
             reader.line(i, bool(reader.para) and starts(reader.para, i))
     reader.flush()
+    if not listed:
+        return sorted(reader.blocks), sections
     skipped = listed, furniture
     prose = [pages[ln.page] + ln.start for k, ln in enumerate(lines) if _prose(ln, k, skipped)]
     return sorted(reader.blocks), _after_listings(sections, pages, listed, prose)
