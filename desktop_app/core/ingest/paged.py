@@ -30,9 +30,9 @@ LONGEST_HEAD = 100
 # superscript mark stands apart from other superscripts; a plain one follows a word or a mark
 # ("option.11", "name3") or a sentence's end ("(5). 12"), never a number ("1.11", "as 11").
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_NOTE_MARK = re.compile(rf"\s*([0-9{_SUPERSCRIPTS}]{{1,3}})(?![0-9{_SUPERSCRIPTS}])")
 SENTENCE_CHARS = 400  # how far back the start of a sentence a passage opens inside is looked for
 _SENTENCE_BREAK = re.compile(r"[.!?;:][)\"”’»]?\s")
-_NOTE_MARK = re.compile(rf"\s*([0-9{_SUPERSCRIPTS}]{{1,3}})(?![0-9{_SUPERSCRIPTS}])")
 
 
 def chunk_blocks(reading: Reading, chunk_tokens: int) -> list[Chunk]:
@@ -183,7 +183,8 @@ def _mark_in_text(mark: str) -> re.Pattern[str]:
 class Reading:
     """A paged document read from its lines (`formats.pdf_layout`): its blocks, the document
     with the sections found on its pages, and how its passages are read for search: furniture
-    left out, words broken at line ends whole again, listing pages told apart."""
+    left out, words broken at line ends whole again, a footnote also where its mark stands, a
+    sentence a passage opens inside from its start, listing pages told apart."""
 
     def __init__(self, document: Document) -> None:
         blocks, sections = pdf_layout.read(document)
