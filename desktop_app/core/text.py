@@ -35,6 +35,8 @@ IMAGE_TARGET = re.compile(
 )
 # A year as notes and questions write one (1000–2099).
 YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+# A day and month written in figures, as Czech and German notes write them: 15. 5., 15.5.
+DAY_MONTH = re.compile(r"(?<![\d.])(0?[1-9]|[12]\d|3[01])\.\s?(0?[1-9]|1[0-2])\.(?!\d)")
 
 
 def suffix_of(name: str) -> str:

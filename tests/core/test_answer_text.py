@@ -3,6 +3,7 @@ words — never a draft with labels, loops, invented `[n]` or made-up words."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from desktop_app.core.answer import answer_line, grammar, readability
 from desktop_app.core.answer.ask import answer_events
-from desktop_app.core.answer.citations import numbers_in
+from desktop_app.core.answer.citations import check, numbers_in
 from desktop_app.core.answer.gate import missing_words
 from desktop_app.core.answer.gguf import GgufInfo
 from desktop_app.core.answer.profile import family_of, parse_languages, profile_of
@@ -21,6 +22,7 @@ from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
 from desktop_app.core.passage import Evidence
 from desktop_app.settings import Settings
 from tests.support.fakes import QueuedModel
+from tests.support.grammar_check import accepts
 
 pytestmark = pytest.mark.usefixtures("fake_embedder")
 
@@ -52,6 +54,15 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
     assert line is not None and line.text == BAKE  # 20 and 25 minutes: both answer
 
 
+def test_a_day_written_in_figures_is_the_date_a_when_asks_for() -> None:
+    diary = "15. 5. – po zmrzlých mužích jsem konečně vysadila rajčata ven, 8 sazenic u zdi."
+    asked = Question.read("Kdy jsem v roce 2024 vysazovala rajčata ven?", "cs")
+    line = answer_line.compose([_unit(diary)], asked)
+    assert line is not None and line.text.startswith("15. 5.")
+    stated = Question.read("Co jsem dělala 15. 5. na zahradě?", "cs")  # the day it names itself
+    assert not answer_line.cues.has_date("15. 5. – vysadila jsem rajčata", stated)
+
+
 # -- reading checks ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("draft", "problem"),
@@ -65,6 +76,7 @@ def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None
         ("It takes four hours [7].", "does not exist"),
         ("Mit dem Zug dauert es etwa vier Stunden bis Berlin [1].", "question's language"),
         ("The train from Prague takes four hours but now, [1], [1].", "did not come to an end"),
+        ("Quire reads Markdown, PDF and Word documents (. [1]", "did not come to an end"),
     ],
 )
 def test_a_draft_unfit_to_read_is_named_for_what_is_wrong(draft: str, problem: str) -> None:
@@ -83,6 +95,18 @@ def test_a_plain_backed_draft_passes_the_reading_checks() -> None:
     written = readability.Written("The bread is baked at 250 °C with the lid on [1].", True, 1)
     line = answer_line.compose([_unit(BAKE)], question)
     assert readability.problems(written, question, [BAKE], [_unit(BAKE)], line) == []
+    after_stop = readability.Written("The bread is baked at 250 °C with the lid on. [1]", True, 1)
+    assert readability.problems(after_stop, question, [BAKE], [_unit(BAKE)], line) == []
+
+
+def test_a_language_named_inside_a_sentence_is_no_label() -> None:
+    source = "The statement was in Latin, apart from one line, which was in German."
+    question = Question.read("In what language was the statement written?", "en")
+    draft = readability.Written("The statement was in Latin, apart from one line in German [1].",
+                                True, 1)  # fmt: skip
+    assert readability.problems(draft, question, [source], [_unit(source)], None) == []
+    label = readability.Written("In German: the statement was in Latin [1].", True, 1)
+    assert any("label" in p for p in readability.problems(label, question, [source], [], None))
 
 
 def test_a_figure_from_the_clause_the_question_does_not_ask_about_fails() -> None:
@@ -177,8 +201,39 @@ def test_the_grammar_cannot_write_a_citation_that_does_not_exist() -> None:
     prompt = model.render([{"role": "user", "content": "Repeat exactly: 'The sky is blue [7].'"}])
     shape = grammar.answer_grammar(2, sentences=1)
     text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
-    assert text.endswith("].") and "[7]" not in text
+    assert text.rstrip(".").endswith("]") and "[7]" not in text  # cited, before or after "."
     assert set(numbers_in(text)) <= {1, 2}
+
+
+@pytest.mark.slow
+def test_a_figure_may_end_a_sentence_before_its_citation() -> None:
+    from desktop_app.core.answer.llm import LocalModel
+
+    model = LocalModel(n_ctx=1024)
+    prompt = model.render([{"role": "user", "content": "Repeat exactly: Tesla died in 1943. [1]"}])
+    shape = grammar.answer_grammar(1, sentences=1)
+    text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
+    assert "1943" in text and not re.search(r"1943[.,:]\d", text)  # no decimal forced on it
+    sentences = check(text, {1: "Nikola Tesla died in New York in 1943."}).sentences
+    assert [s.cites for s in sentences] == [[1]] and not sentences[0].weak
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("Tesla starb am 7. Januar 1943 in New York [1].", True),  # a day's point
+        ("Tesla died in 1943. [1]", True),  # the citation after the full stop
+        ("Der Motor verbraucht ca. 8 kg Dampf, z. B. im Winter [2].", True),  # abbreviations
+        ("Porada je 30. 10. v zasedačce Morava [1].", True),
+        ("It ended in 1943 [3].", False),  # no such source
+        ("The answer is: 1943 [1].", False),  # a label
+        ("It was big. then it was small [1].", False),  # a full stop goes on only after a day
+        ("It ended in 1943", False),  # no citation
+    ],
+)
+def test_what_the_grammar_lets_a_model_write(text: str, written: bool) -> None:
+    assert accepts(grammar.answer_grammar(2, sentences=1), text) is written
 
 
 @pytest.mark.slow
@@ -190,7 +245,7 @@ def test_the_grammar_closes_every_quotation() -> None:
     prompt = model.render([{"role": "user", "content": ask}])
     shape = grammar.answer_grammar(2, sentences=1)
     text = "".join(model.stream(prompt, 60, CancelToken(), temperature=0.0, grammar=shape))
-    assert text.endswith("].")
+    assert text.rstrip(".").endswith("]")
     assert text.count('"') % 2 == 0 and text.count("“") + text.count("„") == text.count("”")
 
 

@@ -313,3 +313,16 @@ def test_a_temperature_in_a_sentence_is_what_a_temperature_question_asks_for() -
     assert not cues.matches(
         AnswerKind.TEMPERATURE, "Bake for 20 minutes with the lid on.", question
     )
+
+
+def test_a_month_named_in_the_question_matches_a_day_written_in_figures() -> None:
+    meetings = (
+        "- Porada 2. 10.: jen do konce října hotovo.\n- Další porada 30. 10. v zasedačce Morava.\n"
+    )
+    question = Question.read("Kde bude porada 30. října?", "cs")
+    scored = {u.text: evidence.unit_signals(u, question.keys) for u in split_units(meetings, 0)}
+    later, earlier = scored["Další porada 30. 10. v zasedačce Morava."], next(iter(scored.values()))
+    assert later.ranking == 1.0 and later.ranking > earlier.ranking
+    german = Question.read("Wann ist der Termin am 30. Oktober?", "de")
+    unit = next(split_units("Der Termin ist am 30.10. um zehn.", 0))
+    assert evidence.unit_signals(unit, german.keys).ranking == 1.0

@@ -115,6 +115,29 @@ def test_a_title_line_atop_a_page_is_not_a_passage_of_its_own(tmp_path: Path) ->
         quire.close()
 
 
+def test_a_text_notes_first_line_standing_alone_is_its_title(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "packing.txt").write_text(
+        "Packing list for hiking trips\n\nRain jacket, water bottle (1.5 litres), snacks.\n"
+    )
+    (notes / "rainy-day.txt").write_text("It rained all day.\n\nWe stayed in and read.\n")
+    (notes / "one-line.txt").write_text("Call the plumber about the kitchen tap\n")
+    quire = Quire.open(tmp_path / "home")
+    try:
+        quire.index([notes], embed=False)
+        titles = dict(quire.database.query("SELECT path, title FROM notes"))
+        assert titles == {
+            "packing.txt": "Packing list for hiking trips",
+            "rainy-day.txt": "rainy day",  # a sentence is no title: the file name is
+            "one-line.txt": "one line",  # nothing stands under it
+        }
+        found = _evidence(quire, "How much water do I take on a hiking trip?")
+        assert found and found[0].text.startswith("Rain jacket")  # the title line is no answer
+    finally:
+        quire.close()
+
+
 def _evidence(quire: Quire, question: str) -> list[Evidence]:
     from desktop_app.core.events import EvidenceShown
     from tests.support.fakes import QueuedModel

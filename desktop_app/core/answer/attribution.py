@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,7 @@ from desktop_app.core.answer import figures, verbatim
 from desktop_app.core.answer.citations import numbers_in, without_citations_of
 from desktop_app.core.answer.support import (
     CITATION,
-    SENTENCE_BODY,
+    CITED_SENTENCE,
     STRONG_SUPPORT,
     WEAK_SUPPORT,
     support,
@@ -32,8 +31,6 @@ from desktop_app.core.events import AddedCitation, Unfound
 MIN_SHARED = 2  # a source added must share this many words (or all of a short sentence's)
 NOT_FOUND = "not found in the notes"
 NOTES_SAY = verbatim.NOTES_SAY
-# A sentence with the citations after its closing punctuation ("… 20 minutes. [1]").
-_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r")*|\n|$)")
 
 
 @dataclass
@@ -59,7 +56,7 @@ def attribute(answer: str, sources: dict[int, str], language: str = "en") -> Che
     answer, invalid = without_citations_of(answer, lambda n: n not in sources)
     unfound = verbatim.unfound(answer, list(sources.values()))
     out, added, pos = [], [], 0
-    for match in _SENTENCE.finditer(answer):
+    for match in CITED_SENTENCE.finditer(answer):
         sentence = match.group(0)
         out.append(answer[pos : match.start()])
         pos = match.end()

@@ -10,10 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop_app.core.answer import verbatim
-from desktop_app.core.answer.support import CITATION, SENTENCE_BODY, WEAK_SUPPORT, support
+from desktop_app.core.answer.support import CITATION, CITED_SENTENCE, WEAK_SUPPORT, support
 from desktop_app.core.events import CitedSentence
-
-_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+|\n|$)")
 
 
 @dataclass
@@ -66,7 +64,7 @@ def check(answer: str, sources: dict[int, str], language: str = "en") -> Citatio
         if number not in bucket:
             bucket.append(number)
     unfound = verbatim.unfound(answer, list(sources.values()))
-    for match in _SENTENCE.finditer(answer):
+    for match in CITED_SENTENCE.finditer(answer):
         sentence = match.group(0).strip()
         cites = [n for n in numbers_in(sentence) if n in sources]
         if not sentence or not cites:

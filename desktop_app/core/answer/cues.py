@@ -16,7 +16,7 @@ from desktop_app.core.answer.figures import (
     numbers,
 )
 from desktop_app.core.retrieval import analyzer, languages
-from desktop_app.core.text import COMMAND, FENCE, INDENTED, INLINE_CODE, YEAR
+from desktop_app.core.text import COMMAND, DAY_MONTH, FENCE, INDENTED, INLINE_CODE, YEAR
 
 
 class Asked(Protocol):
@@ -127,7 +127,8 @@ def has_duration(text: str, question: Asked) -> bool:
 def has_date(text: str, question: Asked) -> bool:
     words = set(folded_words(text)) - question.folded
     years = set(YEAR.findall(text)) - question.years
-    return bool(years) or bool(words & DATE_MONTHS) or bool(words & DATE_WEEKDAYS)
+    days = [d for d in DAY_MONTH.findall(text) if not {float(n) for n in d} <= question.numbers]
+    return bool(years or days) or bool(words & DATE_MONTHS) or bool(words & DATE_WEEKDAYS)
 
 
 def has_name(text: str, question: Asked) -> bool:

@@ -29,7 +29,8 @@ from desktop_app.core.answer.units import (
 )
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer
-from desktop_app.core.text import FENCE
+from desktop_app.core.retrieval.dates import MONTHS
+from desktop_app.core.text import DAY_MONTH, FENCE
 
 if TYPE_CHECKING:
     from desktop_app.core.passage import Passage
@@ -64,16 +65,21 @@ class _Forms:
 
     words: tuple[str, ...]  # folded
     stems: tuple[str, ...]
+    months: frozenset[str] = frozenset()  # months of the days written in figures ("30. 10.")
 
     @classmethod
     def of(cls, text: str, language: str) -> _Forms:
-        tokens = analyzer.words(words_of(text))
-        return cls(tuple(analyzer.fold(t) for t in tokens), tuple(analyzer.stems(tokens, language)))
+        shown = words_of(text)
+        tokens = analyzer.words(shown)
+        months = frozenset(str(int(month)) for _day, month in DAY_MONTH.findall(shown))
+        folded = tuple(analyzer.fold(t) for t in tokens)
+        return cls(folded, tuple(analyzer.stems(tokens, language)), months)
 
     def position(self, word: str, stem: str, prefix: str) -> int | None:
         """Where a question word first stands in the text, by stem, prefix, as the start of a
-        longer form ("peče" in "pečeme": a word shorter than a prefix has none to match) or as
-        the end of a compound ("Pergamonmuseum" holds "museum"); None if nowhere."""
+        longer form ("peče" in "pečeme": a word shorter than a prefix has none to match), as
+        the end of a compound ("Pergamonmuseum" holds "museum") or, for a month's name, as the
+        month of a day written in figures ("října" in "30. 10."); None if nowhere."""
         for i, (folded, own) in enumerate(zip(self.words, self.stems, strict=True)):
             if own == stem or (len(prefix) >= PREFIX and folded[:PREFIX] == prefix):
                 return i
@@ -81,6 +87,9 @@ class _Forms:
                 return i
             if len(word) >= COMPOUND and len(folded) > len(word) and folded.endswith(word):
                 return i
+        month = str(MONTHS.get(word, ""))
+        if month in self.months:
+            return next((i for i, w in enumerate(self.words) if w.lstrip("0") == month), None)
         return None
 
     def ends(self, word: str) -> bool:

@@ -32,7 +32,7 @@ LANGUAGE_WORDS = 6  # a draft this long (in words) is long enough to tell its la
 _LABEL = re.compile(r"(?:^|(?<=[.!?\]]\s))\s*(?:\w+\s){0,2}\w+:\s")
 _SCAFFOLD = re.compile(
     r"\b(?:the answer (?:to (?:this|the|your) question )?is|to (?:answer|solve) this|answer:"
-    r"|question:|in (?:english|german|czech)\b|checked:"
+    r"|question:|in (?:english|german|czech):|checked:"
     # talk about the sources instead of what they say ("The key sentence from the source is")
     r"|(?:key|relevant) (?:sentences?|passages?|quotes?)\b"
     r"|\bthe (?:sources?|passages?) (?:says?|states?|is)\b"
@@ -113,16 +113,18 @@ def _frequency(language: str) -> Any:
     return None
 
 
-_DANGLING = re.compile(r"[,;(\u2013\u2014-]$")  # a sentence cannot end on these
+_DANGLING = re.compile(r"[,;(\u2013\u2014-]\.?$")  # a sentence cannot end on these
 
 
 def _cut_off(draft: str, bound: int) -> bool:
-    """A sentence ran to the grammar's length bound, or stops on a comma, a dash or an open
-    bracket: its `[n]` came mid-thought (near the bound, the grammar leaves a model no word
-    that still fits, only the citation)."""
+    """A sentence ran to the grammar's length bound, stops on a comma, a dash or an open
+    bracket, or leaves a bracket open: its `[n]` came mid-thought (near the bound, the grammar
+    leaves a model no word that still fits, only the citation)."""
     for part in CITATION.sub("\0", draft).split("\0"):
         text = part.strip()
         if len(text) >= bound or (analyzer.words(text) and _DANGLING.search(text)):
+            return True
+        if text.count("(") > text.count(")"):  # "Word documents (." : a bracket left open
             return True
     return False
 

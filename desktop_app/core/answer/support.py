@@ -11,6 +11,9 @@ CITATION = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")  # `[n]`, `[1, 3]`, 
 # A sentence's body: a point with no space after it ("1.160.000", "3.5", "`.mise.local.toml`",
 # "os.path") ends no sentence, so no `[n]` is ever put inside a number, a name or code.
 SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?]))+"
+# A sentence with its citations, written before or after its closing punctuation ("… 20 minutes
+# [1]." or "… 20 minutes. [1]").
+CITED_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r")*|\n|$)")
 STRONG_SUPPORT = 0.6  # a source backing this share of a sentence backs it on its own
 WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
 SHORTEST = 4  # letters of a word that can show support ("pan", "use" are in every note)

@@ -53,8 +53,26 @@ def note_title(rel_path: str, metadata: dict[str, Any], chunks: list[Chunk]) -> 
     for chunk in chunks:
         if chunk.heading_path:
             return chunk.heading_path[0]
-    stem = os.path.splitext(os.path.basename(rel_path))[0]
+    stem, suffix = os.path.splitext(os.path.basename(rel_path))
+    if suffix.lower() == ".txt" and chunks and (line := _title_line(chunks[0].text)):
+        return line
     return stem.replace("_", " ").replace("-", " ").strip() or stem
+
+
+# A plain-text note's first line is its title when it stands alone, short, ending no sentence
+# ("Packing list for hiking trips", a blank line, then the list): as note apps show it.
+_TITLE_LINE = re.compile(r"\A[ \t]*([^\n]{3,80}?)[ \t]*\n[ \t]*\n")
+_TITLE_WORDS = 12
+
+
+def _title_line(text: str) -> str | None:
+    match = _TITLE_LINE.match(text)
+    if match is None:
+        return None
+    line = match.group(1)
+    if line[-1] in ".!?:;," or len(line.split()) > _TITLE_WORDS or not _WORDY.search(line):
+        return None
+    return line
 
 
 _WORDY = re.compile(r"[^\W\d_]{3,}")  # a title with a word in it, not only digits and dashes
