@@ -732,8 +732,10 @@ def _page_part_problems(span: SpanCheck, pdfium: Any, page: int, start: int, end
                     wrong.append((char, raw[i] if i is not None and 0 <= i < len(raw) else None))
             if wrong:
                 problems.append(("char at box", f"{len(wrong)} of {len(boxes)}, e.g. {wrong[:3]}"))
+            # pdfium's bounded text spells the printed line-end hyphen (U+FFFE in the page's
+            # text) as U+0002
             inside = " ".join(pdf_format.visible_raw(textpage.get_text_bounded(*rect))
-                              for rect in line_rects(boxes))  # fmt: skip
+                              .replace("\x02", "-") for rect in line_rects(boxes))  # fmt: skip
             flat = Squashed.of(inside, spaces=False).text
             lost = [w for w in Squashed.of(text).text.split(" ")
                     if w and Squashed.of(w, spaces=False).text not in flat]  # fmt: skip

@@ -14,7 +14,16 @@ gold file and covers at least half of the gold span's characters (../shared/eval
 rule). Prints Hit@1 / Hit@5 / Hit@10 / MRR@10 by format as a Markdown table, the questions that
 either system misses at 5, and a final JSON line.
 
+Then the same manuals as PDF and as web pages (real_docs.PAIR_DOCS: the Debian FAQ, the New
+Maintainers' Guide, the Developer's Reference, the FHS 3.0), each form indexed on its own, with
+tests/bench/pdf_html_questions.jsonl: questions written from reading the web pages before any
+tuning, each with a quote of the passage that answers it. The quote is found in each form's
+extracted text (letters and digits compared, so line breaks and hyphenation do not matter);
+that span is the gold, and for the PDF its page. Prints MRR@10 of PDF vs HTML per document,
+Hit@1 / Hit@5 / MRR@10 of each form and of the naive baseline (PDF pages / HTML passages, BM25).
+
 usage: python tests/bench/bench_real_docs.py [--cache DIR] [--no-embed] [--questions FILE]
+                                             [--only all|pairs]
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import re
 import sys
 import tempfile
 import time
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +49,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from desktop_app.core import evaluate  # noqa: E402
 from desktop_app.core.api import Quire  # noqa: E402
 from desktop_app.core.ingest import formats  # noqa: E402
+from desktop_app.core.ingest.document import page_at  # noqa: E402
 from tests.bench import real_docs  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "data" / "real_docs_questions.jsonl"
+RANKED = (("pdf", "quire"), ("html", "quire"), ("pdf", "naive"))
+PAIR_QUESTIONS = ROOT / "tests" / "bench" / "pdf_html_questions.jsonl"
 TOP_K = 10
 K1, B = 1.2, 0.75
 HTML_PASSAGE_WORDS = 120
@@ -128,7 +141,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=real_docs.CACHE)
     parser.add_argument("--no-embed", action="store_true", help="Quire keyword-only")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--only", choices=("all", "pairs"), default=None)
     args = parser.parse_args(argv)
+    code = 0 if args.only == "pairs" else real_docs_set(args)
+    if code == 0 and args.only != "all":
+        code = paired(args.cache, args.no_embed)
+    return code
+
+
+def real_docs_set(args: argparse.Namespace) -> int:
     notes = real_docs.fetch(cache=args.cache)
     questions = load_questions(args.questions)
 
@@ -231,6 +252,142 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     return 0
+
+
+def _letters(text: str) -> tuple[str, list[int]]:
+    """`text`'s letters and digits, lowercased (compatibility forms: ligatures split), with the
+    offset each comes from."""
+    out: list[str] = []
+    at: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isalnum():
+            for c in unicodedata.normalize("NFKC", ch).lower():
+                out.append(c)
+                at.append(i)
+    return "".join(out), at
+
+
+def locate(quote: str, texts: dict[str, str]) -> tuple[str, int, int] | None:
+    """Where `quote` stands in one of `texts` (the first file holding it), letters compared."""
+    needle, _ = _letters(quote)
+    for path, text in texts.items():
+        flat, at = _letters(text)
+        found = flat.find(needle)
+        if found >= 0:
+            return path, at[found], at[found + len(needle) - 1] + 1
+    return None
+
+
+def _load_form(folder: Path) -> tuple[dict[str, str], list[Passage], dict[str, tuple[int, ...]]]:
+    texts: dict[str, str] = {}
+    passages: list[Passage] = []
+    pages: dict[str, tuple[int, ...]] = {}
+    for path in sorted(folder.rglob("*.*")):
+        rel = path.relative_to(folder).as_posix()
+        document = formats.load(path, 10**9)
+        texts[rel] = document.text
+        if document.pages:
+            pages[rel] = document.pages
+            passages += pdf_pages(rel, document.text, document.pages)
+        else:
+            passages += html_passages(rel, document.text)
+    return texts, passages, pages
+
+
+def _quire_ranks(
+    folder: Path, questions: list[dict[str, Any]], gold: dict[str, dict[str, Any]], embed: bool
+) -> tuple[dict[str, int | None], float, str]:
+    """Each question's first hitting rank in a fresh index of `folder`; the seconds indexing
+    took; the model."""
+    with tempfile.TemporaryDirectory() as tmp:
+        quire = Quire.open(Path(tmp) / "home")
+        try:
+            problem = quire.embedder_problem() if embed else None
+            if problem:
+                raise SystemExit(f"error: no embedder ({problem}); use --no-embed")
+            model = quire.embedder.model_id if embed else "keyword only"
+            started = time.perf_counter()
+            quire.index([folder], embed=embed)
+            seconds = time.perf_counter() - started
+            ranks = {}
+            for q in questions:
+                results = quire.search(q["question"], top_k=TOP_K)
+                spans = [(r.path, r.start, r.end) for r in results]
+                ranks[q["id"]] = first_hit(spans, gold[q["id"]])
+        finally:
+            quire.close()
+    return ranks, seconds, model
+
+
+def paired(cache: Path, no_embed: bool) -> int:
+    """The paired documents: each question in the PDF form and in the HTML form."""
+    root = real_docs.fetch_pairs(cache)
+    questions = load_questions(PAIR_QUESTIONS)
+    ranks: dict[str, dict[str, dict[str, int | None]]] = {}
+    gold_pages: dict[str, int | None] = {}
+    info = []
+    for form in ("pdf", "html"):
+        texts, passages, pages = _load_form(root / form)
+        gold = {}
+        for q in questions:
+            docs = {p: t for p, t in texts.items() if p.startswith(q["doc"] + "/")}
+            found = locate(q["quote"], docs)
+            if found is None:
+                print(f"error: {q['id']}'s quote is not in the {form} form", file=sys.stderr)
+                return 1
+            path, start, end = found
+            gold[q["id"]] = {"path": path, "start": start, "end": end}
+            if form == "pdf":
+                gold_pages[q["id"]] = page_at(pages[path], start)
+        naive = BM25(passages, texts)
+        ranks[form] = {
+            "quire": _quire_ranks(root / form, questions, gold, not no_embed)[0],
+            "naive": {
+                q["id"]: first_hit(
+                    [(p.path, p.start, p.end) for p in naive.rank(q["question"])], gold[q["id"]]
+                )
+                for q in questions
+            },
+        }
+        info.append(f"{form}: {len(texts)} files, {len(passages)} naive passages")
+    _print_pairs(questions, ranks, gold_pages, info)
+    return 0
+
+
+def _print_pairs(
+    questions: list[dict[str, Any]],
+    ranks: dict[str, dict[str, dict[str, int | None]]],
+    gold_pages: dict[str, int | None],
+    info: list[str],
+) -> None:
+    print(f"\n## The same manuals as PDF and as web pages ({len(questions)} questions; "
+          f"{'; '.join(info)})\n")  # fmt: skip
+    print("| document | questions | PDF MRR@10 | HTML MRR@10 | PDF − HTML | naive PDF pages |")
+    print("|---|---|---|---|---|---|")
+    rows: dict[str, Any] = {}
+    for doc in [*real_docs.PAIRED, "all"]:
+        chosen = [q["id"] for q in questions if doc in ("all", q["doc"])]
+        m = {f"{form} {system}": metrics([ranks[form][system][i] for i in chosen])
+             for form in ranks for system in ranks[form]}  # fmt: skip
+        rows[doc] = m
+        pdf, html, naive = m["pdf quire"]["mrr@10"], m["html quire"]["mrr@10"], m["pdf naive"]
+        print(f"| {doc} | {len(chosen)} | {pdf:.3f} | {html:.3f} | {pdf - html:+.3f} | "
+              f"{naive['mrr@10']:.3f} |")  # fmt: skip
+    print("\n| form | system | Hit@1 | Hit@5 | Hit@10 | MRR@10 |")
+    print("|---|---|---|---|---|---|")
+    for key, m in rows["all"].items():
+        form, system = key.split()
+        label = "Quire" if system == "quire" else "naive (pages / passages, BM25)"
+        print(f"| {form} | {label} | {m['hit@1']:.3f} | {m['hit@5']:.3f} | {m['hit@10']:.3f} | "
+              f"{m['mrr@10']:.3f} |")  # fmt: skip
+    missed = [q for q in questions if (ranks["pdf"]["quire"][q["id"]] or 99) > 1]
+    if missed:
+        print("\nPDF not at rank 1 (Quire PDF / HTML / naive PDF rank, gold page):")
+        for q in missed:
+            i = q["id"]
+            seen = " / ".join(str(ranks[f][s][i] or "-") for f, s in RANKED)
+            print(f"  {i} {seen} p{gold_pages[i]}: {q['question']}")
+    print(json.dumps({"bench": "real_docs_pairs", "results": rows, "ranks": ranks}))
 
 
 if __name__ == "__main__":

@@ -72,6 +72,12 @@ PACKAGES = {p.name: p for p in [
             "9f31d3a17df505de09689ca255512ea58c1fc47c59bb1b0c7bf1c23362e9743f"),
     Package("debian-reference-de", "2.100", "all",
             "3b0ce65fd63e75ddf8eb07ca36293425135080e690a07e06a6ac8bc8040ef0aa"),
+    Package("debian-policy", "4.6.2.0", "all",
+            "ef9d01b625c3b87c3a845c2cd1b66f1a16e9240b2b9e5bee53472a00e8457a39"),
+    Package("developers-reference", "12.18", "all",
+            "0dba82f6fa16e373f2a84ad07e7971aa9264ad2e7d2ae46b37edbc9c5fd57e2e"),
+    Package("maint-guide", "1.2.53", "all",
+            "762c8a400a36668d2eb814a3ba356b06488fd889dfce478eb11d5cfb189a47b5"),
 ]}  # fmt: skip
 
 LICENCES = {
@@ -80,6 +86,8 @@ LICENCES = {
     "r-cran-zoo": "GPL-2+", "r-cran-sandwich": "GPL-2", "debian-refcard": "GPL-3+",
     "sqlite3-doc": "public domain", "aptitude-doc-en": "GPL-2+", "aptitude-doc-cs": "GPL-2+",
     "debian-reference-en": "GPL-2+", "debian-reference-de": "GPL-2+",
+    "debian-policy": "GFDL-1.2+ (the FHS 3.0)", "developers-reference": "GPL-2+",
+    "maint-guide": "MIT-style (Expat)",
 }  # fmt: skip
 
 _FAQ = "usr/share/doc/debian/FAQ"
@@ -89,6 +97,9 @@ _CARD = "usr/share/doc/debian-refcard"
 _SQLITE = "usr/share/doc/sqlite3"
 _APT = "usr/share/doc/aptitude/html"
 _REF = "usr/share/debian-reference"
+_MAINT = "usr/share/doc/maint-guide"
+_DEVREF = "usr/share/developers-reference"
+_FHS = "usr/share/doc/debian-policy/fhs"
 
 DOCS = [
     # PDF: a FAQ manual and a language manual (both with an outline), two papers (Journal of
@@ -131,6 +142,103 @@ DOCS = [
         "fee37e8caeeb3df571d6a469d56c7d493ca1e63ebb014adc2506f01ded356c74"),
     Doc("debian-reference-de", f"{_REF}/ch08.de.html", "html/debian-reference/ch08.de.html",
         "35aee2e3fb760693510d501430193b64523e9106c66b7be799c16e3a838a3012"),
+]  # fmt: skip
+
+
+# The same manual as PDF and as web pages, both shipped in one package (DocBook or Sphinx
+# builds of one source; the FHS's PDF and single-page HTML): `pdf/<doc>/...` and
+# `html/<doc>/...` in a notes folder of their own, for comparing how each form ranks.
+PAIRED = ("faq", "maint", "devref", "fhs")
+PAIR_DOCS = [
+    Doc("debian-faq", f"{_FAQ}/basic-defs.en.html", "html/faq/basic-defs.en.html",
+        "2eddec6dfc904c2274e587a48b1dbf888ee09c668f9d7bf5d70ae3c406b2c822"),
+    Doc("debian-faq", f"{_FAQ}/choosing.en.html", "html/faq/choosing.en.html",
+        "145fcb9b64ab58d9b58df3539a4d7e9c701c6ee544776fec03c93927afe803e0"),
+    Doc("debian-faq", f"{_FAQ}/compatibility.en.html", "html/faq/compatibility.en.html",
+        "1440c33ea96cc9458725f7d313b038c8a2cc71599e0243fa6a5ee882456745d1"),
+    Doc("debian-faq", f"{_FAQ}/contributing.en.html", "html/faq/contributing.en.html",
+        "e0f97e7053deb62ced14eca9b00bf5f9dd7d1c210ea658b66fdba8780e814254"),
+    Doc("debian-faq", f"{_FAQ}/customizing.en.html", "html/faq/customizing.en.html",
+        "e0454b9519257309e236b5347ce41ec3b61b867ba7b548e3d8c8fa9bf53ffbe1"),
+    Doc("debian-faq", f"{_FAQ}/faqinfo.en.html", "html/faq/faqinfo.en.html",
+        "89b344ad7a6a8c641d31c3eb78a134cb9dc740fbee5702a35d203f8a8c85bd95"),
+    Doc("debian-faq", f"{_FAQ}/ftparchives.en.html", "html/faq/ftparchives.en.html",
+        "a6b992af9d5ab6c4e5267af5f4b16ceb599f9d5ba23e1349d1493927c8fc965d"),
+    Doc("debian-faq", f"{_FAQ}/getting-debian.en.html", "html/faq/getting-debian.en.html",
+        "62f8500b833dacf2e744aef56b6f9443ccd0c22f6c71c252edd0a59aa601fa9e"),
+    Doc("debian-faq", f"{_FAQ}/index.en.html", "html/faq/index.en.html",
+        "95c0ee96531c793215e1284e69216cf5c75947b8c9f2ab1ca863e375ab66744a"),
+    Doc("debian-faq", f"{_FAQ}/kernel.en.html", "html/faq/kernel.en.html",
+        "eca6626bc649787581416d22b466c44c91d6fae05b5188f33e83c40a56cc4ac5"),
+    Doc("debian-faq", f"{_FAQ}/nextrelease.en.html", "html/faq/nextrelease.en.html",
+        "c44bf907db9ad57714440ea969f8ca587b6df786bf1287d0d05c84d070e211c5"),
+    Doc("debian-faq", f"{_FAQ}/pkg-basics.en.html", "html/faq/pkg-basics.en.html",
+        "736df96913d1270199a80a25cdf27c9bb1d340c4210f91e4204e32d40f75dd56"),
+    Doc("debian-faq", f"{_FAQ}/pkgtools.en.html", "html/faq/pkgtools.en.html",
+        "5d2f6d576621600d09591d88e96bdc6e994e47c32b1d1ac49154923a279ebe85"),
+    Doc("debian-faq", f"{_FAQ}/redistributing.en.html", "html/faq/redistributing.en.html",
+        "848f41003dcdf65c5f9d6d48ad8cfd7a64432d2b1b346ee8a992ae6d3f3b5ed0"),
+    Doc("debian-faq", f"{_FAQ}/software.en.html", "html/faq/software.en.html",
+        "8537fc3eaefa67a3d42d22509d18be4a9a7b051d4a0799aa2ef6834cfe557ee5"),
+    Doc("debian-faq", f"{_FAQ}/support.en.html", "html/faq/support.en.html",
+        "729fd5eb5b3f6d497a567ff13dfde83cc37fde795009159e8804eaa4faa2cb18"),
+    Doc("debian-faq", f"{_FAQ}/uptodate.en.html", "html/faq/uptodate.en.html",
+        "939d5e69781cc2718aedb2ba0fb8662cb4d41db2845fafde833ace90f99aa1ef"),
+    Doc("maint-guide", f"{_MAINT}/html/advanced.en.html", "html/maint/advanced.en.html",
+        "b6f1e8303622b6718c130bb8a783a5baf3a8ee553e67a826df803368fbd3a3b0"),
+    Doc("maint-guide", f"{_MAINT}/html/build.en.html", "html/maint/build.en.html",
+        "74dd221e091a686d9efeb6ab9d0cec0c2026a16f277f0785c9d06119a12330a4"),
+    Doc("maint-guide", f"{_MAINT}/html/checkit.en.html", "html/maint/checkit.en.html",
+        "0deabc3b04536177f1b30e6f52cf0e750ef9347154e6e7ba97f9a8526100edda"),
+    Doc("maint-guide", f"{_MAINT}/html/dother.en.html", "html/maint/dother.en.html",
+        "0806ab755749a0f03c34ecad017ebfb5d4e31c8a59d029de3ef9aad3ddf2161d"),
+    Doc("maint-guide", f"{_MAINT}/html/dreq.en.html", "html/maint/dreq.en.html",
+        "7bc48545be94806a8e615f9ff25b359cc21aebf4744e6d2ab5fa0082245680ee"),
+    Doc("maint-guide", f"{_MAINT}/html/first.en.html", "html/maint/first.en.html",
+        "40a3ec8f970237e02532c027761a2b6e2973a06a862716b015f512957f5bbd87"),
+    Doc("maint-guide", f"{_MAINT}/html/index.en.html", "html/maint/index.en.html",
+        "b688a99c13a268a4fbef053cf9b2ef90dc24377e7b5b58b935b56a322cac9185"),
+    Doc("maint-guide", f"{_MAINT}/html/modify.en.html", "html/maint/modify.en.html",
+        "0b2e4287cff4f333ae231c601772552cec464766534f891ef61908dd9662ebc0"),
+    Doc("maint-guide", f"{_MAINT}/html/start.en.html", "html/maint/start.en.html",
+        "eeaa4fd4e969e96361977b9ff3fdf8ce0052260618469e306076bd7e6e947135"),
+    Doc("maint-guide", f"{_MAINT}/html/update.en.html", "html/maint/update.en.html",
+        "1458457a45ced16df783adf2b77a03c163fa9d411f3828f281682ab2dd20b5bd"),
+    Doc("maint-guide", f"{_MAINT}/html/upload.en.html", "html/maint/upload.en.html",
+        "333660ef07bce858d7f54a2f04e74069651059d395bf7c23ff1fa8c41e588625"),
+    Doc("developers-reference", f"{_DEVREF}/best-pkging-practices.html",
+        "html/devref/best-pkging-practices.html",
+        "69f66726db9bf21f896dd467fcfc97c56f735c775e87109963fb3fa0c21aad84"),
+    Doc("developers-reference", f"{_DEVREF}/beyond-pkging.html", "html/devref/beyond-pkging.html",
+        "97412beb41b4298c01d9a15d66f0fd21224ca5092227c9f20f79ab55f6686699"),
+    Doc("developers-reference", f"{_DEVREF}/developer-duties.html",
+        "html/devref/developer-duties.html",
+        "034baef37e43cb5f75f8c0fa01af154acdd413155e58db7b670589ce19e0cb1b"),
+    Doc("developers-reference", f"{_DEVREF}/index.html", "html/devref/index.html",
+        "43bc6697a2800e878ca00be21a6457d52459df09c90da37fe523d16329e8eb32"),
+    Doc("developers-reference", f"{_DEVREF}/l10n.html", "html/devref/l10n.html",
+        "9244e65b9db91ffdaaa3d43c22b8a610a92ff8ee68c7b0c31462768ba1b3edec"),
+    Doc("developers-reference", f"{_DEVREF}/new-maintainer.html", "html/devref/new-maintainer.html",
+        "228f2caaed6502e9304e8e488282d268545bf8a32db847ff84ae9500513dd66d"),
+    Doc("developers-reference", f"{_DEVREF}/pkgs.html", "html/devref/pkgs.html",
+        "0c7282c52c5b23875aa363b1fe6d9114277198c1f6110c12751c930c32998f2b"),
+    Doc("developers-reference", f"{_DEVREF}/resources.html", "html/devref/resources.html",
+        "51df7d6a4c39e360ce83bc710bcbcdebd0a193e14210a80f60863d80352bb845"),
+    Doc("developers-reference", f"{_DEVREF}/scope.html", "html/devref/scope.html",
+        "0f5209f7da4eefb122f1c52c66397eacf8b2cedbaea634589c8849bacc9d9dd4"),
+    Doc("developers-reference", f"{_DEVREF}/tools.html", "html/devref/tools.html",
+        "8ec19199949dc207bb05d203757e9f1a5860c6dbfef706b5f55a12843f948b69"),
+    Doc("debian-policy", f"{_FHS}/fhs-3.0.html", "html/fhs/fhs-3.0.html",
+        "05268acaf6ff17aa5f54228967831f2c60f4914ae3101767dcd70acb36cd821c"),
+    Doc("developers-reference", f"{_DEVREF}/developers-reference.pdf",
+        "pdf/devref/developers-reference.pdf",
+        "88e5ac4d15444fd3adb821dc863bd91b820e99a27e65728e74975ab1752652f5"),
+    Doc("debian-faq", f"{_FAQ}/debian-faq.en.pdf.gz", "pdf/faq/debian-faq.en.pdf",
+        "ea67ca925863324d97a30b5c926aed95efc687c689aa16788c9bed54525c0b47"),
+    Doc("maint-guide", f"{_MAINT}/maint-guide.en.pdf", "pdf/maint/maint-guide.en.pdf",
+        "0b94abf28167fb3fe59db3d03f99b5faa50d9f6f696a7864825c5d0378ba27ef"),
+    Doc("debian-policy", f"{_FHS}/fhs-3.0.pdf.gz", "pdf/fhs/fhs-3.0.pdf",
+        "53d239e569a2d7b31a74fa09d585368c0f5a164e4624723fa2894660dd10fd23"),
 ]  # fmt: skip
 
 
@@ -197,12 +305,13 @@ def _extract(deb: Path, cache: Path) -> Path:
     return tree
 
 
-def fetch(notes: Path | None = None, cache: Path = CACHE) -> Path:
-    """The notes folder (`cache`/notes unless given) holding every document of `DOCS`, each
+def fetch(notes: Path | None = None, cache: Path = CACHE, docs: list[Doc] | None = None) -> Path:
+    """The notes folder (`cache`/notes unless given) holding every document of `docs`, each
     checked against its SHA-256; downloads only what the cache lacks."""
     notes = notes or cache / "notes"
+    docs = DOCS if docs is None else docs
     missing = [
-        d for d in DOCS if not (notes / d.dest).exists() or sha256(notes / d.dest) != d.sha256
+        d for d in docs if not (notes / d.dest).exists() or sha256(notes / d.dest) != d.sha256
     ]
     if not missing:
         return notes
@@ -229,6 +338,11 @@ def fetch(notes: Path | None = None, cache: Path = CACHE) -> Path:
     return notes
 
 
+def fetch_pairs(cache: Path = CACHE) -> Path:
+    """The folder of `PAIR_DOCS` (`cache`/pairs): `pdf/` and `html/` each a notes folder."""
+    return fetch(cache / "pairs", cache, PAIR_DOCS)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=CACHE)
@@ -236,10 +350,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         notes = fetch(args.notes, args.cache)
+        pairs = fetch_pairs(args.cache)
     except (FetchError, subprocess.CalledProcessError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(notes)
+    print(pairs)
     return 0
 
 

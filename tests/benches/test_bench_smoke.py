@@ -398,6 +398,14 @@ def fake_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     (docs / "manual.pdf.gz").write_bytes(gzip.compress(pdf.read_bytes()))
     write_html(
+        docs / "manual.html",
+        "Manual",
+        [
+            "Sourdough needs a lively starter. Feed it flour and water every day.",
+            "Bake the loaf covered at 250 degrees for twenty minutes, then uncover it.",
+        ],
+    )
+    write_html(
         docs / "trains.html",
         "Trains",
         [
@@ -435,6 +443,23 @@ def fake_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ]
     monkeypatch.setattr(real_docs, "PACKAGES", {"quire-fake": package})
     monkeypatch.setattr(real_docs, "DOCS", documents)
+    paired = [
+        ("usr/share/doc/quire-fake/manual.pdf.gz", "pdf/fake/manual.pdf", pdf),
+        ("usr/share/doc/quire-fake/manual.html", "html/fake/manual.html", docs / "manual.html"),
+    ]
+    monkeypatch.setattr(real_docs, "PAIRED", ("fake",))
+    monkeypatch.setattr(
+        real_docs,
+        "PAIR_DOCS",
+        [real_docs.Doc("quire-fake", m, dest, real_docs.sha256(src)) for m, dest, src in paired],
+    )
+    pair_questions = tmp_path / "pair_questions.jsonl"
+    pair_questions.write_text(
+        json.dumps({"id": "fake-01", "doc": "fake", "question": "How long do I bake the loaf?",
+                    "quote": "covered at 250 degrees for twenty minutes"}) + "\n",
+        "utf-8",
+    )  # fmt: skip
+    monkeypatch.setattr(bench_real_docs, "PAIR_QUESTIONS", pair_questions)
     questions = []
     for n, (question, src, fmt, answer) in enumerate(
         [
@@ -464,10 +489,11 @@ def test_real_docs_and_bench(
     fake_archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """real_docs downloads, checks and unpacks the package into a notes folder (and the second
-    time finds it there); bench_real_docs runs its questions on it."""
+    time finds it there); bench_real_docs runs its questions on it, then the paired documents'
+    (the same manual as PDF and web page)."""
     cache = tmp_path / "cache"
     assert real_docs.main(["--cache", str(cache)]) == 0
-    assert capsys.readouterr().out.strip() == str(cache / "notes")
+    assert capsys.readouterr().out.split() == [str(cache / "notes"), str(cache / "pairs")]
     assert (cache / "notes" / "pdf" / "manual.pdf").read_bytes()[:5] == b"%PDF-"
     argv = ["--cache", str(cache), "--questions", str(fake_archive)]
     assert bench_real_docs.main(argv) == 0
@@ -477,7 +503,10 @@ def test_real_docs_and_bench(
     for fmt, n in (("pdf", 1), ("html", 1), ("all", 2)):
         assert re.search(rf"\| {fmt} \| {n} \| Quire \| {row}", out), out
         assert re.search(rf"\| {fmt} \| {n} \| naive \(pages / passages, BM25\) \| {row}", out)
-    assert json.loads(out.splitlines()[-1])["bench"] == "real_docs"
+    first, pairs = [json.loads(line) for line in out.splitlines() if line.startswith('{"bench"')]
+    assert first["bench"] == "real_docs"
+    assert pairs["bench"] == "real_docs_pairs" and set(pairs["results"]) == {"fake", "all"}
+    assert re.search(rf"\| fake \| 1 \| {NUMBER} \| {NUMBER} \| [+-]{NUMBER} \| {NUMBER} \|", out)
 
 
 def test_bench_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ an outline, encryption), Word files with python-docx, web pages by hand; and bro
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 def write_pdf(path: Path, pages: list[str], outline: list[str] | None = None,
@@ -111,3 +112,154 @@ def write_hostile_corpus(folder: Path) -> dict[str, str]:
             "scan.pdf": "skipped", "long.pdf": "indexed", "crafted.pdf": "any",
             "junk.docx": "failed", "huge.html": "skipped", "good.docx": "indexed",
             "good.html": "indexed", "fine.md": "indexed"}  # fmt: skip
+
+
+BIRDS_CONTENTS = [
+    ("1 Introduction", 2), ("1.1 Background", 2), ("2 Herons", 3), ("2.1 Feeding", 3),
+    ("3 Kingfishers", 4), ("4 Two columns", 5), ("Appendix: ringing records", 6), ("Index", 6),
+]  # fmt: skip
+BIRDS_INDEX = ["feeding, 3", "fish, 3, 4", "grey heron, 3", "heron, 2, 3", "kingfisher, 4",
+               "migration, 2", "shallow water, 3", "strike, 3, 4"]  # fmt: skip
+BIRDS_ITEMS = ["- Perch: a branch low over clear water, used day after day.",
+               "- Tunnel: dug by both birds in a sandy bank; the digging takes them a week or "
+               "more, and the pair take turns at it while the other one keeps watch nearby.",
+               "- Clutch: six or seven round white eggs."]  # fmt: skip
+BIRDS_CODE = ["ring --species kingfisher", "count --site mill-stream", "report --year 2024"]
+BIRDS_NOTES = ["1 Counted along the mill stream by the ringing group in the spring survey.",
+               "2 Ospreys were seen twice over the lake, never nesting."]  # fmt: skip
+BIRDS_LEFT = ("The left column starts here. Reed warblers weave their nests between "
+              "three or four stems of reed, high above the water, and the nest sways.")  # fmt: skip
+BIRDS_RIGHT = ("The right column follows it. Bitterns boom at dusk in spring, a sound that "
+               "carries for miles over the marsh and is rarely heard by day.")  # fmt: skip
+
+
+def write_structured_pdf(path: Path) -> Path:
+    """A small book as people make them: a title and contents page, a running header and a
+    page number on every later page, headings in larger bold type, a word hyphenated at a line
+    end, a list, a code block and footnotes, a two-column page and an index (see
+    tests/core/test_pdf_structure.py)."""
+    from fpdf import FPDF
+
+    class Book(FPDF):
+        def header(self) -> None:
+            if self.page_no() > 1:
+                self.set_font("helvetica", size=9)
+                self.set_xy(10, 6)
+                self.cell(0, 5, "Wetland Almanac draft")
+                self.set_xy(10, 24)
+
+        def footer(self) -> None:
+            if self.page_no() > 1:
+                self.set_font("helvetica", size=9)
+                self.set_xy(100, 285)
+                self.cell(10, 5, str(self.page_no()), align="C")
+
+    pdf = Book()
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    _heading(pdf, "Wetland Birds", 24)
+    _heading(pdf, "Contents", 16)
+    pdf.set_font("helvetica", size=11)
+    for title, page in BIRDS_CONTENTS:
+        pdf.cell(0, 7, f"{title} {'.' * (60 - len(title))} {page}", new_x="LMARGIN", new_y="NEXT")
+    pdf.add_page()
+    _heading(pdf, "1 Introduction", 18)
+    _text(pdf, "This guide describes the birds of reed beds and slow rivers, where they feed "
+               "and how to tell them apart in the field. Each chapter keeps to one family, "
+               "and every chapter ends with the places where the birds are easiest to watch "
+               "without disturbing them in the breeding season.")  # fmt: skip
+    _heading(pdf, "1.1 Background", 14)
+    _text(pdf, "Ringing over many years has shown the seasonal migra-\ntion of grey herons "
+               "between the coast and the inland lakes. Young birds wander furthest in their "
+               "first autumn, while the old ones return to the same colony every spring and "
+               "often to the very same tree.")  # fmt: skip
+    pdf.add_page()
+    _heading(pdf, "2 Herons", 18)
+    _heading(pdf, "2.1 Feeding", 14)
+    _text(pdf, "Grey herons stand motionless in shallow water and strike at fish with a fast "
+               "thrust of the neck. They also take frogs and small mammals, and in hard winters "
+               "they wait beside garden ponds for goldfish. A heron may stand for an hour "
+               "before it strikes, and it swallows its catch head first.")  # fmt: skip
+    _kingfishers(pdf)
+    _two_columns_and_index(pdf)
+    pdf.output(str(path))
+    return path
+
+
+FORMULA_LEAD = (
+    "Inference about the parameter rests on a central limit theorem, and the estimate is close "
+    "to normal in large samples. For the covariance matrix of the estimate, a sandwich formula "
+    "can be given"
+)
+FORMULA_AFTER = (
+    "where the bread B is the inverse of the expected Hessian and the meat M is the variance of "
+    "the estimating function, both estimated from the fitted model."
+)
+
+
+def write_formula_pdf(path: Path) -> Path:
+    """A page whose sentence runs on into a displayed formula and on after it, as a paper's
+    do: a heading, the sentence's start ending no sentence, the formula set apart in larger
+    type, the sentence's end."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    _heading(pdf, "Sandwich estimators", 16)
+    _text(pdf, FORMULA_LEAD)
+    pdf.ln(4)
+    pdf.set_font("helvetica", size=14)
+    pdf.cell(0, 8, "S = B M B", align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    _text(pdf, FORMULA_AFTER)
+    pdf.output(str(path))
+    return path
+
+
+def _two_columns_and_index(pdf: Any) -> None:
+    pdf.add_page()
+    _heading(pdf, "4 Two columns", 18)
+    top = pdf.get_y()
+    pdf.set_font("helvetica", size=11)
+    pdf.set_xy(10, top)
+    pdf.multi_cell(85, 6, BIRDS_LEFT)
+    pdf.set_xy(110, top)
+    pdf.multi_cell(85, 6, BIRDS_RIGHT)
+    pdf.add_page()
+    _heading(pdf, "Index", 18)
+    pdf.set_font("helvetica", size=11)
+    for entry in BIRDS_INDEX:
+        pdf.cell(0, 6, entry, new_x="LMARGIN", new_y="NEXT")
+
+
+def _kingfishers(pdf: Any) -> None:
+    """A page of prose (the first footnote's mark after "a metre long,"), a list, a code block
+    and footnotes in smaller type at its foot."""
+    pdf.add_page()
+    _heading(pdf, "3 Kingfishers", 18)
+    _text(pdf, "Kingfishers dive from a perch above the stream and strike fish under the surface, "
+               "then beat them against a branch before swallowing them head first. Their "
+               "nests are tunnels dug into a sandy bank, up to a metre long,1 and the chamber "
+               "at the end is lined with fish bones and scales.")  # fmt: skip
+    for item in BIRDS_ITEMS:
+        pdf.multi_cell(0, 6, item, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    pdf.set_font("courier", size=10)
+    for line in BIRDS_CODE:
+        pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_y(262)
+    pdf.set_font("helvetica", size=8)
+    for note in BIRDS_NOTES:
+        pdf.multi_cell(0, 4, note, new_x="LMARGIN", new_y="NEXT")
+
+
+def _heading(pdf: Any, text: str, size: int) -> None:
+    pdf.set_font("helvetica", "B", size)
+    pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+
+
+def _text(pdf: Any, text: str) -> None:
+    pdf.set_font("helvetica", size=11)
+    pdf.multi_cell(0, 6, text)
+    pdf.ln(4)

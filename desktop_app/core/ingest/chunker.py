@@ -99,6 +99,16 @@ def chunk_note(
     return [c for c in chunks if c.text.strip()], front.metadata
 
 
+def pack_spans(text: str, spans: list[Span], target_tokens: int) -> list[Chunk]:
+    """Chunks of `spans` found by another reader (a PDF's headings and paragraphs), packed as
+    a note's are, except that a heading always ends a chunk holding no heading: the tail of the
+    section before (a page break cut it, or the chunk before filled up) joins the chunk before
+    it when small, instead of heading the next section's chunk."""
+    groups = _merge_small_tails(_pack(spans, target_tokens, tails_back=True), target_tokens)
+    lines = LineIndex(text)
+    return [_make_chunk(text, group, lines) for group in groups]
+
+
 # A `data:` URI with a long payload (an image pasted into an exported note) is no text to read:
 # it is left out of every chunk, and the text after it starts a chunk of its own. A short one
 # (`data:text/plain,hello` in a note about data URIs) is text like any other.
@@ -137,21 +147,30 @@ def _around_data_uris(text: str, start: int, end: int) -> list[tuple[int, int, b
 def _block_spans(
     text: str, block: Block, start: int, end: int, count: TokenCounter, target: int
 ) -> list[Span]:
-    body = text[start:end]
-    tokens = count(body)
-    if block.kind == "heading" or tokens <= target:
-        return [Span(start, end, block.heading_path, tokens, block.kind == "heading")]
+    if block.kind == "heading":
+        body = text[start:end]
+        return [Span(start, end, block.heading_path, count(body), True)]
     return [
-        Span(start + a, start + b, block.heading_path, count(body[a:b]))
-        for a, b in split_oversized(body, count, target, by_lines=block.kind == "code")
+        Span(start + a, start + b, block.heading_path, tokens)
+        for a, b, tokens in block_pieces(text[start:end], count, target, block.kind == "code")
     ]
+
+
+def block_pieces(
+    body: str, count: TokenCounter, limit: int, by_lines: bool = False
+) -> list[tuple[int, int, int]]:
+    """A block whole, or cut into pieces of at most `limit` tokens; each with its tokens."""
+    tokens = count(body)
+    if tokens <= limit:
+        return [(0, len(body), tokens)]
+    return [(a, b, count(body[a:b])) for a, b in split_oversized(body, count, limit, by_lines)]
 
 
 def _tokens(spans: list[Span]) -> int:
     return sum(s.tokens for s in spans)
 
 
-def _pack(spans: Iterable[Span], target: int) -> Iterator[list[Span]]:
+def _pack(spans: Iterable[Span], target: int, tails_back: bool = False) -> Iterator[list[Span]]:
     """Greedy packing: a heading opens a new chunk unless the current one is still tiny.
 
     The headings at the end of the current chunk (`heads`, from index `heads_at`) are carried
@@ -162,7 +181,11 @@ def _pack(spans: Iterable[Span], target: int) -> Iterator[list[Span]]:
     current_tokens = heads_at = heads_tokens = 0
     for span in spans:
         tokens = span.tokens
-        starts_section = span.is_heading and (current_tokens >= min_tokens or span.opens)
+        starts_section = span.is_heading and (
+            current_tokens >= min_tokens
+            or span.opens
+            or (tails_back and not any(s.is_heading for s in current))
+        )
         overflows = current and current_tokens + tokens > target
         if current and span.opens and not span.is_heading:  # after a data URI: nothing spans it
             yield current

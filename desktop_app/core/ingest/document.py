@@ -4,6 +4,25 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class PageBlock(NamedTuple):
+    """A stretch of a paged document's text and what it is: "heading", "text" (a paragraph,
+    or a list's items), "code" (fixed-pitch lines), "note" (a footnote), "list" (a paragraph
+    of a page listing terms: contents, index), "furniture" (a running header or footer, a
+    page number)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+# A PDF line as it looks on its page (`formats.pdf`), read for structure by `formats.pdf_layout`:
+# 0-based page; start and end in that page's text; type size; bold by its font's name; weight;
+# left end, right end and baseline in points; a blank line before it in the text; fixed-pitch;
+# how far below the line before it on its page it stands (0: the page's first).
+MeasuredLine = tuple[int, int, int, float, bool, int, float, float, float, bool, bool, float]
 
 
 @dataclass(frozen=True)
@@ -12,7 +31,8 @@ class Document:
 
     `markdown`: the chunker reads Markdown structure (headings, lists, tables, code) in `text`
     (extracted formats are written as Markdown). `pages`: the offset where each page starts
-    (PDF). `sections`: (offset, heading path) where the outline starts a section (PDF)."""
+    (PDF). `sections`: (offset, heading path) where the outline starts a section (PDF): at the
+    start of its page, until `formats.pdf_layout.read` finds its heading on the page."""
 
     text: str
     markdown: bool
@@ -22,6 +42,7 @@ class Document:
     pages: tuple[int, ...] = ()
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
     title: str = ""  # the file's own (a PDF's document information), else its name's
+    lines: tuple[MeasuredLine, ...] = ()  # a PDF's lines as they look, in reading order
 
     def page_at(self, offset: int) -> int | None:
         """The 1-based page holding `offset`, None for a file without pages."""

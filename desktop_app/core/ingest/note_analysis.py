@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from desktop_app.core.heavy import collector_paused
-from desktop_app.core.ingest import days_and_tags
+from desktop_app.core.ingest import days_and_tags, paged
 from desktop_app.core.ingest.budget import spend
 from desktop_app.core.ingest.chunker import Chunk, Part, TokenOffsets, chunk_note, embedding_parts
 from desktop_app.core.ingest.days_and_tags import NoteDate
@@ -129,7 +129,12 @@ def analyze_note(
 def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int) -> AnalyzedNote:
     metadata: dict[str, Any]
     front = read_front_matter(document.text) if document.markdown else FrontMatter()
-    if document.pages:  # a PDF: its own title, never its first outline entry
+    reading = paged.Reading(document) if document.lines else None
+    if reading is not None:
+        document = reading.document  # its sections: the headings on its pages
+        chunks = paged.chunk_blocks(reading, chunk_tokens)
+        metadata = {"title": document.title, "pages": list(document.pages)}
+    elif document.pages:  # a PDF: its own title, never its first outline entry
         chunks = chunk_pages(document, chunk_tokens)
         metadata = {"title": document.title, "pages": list(document.pages)}
     else:
@@ -145,7 +150,7 @@ def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int
     chunks = placed(chunks, document)
     title = note_title(rel_path, metadata, chunks)
     language = analyzer.detect_language(language_sample(chunks) or title)
-    analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata))
+    analyzed = chunk_terms(chunks, title, language, metadata_terms(metadata), reading)
     day = days_and_tags.note_date(metadata, rel_path, mtime_ns)
     if day.source != "modified" and not _WORDY.search(title):  # "02", "2026-11-30": the date
         title = day_label(day.day.isoformat())
@@ -232,10 +237,15 @@ def placed(chunks: list[Chunk], document: Document) -> list[Chunk]:
 
 
 def chunk_terms(
-    chunks: list[Chunk], title: str, language: str, tags: list[str]
+    chunks: list[Chunk],
+    title: str,
+    language: str,
+    tags: list[str],
+    reading: paged.Reading | None = None,
 ) -> list[AnalyzedChunk]:
     """The lexical stage: each chunk's stems, prefixes, and the stems of where it sits (title,
-    heading path, tags and aliases)."""
+    heading path, tags and aliases). `reading`: a paged document's (furniture left out, a page
+    listing terms found by prefix only)."""
     extra = " ".join(tags)
 
     @cache
@@ -246,11 +256,12 @@ def chunk_terms(
     analyzed = []
     for chunk in chunks:
         spend()
-        words = analyzer.words(chunk.text)
+        words = analyzer.words(reading.terms_text(chunk) if reading else chunk.text)
+        listing = reading is not None and reading.is_listing(chunk)
         analyzed.append(
             AnalyzedChunk(
                 chunk=chunk,
-                body_terms=" ".join(analyzer.stems(words, language)),
+                body_terms="" if listing else " ".join(analyzer.stems(words, language)),
                 prefix_terms=" ".join(analyzer.prefixes(words)),
                 context_terms=context_terms(chunk.heading_path),
             )

@@ -8,34 +8,40 @@ there to boxes on the page (`char_boxes`) for the viewer's highlight.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
-import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.ingest.document import Document, page_at
+from desktop_app.core.ingest.document import Document, MeasuredLine, page_at
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
 _DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\uffff"}
-# pdfium writes a hyphen that ends a line after a letter as U+FFFE: it is printed, so it stays
-# ("Mittelstrecken- und", "update-alternatives"; a word split at the line end is split).
-_PRINTED: dict[int, int | None] = {0xFFFE: ord("-")}
-_DROP_TABLE: dict[int, int | None] = {**dict.fromkeys(map(ord, _DROPPED)), **_PRINTED}
+_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")  # `_DROPPED`, searched for
 PARAGRAPH_GAP = 1.3  # a line this many usual line pitches below the last starts a paragraph
 _LINE_BREAK = re.compile(r"\r\n")
 MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
+# Fonts' names that say bold, and fixed pitch.
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
+_MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
 
 
 def load(path: Path, max_bytes: int) -> Document:
     """`max_bytes` is checked by `formats.load`."""
     pdf = open_pdf(path)
+    texts: list[str] = []
+    lines: list[MeasuredLine] = []
     try:
-        texts = [visible(page_text(pdf, i)) for i in range(len(pdf))]
-        sections = _sections(pdf)
+        for i in range(len(pdf)):
+            raw, measured = _read_page(pdf, i, measure=True)
+            shown, page_lines = measured or (visible(raw), [])
+            texts.append(shown)
+            lines += page_lines
+        outline = _sections(pdf)
         title = " ".join(str(pdf.get_metadata_value("Title") or "").split())
     finally:
         pdf.close()
@@ -49,14 +55,14 @@ def load(path: Path, max_bytes: int) -> Document:
         pages.append(pos)
         pos += len(t) + len(PAGE_BREAK)
     warning = f"{empty} of {len(texts)} pages have no text layer (scanned?)" if empty else ""
-    section_starts = tuple((pages[page], path) for page, path in sections if page < len(pages))
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
         warning=warning,
         pages=tuple(pages),
-        sections=section_starts,
+        sections=tuple((pages[n], p) for n, p in outline if n < len(pages)),
         title=title or path.stem.replace("_", " ").replace("-", " "),
+        lines=tuple(lines),
     )
 
 
@@ -74,6 +80,14 @@ def open_pdf(path: Path) -> Any:
 def page_text(pdf: Any, index: int) -> str:
     """pdfium's characters of one page, one per character index; the line break that ends a
     paragraph (a wider gap to the next line) is a blank line."""
+    return _read_page(pdf, index, measure=False)[0]
+
+
+def _read_page(
+    pdf: Any, index: int, measure: bool
+) -> tuple[str, tuple[str, list[MeasuredLine]] | None]:
+    """A page's text (as `page_text`) and, if `measure`, its visible text and its lines as
+    they look."""
     import pypdfium2.raw as pdfium_c
 
     textpage = pdf[index].get_textpage()
@@ -84,57 +98,178 @@ def page_text(pdf: Any, index: int) -> str:
             text = "".join(
                 chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 0xFFFF) for i in range(count)
             )
-        return _with_paragraph_breaks(text, _line_origins(textpage, text))
+        glyphs = _Glyphs(pdfium_c, textpage.raw, len(text))
+        ends = _line_ends(text)
+        text = _with_paragraph_breaks(text, _line_pitches(glyphs, text, ends))
+        if not measure:
+            return text, None
+        shown = visible(text)
+        return text, (shown, read_lines(glyphs, text, shown, ends, index))
     finally:
         textpage.close()
 
 
-def _line_origins(textpage: Any, text: str) -> list[tuple[int, float | None]]:
-    """Each line break ("\\r" index) with the baseline height of the next line's first
-    character, after the first line's own (index -1)."""
-    import pypdfium2.raw as pdfium_c
+class _Glyphs:
+    """pdfium's facts about one page's characters, each asked once: where a character's
+    baseline starts (its origin), its type size, its font (pdfium's functions bound once:
+    they are called for every line)."""
 
-    x, y = ctypes.c_double(), ctypes.c_double()
+    def __init__(self, pdfium_c: Any, handle: Any, count: int) -> None:
+        self.handle, self.count = handle, count
+        self.size_of = pdfium_c.FPDFText_GetFontSize
+        self.weight_of = pdfium_c.FPDFText_GetFontWeight
+        self.origin_of = pdfium_c.FPDFText_GetCharOrigin
+        self.box_of = pdfium_c.FPDFText_GetLooseCharBox
+        self.font_of = pdfium_c.FPDFText_GetFontInfo
+        self.x, self.y = ctypes.c_double(), ctypes.c_double()
+        self.at = (ctypes.byref(self.x), ctypes.byref(self.y))
+        self.origins: dict[int, tuple[float, float] | None] = {}
+        self.name = ctypes.create_string_buffer(96)
+        self.flags = ctypes.c_int()
+        self.flags_ref = ctypes.byref(self.flags)
+        self.fonts: dict[tuple[bytes, int], tuple[bool, bool, int]] = {}
+        self.box = pdfium_c.FS_RECTF()
+        self.box_ref = ctypes.byref(self.box)
 
-    def baseline(i: int) -> float | None:
-        ok = i < len(text) and pdfium_c.FPDFText_GetCharOrigin(
-            textpage.raw, i, ctypes.byref(x), ctypes.byref(y)
-        )
-        return y.value if ok else None
+    def origin(self, i: int) -> tuple[float, float] | None:
+        if i in self.origins:
+            return self.origins[i]
+        ok = 0 <= i < self.count and self.origin_of(self.handle, i, *self.at)
+        got = (self.x.value, self.y.value) if ok else None
+        self.origins[i] = got
+        return got
 
-    return [(-1, baseline(0))] + [
-        (m.start(), baseline(m.end())) for m in _LINE_BREAK.finditer(text)
-    ]
+    def right(self, i: int) -> float:
+        self.box_of(self.handle, i, self.box_ref)
+        return float(self.box.right)
+
+    def size(self, i: int) -> float:
+        return float(self.size_of(self.handle, i))
+
+    def font(self, i: int) -> tuple[bool, bool, int]:
+        """Whether the character's font is named as a bold one (fonts that give no weight),
+        whether it is a fixed-pitch one (code), and its weight (a font's, asked once)."""
+        self.font_of(self.handle, i, self.name, 96, self.flags_ref)
+        key = (self.name.value, self.flags.value)
+        known = self.fonts.get(key)
+        if known is None:
+            if key not in _FONTS:
+                label = key[0].decode("latin-1")
+                fixed = bool(key[1] & _FIXED_PITCH) or bool(_MONO_NAME.search(label))
+                _FONTS[key] = (bool(_BOLD_NAME.search(label)), fixed)
+            weight = int(self.weight_of(self.handle, i))
+            known = self.fonts[key] = (*_FONTS[key], weight)
+        return known
 
 
-def _with_paragraph_breaks(text: str, lines: list[tuple[int, float | None]]) -> str:
+_FONTS: dict[tuple[bytes, int], tuple[bool, bool]] = {}
+_FIXED_PITCH = 1  # pdfium's font flag (PDF 32000-1, 9.8.2)
+
+
+def _line_ends(text: str) -> list[int]:
+    """Where each of pdfium's lines ends: the index of its "\r\n", or the text's end."""
+    return [*(m.start() for m in _LINE_BREAK.finditer(text)), len(text)]
+
+
+def _line_pitches(glyphs: _Glyphs, text: str, ends: list[int]) -> list[tuple[int, float]]:
+    """Each line break ("\r" index) with the drop from the line before it to the next line's
+    first character. The line before counts from the lower of its first and last
+    characters: pdfium's line may hold two printed lines (a URL broken without a hyphen), and
+    a raised footnote mark may end it."""
+    out: list[tuple[int, float]] = []
+    first = glyphs.origin(0)
+    for end in ends[:-1]:
+        last = glyphs.origin(_last_shown(text, end))
+        line = [o[1] for o in (first, last) if o is not None]
+        first = glyphs.origin(end + 2)
+        if line and first is not None:
+            out.append((end, min(line) - first[1]))
+    return out
+
+
+def _last_shown(text: str, end: int) -> int:
+    """The last character before `end` that is not blank (blank lines: back into the one
+    before)."""
+    last = end - 1
+    while last > 0 and text[last].isspace():
+        last -= 1
+    return last
+
+
+def read_lines(
+    glyphs: _Glyphs, raw: str, shown: str, ends: list[int], page: int
+) -> list[MeasuredLine]:
+    """The lines of one page's text (`raw`: pdfium's characters, paragraph breaks marked;
+    `shown`: its visible text; `ends`: where each line ends in `raw`), with offsets into
+    `shown`."""
+    drops = [m.start() for m in _DROPPED_RE.finditer(raw)]
+    lines: list[MeasuredLine] = []
+    above: float | None = None
+    pos, gap = 0, False
+    for end in ends:
+        start, stop = pos - bisect.bisect_left(drops, pos), end - bisect.bisect_left(drops, end)
+        text = shown[start:stop]
+        first = len(text) - len(text.lstrip())
+        last = len(text.rstrip()) - 1
+        if last >= first:
+            size, bold, weight, left, right, baseline, mono = _looks(
+                glyphs, pos + first, pos + last
+            )
+            pitch, above = (above - baseline if above is not None else 0.0), baseline
+            lines.append(
+                (page, start, stop, size, bold, weight, left, right, baseline, gap, mono, pitch)
+            )
+        gap = raw[end : end + 1] == "\n"
+        pos = end + 2
+    return lines
+
+
+def _looks(
+    glyphs: _Glyphs, first: int, last: int
+) -> tuple[float, bool, int, float, float, float, bool]:
+    """How the line from character `first` to `last` (pdfium's indexes) looks: type size (the
+    middle one of three where its ends differ), bold by name and weight (its middle
+    character's font's), left end, right end, baseline, and whether it is all fixed-pitch."""
+    mid = first + (last - first) // 2
+    bold, mono, weight = glyphs.font(mid)
+    if mono:
+        mono = glyphs.font(first)[1] and glyphs.font(last)[1]
+    left, baseline = glyphs.origin(first) or (0.0, 0.0)
+    size, end_size = glyphs.size(first), glyphs.size(last)
+    if end_size != size:  # the middle one of three decides
+        size = sorted((size, glyphs.size(mid), end_size))[1]
+    return size, bold, weight, left, glyphs.right(last), baseline, mono
+
+
+def _with_paragraph_breaks(text: str, pitches: list[tuple[int, float]]) -> str:
     """pdfium ends every line with "\\r\\n"; where the gap to the next line is wider than the
     page's usual line pitch, the "\\r" becomes
     "\\n": a blank line, the chunker's paragraph break, still one character per pdfium index."""
-    pitches = [
-        (at, above - below)
-        for (_, above), (at, below) in itertools.pairwise(lines)
-        if above is not None and below is not None
-    ]
     usual = sorted(p for _, p in pitches if p > 0)
     if len(usual) < 2:
         return text
     median = usual[(len(usual) - 1) // 2]
-    chars = list(text)
+    parts: list[str] = []
+    pos = 0
     for at, pitch in pitches:
         if pitch > PARAGRAPH_GAP * median:
-            chars[at] = "\n"
-    return "".join(chars)
+            parts += (text[pos:at], "\n")
+            pos = at + 1
+    return "".join(parts) + text[pos:] if parts else text
 
 
 def visible_raw(raw: str) -> str:
-    """pdfium's characters as Quire reads them, one for one (the printed line-end hyphen as
-    "-"), for comparing pdfium's own text with Quire's."""
-    return raw.translate(_PRINTED)
+    """pdfium's characters as Quire reads them, one for one, for comparing pdfium's own text
+    with Quire's. pdfium writes a hyphen that ends a line after a letter as U+FFFE: it is
+    printed, so it stays ("Mittelstrecken- und", "update-alternatives"; a word split at the
+    line end is split)."""
+    return raw.replace("\ufffe", "-")
 
 
 def visible(raw: str) -> str:
-    return raw.translate(_DROP_TABLE)
+    """`raw` without the characters Quire drops (a few in a page: a search for them, not a
+    table lookup per character)."""
+    return visible_raw(_DROPPED_RE.sub("", raw))
 
 
 def char_indexes(raw: str) -> list[int]:
