@@ -199,7 +199,10 @@ def _figure_elsewhere(
     given -= figures.numbers(line.text)
     if not given:
         return False
-    own = next((e for e in evidence if e.start <= line.start and line.end <= e.end), line)
+    own = next(
+        (e for e in evidence if e.path == line.path and e.start <= line.start <= line.end <= e.end),
+        line,
+    )
     enough = question_overlap(own.text, question.keys)
     backed: set[float] = set()
     for unit in evidence:
