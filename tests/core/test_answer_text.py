@@ -229,26 +229,26 @@ def test_settings_keep_each_models_languages_and_drop_bad_values(tmp_path: Path)
 
 
 # -- the grammar, on the real model ------------------------------------------------------------
-@pytest.mark.slow
-def test_the_grammar_cannot_write_a_citation_that_does_not_exist() -> None:
+def _written_under_the_grammar(ask: str, sources: int, max_tokens: int = 40) -> str:
+    """What the bundled model writes for `ask` under the answer grammar for `sources` sources."""
     from desktop_app.core.answer.llm import LocalModel
 
     model = LocalModel(n_ctx=1024)
-    prompt = model.render([{"role": "user", "content": "Repeat exactly: 'The sky is blue [7].'"}])
-    shape = grammar.answer_grammar(2, sentences=1)
-    text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
+    prompt = model.render([{"role": "user", "content": ask}])
+    shape = grammar.answer_grammar(sources, sentences=1)
+    return "".join(model.stream(prompt, max_tokens, CancelToken(), temperature=0.0, grammar=shape))
+
+
+@pytest.mark.slow
+def test_the_grammar_cannot_write_a_citation_that_does_not_exist() -> None:
+    text = _written_under_the_grammar("Repeat exactly: 'The sky is blue [7].'", 2)
     assert text.rstrip(".").endswith("]") and "[7]" not in text  # cited, before or after "."
     assert set(numbers_in(text)) <= {1, 2}
 
 
 @pytest.mark.slow
 def test_a_figure_may_end_a_sentence_before_its_citation() -> None:
-    from desktop_app.core.answer.llm import LocalModel
-
-    model = LocalModel(n_ctx=1024)
-    prompt = model.render([{"role": "user", "content": "Repeat exactly: Tesla died in 1943. [1]"}])
-    shape = grammar.answer_grammar(1, sentences=1)
-    text = "".join(model.stream(prompt, 40, CancelToken(), temperature=0.0, grammar=shape))
+    text = _written_under_the_grammar("Repeat exactly: Tesla died in 1943. [1]", 1)
     assert "1943" in text and not re.search(r"1943[.,:]\d", text)  # no decimal forced on it
     sentences = check(text, {1: "Nikola Tesla died in New York in 1943."}).sentences
     assert [s.cites for s in sentences] == [[1]] and not sentences[0].weak
@@ -274,13 +274,8 @@ def test_what_the_grammar_lets_a_model_write(text: str, written: bool) -> None:
 
 @pytest.mark.slow
 def test_the_grammar_closes_every_quotation() -> None:
-    from desktop_app.core.answer.llm import LocalModel
-
-    model = LocalModel(n_ctx=1024)
     ask = 'Repeat exactly: The key sentence from the source is "10 g salt [1].'
-    prompt = model.render([{"role": "user", "content": ask}])
-    shape = grammar.answer_grammar(2, sentences=1)
-    text = "".join(model.stream(prompt, 60, CancelToken(), temperature=0.0, grammar=shape))
+    text = _written_under_the_grammar(ask, 2, max_tokens=60)
     assert text.rstrip(".").endswith("]")
     assert text.count('"') % 2 == 0 and text.count("“") + text.count("„") == text.count("”")
 
