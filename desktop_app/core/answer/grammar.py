@@ -11,7 +11,6 @@ a citation.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from desktop_app.core.retrieval.languages import REGISTERED
@@ -25,16 +24,7 @@ LOOP_WORDS = 4  # a run of this many words written twice is a loop: generation s
 # those stand only inside a number (2.5, 10:30), inline code or a closed quotation: a sentence
 # ends only with its citations.
 _CHAR = r'[^\n\r\[\]:#*|<>.!?`0-9"“”„]'
-_ABBREVIATIONS = " | ".join(
-    f'"{form}."'
-    for form in sorted(
-        {
-            re.sub(r"\\s\?", " ", a).replace("\\.", ".")
-            for lang in REGISTERED
-            for a in lang.abbreviations
-        }
-    )
-)
+_ABBREVIATIONS = " | ".join(sorted({f'"{a}."' for lang in REGISTERED for a in lang.abbreviations}))
 _QUOTE_OPEN, _QUOTE_CLOSE = r'["“„]', r'["“”]'
 QUOTED_CHARS = 60  # a quotation inside an answer: a name or a short phrase
 

@@ -34,7 +34,7 @@ CODE_PIECE = 12  # …at a blank line after half this many lines (each piece quo
 
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
-_ABBREVIATIONS = "|".join(a for lang in languages.REGISTERED for a in lang.abbreviations)
+_ABBREVIATIONS = "|".join(re.escape(a) for lang in languages.REGISTERED for a in lang.abbreviations)
 _ABBREVIATION = re.compile(rf"(?:\b(?:{_ABBREVIATIONS})|\b[A-Za-z]|\b\d{{1,2}})\.$")
 # Links, images and URLs: `[text](target)` keeps its text, the target is no word of the unit.
 _LINK_TARGET = re.compile(r"(\]\()[^)\s]*(?:\s+\"[^\"]*\")?(\))")

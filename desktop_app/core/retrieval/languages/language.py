@@ -20,6 +20,7 @@ from desktop_app.core.retrieval import analyzer
 
 REGEXES = {"array": "regular expressions"}  # a field's items are written as an array of these
 PHRASES = {"array": "phrases"}
+WRITTEN = {"array": "texts as written"}  # literal text, not patterns
 PERIOD_UNITS = ("day", "week", "month", "year", "weekend")
 
 
@@ -52,8 +53,8 @@ class Language:
     months: frozenset[str]
     weekdays: frozenset[str]
     follow_up_openers: frozenset[str]  # a question opening so leans on the previous one
-    # Regexes: an abbreviation whose point ends no sentence.
-    abbreviations: tuple[str, ...] = field(metadata=REGEXES)
+    # Abbreviations whose point ends no sentence, as written without the point ("z. B", "ca").
+    abbreviations: tuple[str, ...] = field(metadata=WRITTEN)
     # A capitalized word after these, or with these endings, is a common noun, not a name.
     noun_determiners: frozenset[str] = field(default_factory=frozenset)
     noun_endings: tuple[str, ...] = ()
@@ -127,14 +128,14 @@ def from_data(data: dict[str, Any], source: str) -> Language:
 
 def _read(spec: Any, value: Any) -> Any:
     """One field's value as the `Language` holds it, checked against how the file must write it:
-    phrases and regular expressions (both regex sources: `cues` joins them) as arrays, each one
-    compiled."""
+    phrases, regular expressions (both regex sources: `cues` joins them; each one compiled) and
+    texts as written as arrays."""
     array = spec.metadata.get("array")
     lists = value.values() if isinstance(value, dict) else [value]
     if array and any(isinstance(v, str) for v in lists):
         raise TypeError(f"{spec.name}: write its {array} as an array of strings")
     read = _READERS[str(spec.type)](value)
-    if array:
+    if array and array != WRITTEN["array"]:
         parts = read.values() if isinstance(read, Mapping) else [read]
         for pattern in (p for part in parts for p in part):
             re.compile(pattern)
