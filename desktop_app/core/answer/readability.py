@@ -159,10 +159,9 @@ def _other_language(draft: str, language: str) -> bool:
 def _says_what(unit: Evidence, draft: str, question: Question) -> bool:
     """The draft holds something an evidence unit adds to the question (a word by its stem or
     prefix, or a figure): an answer that shares none of it answers from somewhere else."""
-    added = _terms(unit.text, question.language) - _terms(question.text, question.language)
+    added, figures_added = _adds(unit.text, question)
     if not added:
         return True
-    figures_added = figures.numbers(unit.text) - question.numbers
     said = _terms(CITATION.sub(" ", draft), question.language)
     return bool(added & said) or bool(figures_added & figures.numbers(draft))
 
@@ -174,12 +173,18 @@ def _leaves_out(draft: str, question: Question, line: Evidence) -> bool:
     """For a model that does not keep to a format (the bundled one), a draft is at most the
     answer line in other words: it must give every figure the line adds to the question and
     most of its words, or it gives way (such a model rewords the answer away as often as not)."""
-    figures_added = figures.numbers(line.text) - question.numbers
-    if figures_added - figures.numbers(CITATION.sub(" ", draft)):
+    added, figures_added = _adds(line.text, question)
+    plain = CITATION.sub(" ", draft)
+    if figures_added - figures.numbers(plain):
         return True
-    added = _terms(line.text, question.language) - _terms(question.text, question.language)
-    said = _terms(CITATION.sub(" ", draft), question.language)
+    said = _terms(plain, question.language)
     return bool(added) and len(added & said) < KEPT_SHARE * len(added)
+
+
+def _adds(text: str, question: Question) -> tuple[set[str], set[float]]:
+    """The words (stems and prefixes) and figures of `text` that the question does not hold."""
+    words = _terms(text, question.language) - _terms(question.text, question.language)
+    return words, set(figures.numbers(text) - question.numbers)
 
 
 def _terms(text: str, language: str) -> set[str]:
