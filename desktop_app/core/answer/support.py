@@ -12,10 +12,10 @@ CITATION = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")  # `[n]`, `[1, 3]`, 
 # "os.path") ends no sentence, nor one before a figure or a word in lower case (a day, an ordinal
 # or an abbreviation: "11. 11. 2024", "30. listopadu", "ca. 8 kg"), so no `[n]` is ever put
 # inside a number, a date, a name or code.
-SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?])|\.(?=[ \t]+[a-z0-9äöüßáčďéěíňóřšťúůýž]))+"
+_SENTENCE_BODY = r"(?:[^.!?\n]|[.!?](?=[^\s\[.!?])|\.(?=[ \t]+[a-z0-9äöüßáčďéěíňóřšťúůýž]))+"
 # A sentence with its citations, written before or after its closing punctuation ("… 20 minutes
 # [1]." or "… 20 minutes. [1]").
-CITED_SENTENCE = re.compile(SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r")*|\n|$)")
+CITED_SENTENCE = re.compile(_SENTENCE_BODY + r"(?:[.!?]+(?:\s*" + CITATION.pattern + r")*|\n|$)")
 STRONG_SUPPORT = 0.6  # a source backing this share of a sentence backs it on its own
 WEAK_SUPPORT = 0.35  # a cited source backing less than this does not count as backing
 SHORTEST = 4  # letters of a word that can show support ("pan", "use" are in every note)
