@@ -20,8 +20,8 @@ from desktop_app.core.ingest.document import Document, MeasuredLine, page_at
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
-_DROPPED = frozenset(chr(c) for c in range(32) if chr(c) not in "\n\t") | {"\uffff"}
-_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")  # `_DROPPED`, searched for
+# pdfium's generated control characters (all but line feed and tab) and its U+FFFF
+_DROPPED_RE = re.compile(r"[\x00-\x08\x0b-\x1f\uffff]")
 PARAGRAPH_GAP = 1.3  # a line this many usual line pitches below the last starts a paragraph
 _LINE_BREAK = re.compile(r"\r\n")
 MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no text layer
@@ -274,7 +274,8 @@ def visible(raw: str) -> str:
 
 def char_indexes(raw: str) -> list[int]:
     """pdfium's index of each character `visible(raw)` keeps."""
-    return [i for i, ch in enumerate(raw) if ch not in _DROPPED]
+    dropped = {m.start() for m in _DROPPED_RE.finditer(raw)}
+    return [i for i in range(len(raw)) if i not in dropped]
 
 
 def char_boxes(path: Path, page: int, start: int, end: int) -> list[tuple[float, ...]]:
