@@ -55,6 +55,9 @@ as_user quire index "$notes"
 as_user quire search --json "how long to bake sourdough bread" > "$scratch/search.json"
 head -c 300 "$scratch/search.json"; echo
 grep -q 'bread.md' "$scratch/search.json" || fail "sample search did not find bread.md"
+# The PDF goes through the extractor's worker (a fork server's child) in the frozen app.
+as_user quire search --json "Word documents saved web pages" > "$scratch/search-pdf.json"
+grep -q 'quire-guide.pdf' "$scratch/search-pdf.json" || fail "the sample PDF was not indexed"
 
 step "quire ask --json with the bundled model"
 as_user quire ask --json --max-tokens 48 "How long does the sourdough bake?" > "$scratch/ask.jsonl"

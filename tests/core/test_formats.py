@@ -3,6 +3,9 @@ character boxes for PDFs, and every hostile or broken file failing alone with a 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -231,17 +234,30 @@ def test_the_worker_reads_ahead_in_order_out_of_order_and_past_a_broken_file(
     broken.write_bytes(b"%PDF-1.7 truncated")
     with Extractor() as extractor:
         extractor.expect([(files[0], 10**8), (broken, 10**8), (files[1], 10**8)])
-        assert extractor._ahead == (str(files[0]), 10**8)  # started before the first load
+        # Two sent before the first load: the worker is never idle while the caller works.
+        assert extractor._in_flight == [(str(files[0]), 10**8), (str(broken), 10**8)]
         assert "Sourdough" in extractor.load(files[0], 10**8).text
-        assert extractor._ahead == (str(broken), 10**8)  # the next one is being read
+        assert extractor._in_flight == [(str(broken), 10**8), (str(files[1]), 10**8)]
         with pytest.raises(NoteFailed, match="not a readable PDF"):
             extractor.load(broken, 10**8)  # its own failure, on its own load
         assert "rye loaf" in extractor.load(files[1], 10**8).text
         extractor.expect([(files[0], 10**8), (files[1], 10**8)])
         # Asked for another file than the one read ahead: that answer is dropped, not returned.
         assert "linen" in extractor.load(files[2], 10**8).text
-        assert extractor._ahead is None
+        assert extractor._in_flight == []
         assert "Sourdough" in extractor.load(files[0], 10**8).text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork server")
+def test_each_worker_is_a_fork_of_one_fork_server_not_of_this_process(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "one.pdf", [PAGES[0]])
+    parents = set()
+    for _ in range(2):
+        with Extractor() as extractor:
+            assert "Sourdough" in extractor.load(path, 10**8).text
+            ps = ["ps", "-o", "ppid=", "-p", str(extractor._process.pid)]
+            parents.add(int(subprocess.run(ps, capture_output=True, text=True).stdout))
+    assert len(parents) == 1 and os.getpid() not in parents  # one server, never a fork of us
 
 
 def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:
@@ -342,13 +358,17 @@ def test_pdf_paragraphs_stay_paragraphs_and_printed_hyphens_stay(tmp_path: Path)
     assert len(boxes) == len("Thesecond")  # one pdfium character per text character still
 
 
-def test_a_cancelled_run_does_not_wait_for_a_long_extraction(tmp_path: Path) -> None:
+def test_a_cancelled_run_does_not_wait_for_a_long_extraction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from desktop_app.core.cancel import Cancelled, CancelToken
+    from desktop_app.core.ingest import extractor as extraction
 
     path = write_pdf(tmp_path / "long.pdf", [f"Page {i} text." for i in range(2000)])
+    monkeypatch.setattr(extraction, "POLL_SECONDS", 0.005)
     cancel = CancelToken()
     with Extractor(cancel=cancel) as extractor:
-        threading.Timer(0.05, cancel.cancel).start()  # long before 2,000 pages are read
+        threading.Timer(0.01, cancel.cancel).start()  # long before 2,000 pages are read
         with pytest.raises(Cancelled):
             extractor.load(path, 10**9)
         assert extractor._process is None  # the worker was stopped, not left running

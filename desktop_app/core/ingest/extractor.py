@@ -2,8 +2,8 @@
 alone: a time limit per file, a memory cap on the worker (where the system has one), and a
 crash of native code ends only the worker, which the next file starts again.
 
-Given the files a run expects to load (`expect`), the worker reads one file ahead: while the
-caller chunks and writes one file, the worker extracts the next (two cores, two stages)."""
+Given the files a run expects to load (`expect`), the worker reads ahead: while the caller
+chunks and writes one file, the worker extracts the next ones (two cores, two stages)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,14 @@ class Extracted(StrEnum):
 
 
 TIMEOUT_SECONDS = 60.0  # far beyond what a long PDF needs: only a stuck extraction meets it
+# Files sent ahead to the worker: more than one, so a file the worker is quick on does not
+# leave it idle while the caller is slow on another.
+READ_AHEAD = 2
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
 MEMORY_BYTES = 2 * 1024**3
+
+# The libraries the worker's readers import, imported once by the fork server.
+PRELOADED = ("pypdfium2", "docx")
 
 Request = tuple[str, int]  # (path, size cap in bytes)
 
@@ -55,50 +61,56 @@ class Extractor:
         self._conn: Connection | None = None
         self._expected: list[Request] = []
         self._next: dict[Request, int] = {}  # where the read-ahead goes on after each request
-        self._ahead: Request | None = None  # sent to the worker, its answer not read yet
+        self._cursor = 0  # the position in `_expected` of the next request to send ahead
+        self._in_flight: list[Request] = []  # sent to the worker, answers not read yet
 
     def expect(self, files: list[tuple[Path, int]]) -> None:
         """The files (path, size cap) the caller will probably load, in order; the worker
         starts on the first now. A file loaded out of order or never loaded costs only time."""
         self._expected = [(str(path), cap) for path, cap in files]
         self._next = {request: n + 1 for n, request in enumerate(self._expected)}
-        self._read_ahead(0)
+        self._cursor = 0
+        self._read_ahead()
 
     def load(self, path: Path, max_bytes: int) -> Document:
         """The file's Document; NoteSkipped / NoteFailed say why not."""
         request = (str(path), max_bytes)
-        if self._ahead is not None and self._ahead != request:
+        if self._in_flight[:1] == [request] and self._conn is not None:
+            self._in_flight.pop(0)
+            conn = self._conn
+        else:
             self._drop_ahead()
-        conn = self._connection()
-        if self._ahead != request:
+            conn = self._connection()
             conn.send(request)
-        self._ahead = None
         try:
             return self._answer(conn)
         finally:
-            if request in self._next:
-                self._read_ahead(self._next[request])
+            self._cursor = max(self._cursor, self._next.get(request, 0))
+            self._read_ahead()
 
-    def _read_ahead(self, position: int) -> None:
-        if self._ahead is not None or position >= len(self._expected):
-            return
-        if self.cancel is not None and self.cancel.cancelled:
-            return
-        try:
-            conn = self._connection()
-            conn.send(self._expected[position])
-        except (NoteFailed, OSError):
-            self.close()  # the file's own load says why, in order
-            return
-        self._ahead = self._expected[position]
+    def _read_ahead(self) -> None:
+        """Keep `READ_AHEAD` expected files sent: answers come back in the order sent."""
+        while len(self._in_flight) < READ_AHEAD and self._cursor < len(self._expected):
+            if self.cancel is not None and self.cancel.cancelled:
+                return
+            try:
+                self._connection().send(self._expected[self._cursor])
+            except (NoteFailed, OSError):
+                self.close()  # each file's own load says why, in order
+                return
+            self._in_flight.append(self._expected[self._cursor])
+            self._cursor += 1
 
     def _drop_ahead(self) -> None:
-        """Wait for (or give up on) a read-ahead answer nobody asked for."""
-        conn = self._conn
-        self._ahead = None
+        """Wait for (or give up on) the read-ahead answers nobody asked for."""
+        conn, waiting = self._conn, len(self._in_flight)
+        self._in_flight = []
         try:
-            if conn is not None and self._wait(conn):
+            for _ in range(waiting):
+                if conn is None or not self._wait(conn):
+                    break
                 conn.recv()
+            else:
                 return
         except (EOFError, OSError):
             pass
@@ -137,7 +149,7 @@ class Extractor:
     def _connection(self) -> Connection:
         if self._process is None or not self._process.is_alive() or self._conn is None:
             self.close()
-            context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+            context = _context()
             parent, child = context.Pipe()
             process = context.Process(
                 target=serve, args=(child, self.memory), name="quire-extractor", daemon=True
@@ -154,7 +166,7 @@ class Extractor:
         return self._conn
 
     def close(self) -> None:
-        self._ahead = None
+        self._in_flight = []
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -169,6 +181,18 @@ class Extractor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _context() -> Any:
+    """A fork server where the system has one (Linux, macOS): a fresh interpreter, never a
+    fork of this threaded process, that imports the readers once; each worker is a fork of
+    it, ready at once (the window starts one for every index run and every changed file).
+    Elsewhere (Windows) each worker is a new interpreter."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__, *PRELOADED])
+    return context
 
 
 @contextmanager
