@@ -89,10 +89,16 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
 
 
+_EDITORS_NOTE = re.compile(r"\[[^\]\d]*\]")  # "[citation needed]": no word of the answer
+
+
 def norm(text: str) -> str:
-    """Case and spacing ignored, also between a figure and its unit sign ("160°C", "160 °C"); a
-    dash is a dash ("20–18", "20-18")."""
-    text = re.sub(r"(?<=\d)\s+(?=[°%])", "", text.casefold()).replace("–", "-").replace("—", "-")
+    """Case and spacing ignored, also between a figure and its unit sign ("160°C", "160 °C")
+    and around the colon of a ratio ("1 : 10", "1:10"); a dash is a dash ("20–18", "20-18");
+    an editor's note in brackets (Wikipedia's "[citation needed]" inside XQuAD's gold answers)
+    is no part of an answer."""
+    text = _EDITORS_NOTE.sub(" ", text.casefold()).replace("–", "-").replace("—", "-")
+    text = re.sub(r"(?<=\d)\s*:\s*(?=\d)", ":", re.sub(r"(?<=\d)\s+(?=[°%])", "", text))
     return " ".join(re.sub(r"[^\w°%.,:-]+", " ", text).split())
 
 

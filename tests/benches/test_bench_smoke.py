@@ -196,6 +196,13 @@ def test_the_answer_text_bench_ignores_spacing_but_not_figures() -> None:
     assert bench_answer_text.holds("At 160 % FAST [1]", "160% fast")
     assert not bench_answer_text.holds("It is roasted at 1600 °C [1].", "160 °C")
     assert not bench_answer_text.holds("It is roasted at 160 C [1].", "160 °C")
+    assert bench_answer_text.holds("Dilute it 1:10 [1].", "1 : 10")
+
+
+def test_the_answer_text_bench_reads_an_editors_note_in_the_gold_as_no_part_of_it() -> None:
+    gold = "planning,[citation needed] design, and financing"
+    assert bench_answer_text.holds("It needs planning, design, and financing [1].", gold)
+    assert not bench_answer_text.holds("It needs planning and financing [1].", gold)
 
 
 def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:
