@@ -260,6 +260,29 @@ def test_each_worker_is_a_fork_of_one_fork_server_not_of_this_process(tmp_path: 
     assert len(parents) == 1 and os.getpid() not in parents  # one server, never a fork of us
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork server")
+def test_a_fork_server_that_cannot_start_leaves_a_new_interpreter_per_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop_app.core.ingest import extractor as extraction
+
+    started = extraction._start
+    monkeypatch.setattr(extraction, "_FORK_SERVER_FAILED", [])
+
+    def start(context: object, memory: int) -> object:
+        if context.get_start_method() == "forkserver":  # type: ignore[attr-defined]
+            raise OSError("no fork server here")
+        return started(context, memory)
+
+    monkeypatch.setattr(extraction, "_start", start)
+    path = write_pdf(tmp_path / "one.pdf", [PAGES[0]])
+    with Extractor() as extractor:
+        assert "Sourdough" in extractor.load(path, 10**8).text
+        ps = ["ps", "-o", "ppid=", "-p", str(extractor._process.pid)]
+        assert int(subprocess.run(ps, capture_output=True, text=True).stdout) == os.getpid()
+    assert extraction._FORK_SERVER_FAILED == ["OSError: no fork server here"]
+
+
 def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:
     with Extractor() as extractor:
         with pytest.raises(NoteSkipped, match="no text layer"):

@@ -149,20 +149,13 @@ class Extractor:
     def _connection(self) -> Connection:
         if self._process is None or not self._process.is_alive() or self._conn is None:
             self.close()
-            context = _context()
-            parent, child = context.Pipe()
-            process = context.Process(
-                target=serve, args=(child, self.memory), name="quire-extractor", daemon=True
-            )
             try:
-                with _lean_main():
-                    process.start()
-            except Exception as exc:  # e.g. no new process from inside a worker's bootstrap
-                parent.close()
-                raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
-            finally:
-                child.close()
-            self._process, self._conn = process, parent
+                self._process, self._conn = _start(_context(), self.memory)
+            except Exception as exc:
+                if _context().get_start_method() == "spawn":
+                    raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
+                _FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
+                return self._connection()  # a new interpreter then, as on Windows
         return self._conn
 
     def close(self) -> None:
@@ -187,12 +180,33 @@ def _context() -> Any:
     """A fork server where the system has one (Linux, macOS): a fresh interpreter, never a
     fork of this threaded process, that imports the readers once; each worker is a fork of
     it, ready at once (the window starts one for every index run and every changed file).
-    Elsewhere (Windows) each worker is a new interpreter."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    Elsewhere (Windows), or once the fork server could not start, each worker is a new
+    interpreter."""
+    if "forkserver" not in multiprocessing.get_all_start_methods() or _FORK_SERVER_FAILED:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__, *PRELOADED])
     return context
+
+
+_FORK_SERVER_FAILED: list[str] = []  # why the fork server could not start, if it could not
+
+
+def _start(context: Any, memory: int) -> tuple[Any, Connection]:
+    """A started worker process and the caller's end of its pipe."""
+    parent, child = context.Pipe()
+    process = context.Process(
+        target=serve, args=(child, memory), name="quire-extractor", daemon=True
+    )
+    try:
+        with _lean_main():
+            process.start()
+    except BaseException:  # e.g. no new process from inside a worker's bootstrap
+        parent.close()
+        raise
+    finally:
+        child.close()
+    return process, parent
 
 
 @contextmanager
