@@ -92,6 +92,15 @@ def test_one_content_word_rule_for_every_language() -> None:
     assert languages.key_words(["how", "long"]) == ["long"]  # nothing else left: the asking word
 
 
+def test_a_questions_key_words_leave_out_only_its_own_languages_function_words() -> None:
+    english = Question.read("What year did Tesla die in the war?", "en")
+    assert [k.word for k in english.keys.words] == ["year", "tesla", "die", "war"]
+    german = Question.read("Wann starb die Königin im Krieg?", "de")
+    assert [k.word for k in german.keys.words] == ["starb", "konigin", "krieg"]
+    # No language to go by: every registered language's function words are left out.
+    assert languages.key_words(["year", "tesla", "die"]) == ["year", "tesla"]
+
+
 def test_a_question_is_read_once_with_all_it_says() -> None:
     question = Question.read("How long did the seven sieges of Vienna last in 1683?", "en")
     assert question.kind == "duration"

@@ -42,7 +42,7 @@ class KeyWords:
     def of(cls, text: str, language: str, idf: Weights | None = None) -> KeyWords:
         """Each key word weighed by the IDF of its more common form, so a word matched only by
         its prefix is not weighed as unseen."""
-        tokens = languages.key_words(analyzer.words(text))
+        tokens = languages.key_words(analyzer.words(text), language)
         stems = analyzer.stems(tokens, language)
         prefixes = analyzer.prefixes(tokens)
         weights = idf(list({*stems, *prefixes})) if idf is not None else {}

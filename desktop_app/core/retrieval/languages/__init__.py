@@ -49,10 +49,18 @@ def content_words(words: Iterable[str], shortest: int = 1) -> list[str]:
     return [w for w in words if is_content_word(w) and (len(w) >= shortest or w.isdigit())]
 
 
-def key_words(words: Iterable[str]) -> list[str]:
+def key_words(words: Iterable[str], language: str | None = None) -> list[str]:
     """The words a passage must hold to answer a question: its content words less the words it
-    asks with; all its content words if nothing else is left ("Who was who?")."""
-    content = content_words(words)
+    asks with; all its content words if nothing else is left ("Who was who?"). Given the
+    question's `language`, only that language's function words are left out: another
+    language's ("die", "war", "man" are German ones) may be words of this one ("What year did
+    Tesla die?"), and where they are function words the index's weights make them light."""
+    own = registered(language) if language else None
+    if own is None:
+        content = content_words(words)
+    else:
+        function = frozenset(own.function_words)
+        content = [w for w in words if fold(w.casefold()) not in function]
     return [w for w in content if not is_question_word(w)] or content
 
 
