@@ -97,6 +97,10 @@ def test_a_questions_key_words_leave_out_only_its_own_languages_function_words()
     assert [k.word for k in english.keys.words] == ["year", "tesla", "die", "war"]
     german = Question.read("Wann starb die Königin im Krieg?", "de")
     assert [k.word for k in german.keys.words] == ["starb", "konigin", "krieg"]
+    # A shorter one says nothing: the "s" of "Melbourne's" is a Czech preposition.
+    possessive = Question.read("What party rules in Melbourne's inner regions?", "en")
+    assert [k.word for k in possessive.keys.words] == ["party", "rules", "melbourne", "inner",
+                                                       "regions"]  # fmt: skip
     # No language to go by: every registered language's function words are left out.
     assert languages.key_words(["year", "tesla", "die"]) == ["year", "tesla"]
 

@@ -21,6 +21,7 @@ _BY_CODE = {language.code: language for language in REGISTERED}
 
 FUNCTION_WORDS = frozenset(w for language in REGISTERED for w in language.function_words)
 QUESTION_WORDS = frozenset(w for language in REGISTERED for w in language.question_words)
+MIN_BORROWED = 3  # letters of another language's function word that counts as a key word
 
 
 def registered(code: str) -> Language | None:
@@ -52,15 +53,20 @@ def content_words(words: Iterable[str], shortest: int = 1) -> list[str]:
 def key_words(words: Iterable[str], language: str | None = None) -> list[str]:
     """The words a passage must hold to answer a question: its content words less the words it
     asks with; all its content words if nothing else is left ("Who was who?"). Given the
-    question's `language`, only that language's function words are left out: another
-    language's ("die", "war", "man" are German ones) may be words of this one ("What year did
-    Tesla die?"), and where they are function words the index's weights make them light."""
+    question's `language`, another language's function words of three letters or more stay
+    ("die", "war", "man" are German ones: "What year did Tesla die?"; where they are function
+    words, the index's weights make them light); shorter ones never say much ("s" of
+    "Melbourne's" is a Czech one)."""
     own = registered(language) if language else None
     if own is None:
         content = content_words(words)
     else:
-        function = frozenset(own.function_words)
-        content = [w for w in words if fold(w.casefold()) not in function]
+        content = [
+            w
+            for w in words
+            if fold(w.casefold()) not in own.function_words
+            and (len(w) >= MIN_BORROWED or is_content_word(w))
+        ]
     return [w for w in content if not is_question_word(w)] or content
 
 
