@@ -13,7 +13,7 @@ from typing import Any
 from desktop_app.core.answer import readability
 from desktop_app.core.answer.llm import Generation, LocalModel
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.ingest.extractor import Extractor
+from desktop_app.core.ingest.extractor import FORK_SERVER_FAILED, Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
 from desktop_app.core.service import Quire
@@ -75,6 +75,7 @@ def _check_pdf() -> dict[str, Any]:
     path = sample_notes() / "guides" / "quire-guide.pdf"
     with Extractor() as extractor:
         document = extractor.load(path, 10**8)
+        worker = extractor.started_by
     at = document.text.index("highlighted")
     page, start, end = pdf.span_on_page(document.pages, at, at + len("highlighted"))
     boxes = pdf.char_boxes(path, page, start, end)
@@ -82,7 +83,11 @@ def _check_pdf() -> dict[str, Any]:
     if len(boxes) != len("highlighted") or min(rendered.pixels) > 128:  # no ink
         raise RuntimeError(f"boxes {len(boxes)}, rendered {rendered.width}x{rendered.height}")
     size = [rendered.width, rendered.height]
-    return {"pages": len(document.pages), "page": page, "rendered": size}
+    report: dict[str, Any] = {"pages": len(document.pages), "page": page, "rendered": size}
+    report["worker"] = worker  # "forkserver" on Linux and macOS, "spawn" on Windows
+    if FORK_SERVER_FAILED:
+        report["fork_server_failed"] = FORK_SERVER_FAILED[-1]
+    return report
 
 
 def _check_word_lists() -> dict[str, Any]:

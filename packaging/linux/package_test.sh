@@ -49,13 +49,15 @@ echo "no route out"
 step "quire --self-test"
 as_user quire --self-test > "$scratch/selftest.json" || { cat "$scratch/selftest.json"; fail "self-test"; }
 grep -q '"ok": true' "$scratch/selftest.json" && head -c 400 "$scratch/selftest.json"; echo
+# The extractor's workers fork from a fork server in the frozen app too (not a fallback).
+grep -q '"worker": "forkserver"' "$scratch/selftest.json" || fail "extractor worker not forked"
 
 step "index + search the bundled sample notes"
 as_user quire index "$notes"
 as_user quire search --json "how long to bake sourdough bread" > "$scratch/search.json"
 head -c 300 "$scratch/search.json"; echo
 grep -q 'bread.md' "$scratch/search.json" || fail "sample search did not find bread.md"
-# The PDF goes through the extractor's worker (a fork server's child) in the frozen app.
+# The PDF goes through the extractor's worker in the frozen app.
 as_user quire search --json "Word documents saved web pages" > "$scratch/search-pdf.json"
 grep -q 'quire-guide.pdf' "$scratch/search-pdf.json" || fail "the sample PDF was not indexed"
 

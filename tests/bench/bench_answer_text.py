@@ -89,7 +89,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
 
 
-_EDITORS_NOTE = re.compile(r"\[[^\]\d]*\]")  # "[citation needed]": no word of the answer
+_EDITORS_NOTE = re.compile(r"\[[^\]\d]*\](?!\()")  # "[citation needed]"; not a link's text
 
 
 def norm(text: str) -> str:
@@ -103,7 +103,8 @@ def norm(text: str) -> str:
 
 
 def holds(text: str, gold: str) -> bool:
-    return norm(gold) in norm(text)
+    wanted = norm(gold)
+    return bool(wanted) and wanted in norm(text)
 
 
 def made_up(text: str, language: str, known: Iterable[str]) -> list[str]:

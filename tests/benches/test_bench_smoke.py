@@ -203,6 +203,8 @@ def test_the_answer_text_bench_reads_an_editors_note_in_the_gold_as_no_part_of_i
     gold = "planning,[citation needed] design, and financing"
     assert bench_answer_text.holds("It needs planning, design, and financing [1].", gold)
     assert not bench_answer_text.holds("It needs planning and financing [1].", gold)
+    assert not bench_answer_text.holds("Anything at all [1].", "[ʃ]")  # nothing left: not held
+    assert bench_answer_text.holds("See [Nikola Tesla](notes/tesla.md) [1].", "Nikola Tesla")
 
 
 def test_recorded_generations_replay_text_and_timings(tmp_path: Path) -> None:

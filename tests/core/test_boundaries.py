@@ -90,6 +90,8 @@ def test_self_test_passes_offline(tmp_path: Path) -> None:
         "word_lists", "qt_offscreen",
     }  # fmt: skip
     assert all(check["ok"] for check in report["checks"].values())
+    worker = "spawn" if sys.platform == "win32" else "forkserver"
+    assert report["checks"]["pdf"]["worker"] == worker  # how the extractor's worker started
 
 
 # -- SQL only in desktop_app/core/store --------------------------------------------------------

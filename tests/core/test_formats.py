@@ -242,10 +242,31 @@ def test_the_worker_reads_ahead_in_order_out_of_order_and_past_a_broken_file(
             extractor.load(broken, 10**8)  # its own failure, on its own load
         assert "rye loaf" in extractor.load(files[1], 10**8).text
         extractor.expect([(files[0], 10**8), (files[1], 10**8)])
-        # Asked for another file than the one read ahead: that answer is dropped, not returned.
+        # Asked for a file it did not expect: what was sent ahead is not returned for it; a
+        # new worker extracts that file, then the expected ones again, in order.
         assert "linen" in extractor.load(files[2], 10**8).text
-        assert extractor._in_flight == []
+        assert extractor._in_flight == [(str(files[0]), 10**8), (str(files[1]), 10**8)]
         assert "Sourdough" in extractor.load(files[0], 10**8).text
+
+
+def test_a_file_the_caller_skips_or_a_stopped_worker_leaves_the_rest_in_order(
+    tmp_path: Path,
+) -> None:
+    files = [write_pdf(tmp_path / f"{n}.pdf", [PAGES[n]]) for n in range(3)]
+    long = write_pdf(tmp_path / "long.pdf", [f"Page {i} text." for i in range(2000)])
+    with Extractor() as extractor:
+        extractor.expect([(path, 10**8) for path in files])
+        # files[0] is not loaded after all (its content had not changed): files[1]'s own answer
+        assert "rye loaf" in extractor.load(files[1], 10**8).text
+        assert extractor._in_flight == [(str(files[2]), 10**8)]
+        assert "linen" in extractor.load(files[2], 10**8).text
+        extractor.expect([(files[0], 10**8), (long, 10**9), (files[2], 10**8)])
+        assert "Sourdough" in extractor.load(files[0], 10**8).text
+        threading.Timer(0.05, extractor._process.kill).start()  # a crash on the long one
+        with pytest.raises(NoteFailed, match="stopped on this file"):
+            extractor.load(long, 10**9)
+        assert extractor._in_flight == [(str(files[2]), 10**8)]  # sent again, once
+        assert "linen" in extractor.load(files[2], 10**8).text
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork server")
@@ -267,7 +288,7 @@ def test_a_fork_server_that_cannot_start_leaves_a_new_interpreter_per_worker(
     from desktop_app.core.ingest import extractor as extraction
 
     started = extraction._start
-    monkeypatch.setattr(extraction, "_FORK_SERVER_FAILED", [])
+    monkeypatch.setattr(extraction, "FORK_SERVER_FAILED", [])
 
     def start(context: object, memory: int) -> object:
         if context.get_start_method() == "forkserver":  # type: ignore[attr-defined]
@@ -280,7 +301,7 @@ def test_a_fork_server_that_cannot_start_leaves_a_new_interpreter_per_worker(
         assert "Sourdough" in extractor.load(path, 10**8).text
         ps = ["ps", "-o", "ppid=", "-p", str(extractor._process.pid)]
         assert int(subprocess.run(ps, capture_output=True, text=True).stdout) == os.getpid()
-    assert extraction._FORK_SERVER_FAILED == ["OSError: no fork server here"]
+    assert extraction.FORK_SERVER_FAILED == ["OSError: no fork server here"]
 
 
 def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:

@@ -101,6 +101,9 @@ def test_a_questions_key_words_leave_out_only_its_own_languages_function_words()
     possessive = Question.read("What party rules in Melbourne's inner regions?", "en")
     assert [k.word for k in possessive.keys.words] == ["party", "rules", "melbourne", "inner",
                                                        "regions"]  # fmt: skip
+    # Read as English for the notes' sake, the question's own words are German: "man" is none.
+    borrowed = Question.read("Wann backt man Brot?", "en")
+    assert [k.word for k in borrowed.keys.words] == ["backt", "brot"]
     # No language to go by: every registered language's function words are left out.
     assert languages.key_words(["year", "tesla", "die"]) == ["year", "tesla"]
 

@@ -39,10 +39,13 @@ class KeyWords:
         return sum(k.weight for k in self.words) or 1.0
 
     @classmethod
-    def of(cls, text: str, language: str, idf: Weights | None = None) -> KeyWords:
+    def of(
+        cls, text: str, language: str, idf: Weights | None = None, written_in: str | None = None
+    ) -> KeyWords:
         """Each key word weighed by the IDF of its more common form, so a word matched only by
-        its prefix is not weighed as unseen."""
-        tokens = languages.key_words(analyzer.words(text), language)
+        its prefix is not weighed as unseen. `written_in`: the language the text's own words
+        are in, when they say (then only its function words are left out)."""
+        tokens = languages.key_words(analyzer.words(text), written_in)
         stems = analyzer.stems(tokens, language)
         prefixes = analyzer.prefixes(tokens)
         weights = idf(list({*stems, *prefixes})) if idf is not None else {}
@@ -76,7 +79,7 @@ class Question:
             language=language,
             words=words,
             folded=frozenset(analyzer.fold(w) for w in words),
-            keys=KeyWords.of(text, language, idf),
+            keys=KeyWords.of(text, language, idf, _written_in(text, language)),
             kind=cues.question_kind(text),
             numbers=frozenset(figures.numbers(text)),
             years=frozenset(YEAR.findall(text)),
@@ -87,3 +90,11 @@ class Question:
         """Its key words (of three letters or more) that are not in `found`, in its order."""
         key = [w for w in self.words if languages.is_key_word(w) and len(w) > 2]
         return list(dict.fromkeys(w for w in key if w not in found))
+
+
+def _written_in(text: str, language: str) -> str | None:
+    """`language` when the question's own words are in it, read without the index's languages
+    and how many notes each has (which decide `language` for a short question: "Wann backt man
+    Brot?" over English notes is read as English, and its "man" is no key word)."""
+    codes = [lang.code for lang in languages.REGISTERED]
+    return language if analyzer.detect_language(text, codes) == language else None

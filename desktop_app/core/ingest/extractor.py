@@ -63,10 +63,13 @@ class Extractor:
         self._next: dict[Request, int] = {}  # where the read-ahead goes on after each request
         self._cursor = 0  # the position in `_expected` of the next request to send ahead
         self._in_flight: list[Request] = []  # sent to the worker, answers not read yet
+        self.started_by = ""  # how the last worker was started: "forkserver" or "spawn"
 
     def expect(self, files: list[tuple[Path, int]]) -> None:
         """The files (path, size cap) the caller will probably load, in order; the worker
         starts on the first now. A file loaded out of order or never loaded costs only time."""
+        if self._in_flight:
+            self.close()  # answers to an earlier list: nobody will ask for them in order
         self._expected = [(str(path), cap) for path, cap in files]
         self._next = {request: n + 1 for n, request in enumerate(self._expected)}
         self._cursor = 0
@@ -75,11 +78,10 @@ class Extractor:
     def load(self, path: Path, max_bytes: int) -> Document:
         """The file's Document; NoteSkipped / NoteFailed say why not."""
         request = (str(path), max_bytes)
-        if self._in_flight[:1] == [request] and self._conn is not None:
-            self._in_flight.pop(0)
-            conn = self._conn
-        else:
-            self._drop_ahead()
+        conn = self._conn if self._skip_to(request) else None
+        if conn is None:
+            if self._in_flight:
+                self.close()  # a fresh worker is quicker than extractions nobody asked for
             conn = self._connection()
             conn.send(request)
         try:
@@ -88,8 +90,30 @@ class Extractor:
             self._cursor = max(self._cursor, self._next.get(request, 0))
             self._read_ahead()
 
+    def _skip_to(self, request: Request) -> bool:
+        """Whether `request` was sent ahead and its answer is next in the pipe: the answers
+        before it (files the caller did not load after all: unchanged content) are dropped
+        if they are there already; one still being extracted is not waited for."""
+        if request not in self._in_flight or self._conn is None:
+            return False
+        before = self._in_flight.index(request)
+        try:
+            for _ in range(before):
+                if not self._conn.poll(0):
+                    return False
+                self._conn.recv()
+                self._in_flight.pop(0)
+        except (EOFError, OSError):
+            self.close()
+            return False
+        self._in_flight.pop(0)
+        return True
+
     def _read_ahead(self) -> None:
-        """Keep `READ_AHEAD` expected files sent: answers come back in the order sent."""
+        """Keep `READ_AHEAD` expected files sent: answers come back in the order sent. A worker
+        that has stopped is left to the next load, which reads the answers it sent first."""
+        if self._process is not None and not self._process.is_alive():
+            return
         while len(self._in_flight) < READ_AHEAD and self._cursor < len(self._expected):
             if self.cancel is not None and self.cancel.cancelled:
                 return
@@ -100,21 +124,6 @@ class Extractor:
                 return
             self._in_flight.append(self._expected[self._cursor])
             self._cursor += 1
-
-    def _drop_ahead(self) -> None:
-        """Wait for (or give up on) the read-ahead answers nobody asked for."""
-        conn, waiting = self._conn, len(self._in_flight)
-        self._in_flight = []
-        try:
-            for _ in range(waiting):
-                if conn is None or not self._wait(conn):
-                    break
-                conn.recv()
-            else:
-                return
-        except (EOFError, OSError):
-            pass
-        self.close()
 
     def _answer(self, conn: Connection) -> Document:
         if not self._wait(conn):
@@ -149,16 +158,21 @@ class Extractor:
     def _connection(self) -> Connection:
         if self._process is None or not self._process.is_alive() or self._conn is None:
             self.close()
+            context = _context()
             try:
-                self._process, self._conn = _start(_context(), self.memory)
+                self._process, self._conn = _start(context, self.memory)
+                self.started_by = context.get_start_method()
             except Exception as exc:
                 if _context().get_start_method() == "spawn":
                     raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
-                _FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
+                FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
                 return self._connection()  # a new interpreter then, as on Windows
         return self._conn
 
     def close(self) -> None:
+        """Stop the worker; what was sent ahead is sent again, in order, to the next one."""
+        lost = [self._next[r] - 1 for r in self._in_flight if r in self._next]
+        self._cursor = min([self._cursor, *lost])
         self._in_flight = []
         if self._conn is not None:
             self._conn.close()
@@ -179,17 +193,18 @@ class Extractor:
 def _context() -> Any:
     """A fork server where the system has one (Linux, macOS): a fresh interpreter, never a
     fork of this threaded process, that imports the readers once; each worker is a fork of
-    it, ready at once (the window starts one for every index run and every changed file).
+    it, ready at once (the window starts one for every index run and every batch of changes
+    that holds such a file).
     Elsewhere (Windows), or once the fork server could not start, each worker is a new
     interpreter."""
-    if "forkserver" not in multiprocessing.get_all_start_methods() or _FORK_SERVER_FAILED:
+    if "forkserver" not in multiprocessing.get_all_start_methods() or FORK_SERVER_FAILED:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__, *PRELOADED])
     return context
 
 
-_FORK_SERVER_FAILED: list[str] = []  # why the fork server could not start, if it could not
+FORK_SERVER_FAILED: list[str] = []  # why the fork server could not start, if it could not
 
 
 def _start(context: Any, memory: int) -> tuple[Any, Connection]:
