@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import NamedTuple
 
 
@@ -50,8 +51,16 @@ class Document:
 
     def section_at(self, offset: int) -> tuple[str, ...]:
         """The outline's heading path at `offset` (empty before the first, or without one)."""
-        at = bisect.bisect_right([s for s, _ in self.sections], offset) - 1
+        at = bisect.bisect_right(self._section_starts, offset) - 1
         return self.sections[at][1] if at >= 0 else ()
+
+    @cached_property
+    def _section_starts(self) -> list[int]:  # asked for every passage of a long PDF
+        return [start for start, _ in self.sections]
+
+    def as_fields(self) -> dict[str, object]:
+        """Its fields by name (`Document(**fields)` makes it again), nothing it computed."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def page_at(pages: tuple[int, ...] | list[int], offset: int) -> int | None:

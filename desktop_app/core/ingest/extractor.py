@@ -163,7 +163,7 @@ class Extractor:
                 self._process, self._conn = _start(context, self.memory)
                 self.started_by = context.get_start_method()
             except Exception as exc:
-                if _context().get_start_method() == "spawn":
+                if context.get_start_method() == "spawn":
                     raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
                 FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
                 return self._connection()  # a new interpreter then, as on Windows
@@ -262,7 +262,7 @@ def _extract(path: Path, max_bytes: int, memory: int) -> tuple[Extracted, Any]:
         return failed, "nested too deeply to extract (crafted file?)"
     except Exception as exc:
         return failed, f"cannot extract: {type(exc).__name__}: {exc}"
-    return Extracted.OK, document.__dict__
+    return Extracted.OK, document.as_fields()
 
 
 def _cap_memory(memory: int) -> None:

@@ -43,12 +43,10 @@ def chunk_blocks(reading: Reading, chunk_tokens: int) -> list[Chunk]:
     apart = ""  # a listing page's blocks are passages of their own, as each footnote is
     paged = _pages_apart(document, chunk_tokens)
     page = 0
-    starts = [at for at, _ in document.sections]
     for block in reading.blocks:
         if block.kind == "furniture":
             continue
-        at = bisect.bisect_right(starts, block.start) - 1
-        path = document.sections[at][1] if at >= 0 else ()
+        path = document.section_at(block.start)
         new_page = page < len(document.pages) and block.start >= document.pages[page]
         while page < len(document.pages) and block.start >= document.pages[page]:
             page += 1
