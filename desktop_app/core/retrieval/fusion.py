@@ -6,7 +6,10 @@ list gets a weight from two query-level signals, both computed from the results 
 
 - dense trust falls when the query language is one the embedding model was not trained on;
 - lexical trust rises with how much of the query's IDF mass the best lexical hit contains
-  (a question that shares its rare words with a passage is a keyword question).
+  (a question that shares its rare words with a passage is a keyword question);
+- a passage in another language than the question's matches it by words only by chance (a
+  name, a number, a word two languages share): its lexical rank counts little, and what finds
+  it is the multilingual embedder.
 
 Within that, passages that contain every content word of the query (by stem, not only by
 its five-letter prefix) are listed first, each group in fused-score order.
@@ -26,6 +29,8 @@ RRF_C = 60.0
 OUT_OF_LANGUAGE_DENSE = 0.01
 # Lexical weight = LEXICAL_BASE + IDF coverage of the query by the best lexical hits (0…1).
 LEXICAL_BASE = 0.5
+# The share of its lexical weight a passage in another language than the question keeps.
+CROSSED_LEXICAL = 0.1
 
 
 @dataclass(frozen=True)
@@ -60,14 +65,20 @@ def trust_weights(
 
 
 def fuse(
-    lexical: Sequence[LexicalHit], dense: Sequence[DenseHit], weights: Weights, c: float = RRF_C
+    lexical: Sequence[LexicalHit],
+    dense: Sequence[DenseHit],
+    weights: Weights,
+    c: float = RRF_C,
+    crossed: frozenset[int] = frozenset(),
 ) -> list[Fused]:
+    """`crossed`: chunks in another language than the question's."""
     scores: dict[int, float] = {}
     lex_rank: dict[int, int] = {}
     dense_rank: dict[int, int] = {}
     for rank, hit in enumerate(lexical, start=1):
         lex_rank[hit.chunk_id] = rank
-        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weights.lexical / (c + rank)
+        weight = weights.lexical * (CROSSED_LEXICAL if hit.chunk_id in crossed else 1.0)
+        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (c + rank)
     for rank, near in enumerate(dense, start=1):
         dense_rank[near.chunk_id] = rank
         scores[near.chunk_id] = scores.get(near.chunk_id, 0.0) + weights.dense / (c + rank)

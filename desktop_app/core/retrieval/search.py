@@ -11,12 +11,14 @@ import sqlite_utils
 from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.dense import VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder
+from desktop_app.core.retrieval.languages import REGISTERED
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.store import chunks, meta, notes, scopes
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
 QUERY_VECTORS = 256
+MIN_WORDS_FOR_LANGUAGE = 3  # fewer words say too little of their language
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,27 @@ class Searcher:
             return next(iter(languages))
         return analyzer.detect_language(query, list(languages) or None, prior=languages)
 
+    def asked_language(self, query: str) -> str | None:
+        """The language the question is written in, by its own words (not the notes' prior);
+        None when it has too few words to tell."""
+        if len(analyzer.words(query)) < MIN_WORDS_FOR_LANGUAGE:
+            return None
+        candidates = {language.code for language in REGISTERED} | set(self.index_languages())
+        return analyzer.detect_language(query, sorted(candidates))
+
+    def _crossed(
+        self, db: sqlite_utils.Database, query: str, hits: list[lexical.LexicalHit]
+    ) -> frozenset[int]:
+        """The lexical hits in another language than the question's (the multilingual embedder
+        alone can say whether they answer it)."""
+        if self.embedder is None or self.embedder.languages is not None:
+            return frozenset()  # an embedder for some languages: words stay the main signal
+        asked = self.asked_language(query)
+        if asked is None:
+            return frozenset()
+        found = chunks.chunk_languages(db, [h.chunk_id for h in hits])
+        return frozenset(cid for cid, language in found.items() if language and language != asked)
+
     def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
         options = options or SearchOptions()
         with self.database.read() as db:  # one connection (one snapshot) for the whole search
@@ -134,7 +157,8 @@ class Searcher:
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
-        fused = fusion.fuse(lex_hits, dense_hits, weights)
+        crossed = self._crossed(db, query, lex_hits) if dense_hits else frozenset()
+        fused = fusion.fuse(lex_hits, dense_hits, weights, crossed=crossed)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
             coverage={h.chunk_id: h.coverage for h in lex_hits},

@@ -112,3 +112,15 @@ def chunk_details(
         sql += f" AND n.folder_id IN ({', '.join('?' for _ in folder_ids)})"
         params.extend(folder_ids)
     return {row[0]: ChunkDetail(*row) for row in db.execute(sql, params).fetchall()}
+
+
+def chunk_languages(db: sqlite_utils.Database, chunk_ids: list[int]) -> dict[int, str]:
+    """The language of each chunk's note, by chunk id."""
+    if not chunk_ids:
+        return {}
+    marks = ", ".join("?" for _ in chunk_ids)
+    sql = (
+        "SELECT c.id, n.language FROM chunks c JOIN notes n ON n.id = c.note_id"
+        f" WHERE c.id IN ({marks})"
+    )
+    return {row[0]: row[1] or "" for row in db.execute(sql, list(chunk_ids)).fetchall()}
