@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             print(row, flush=True)
             lines.append(row)
     if args.page:
-        sys.path.insert(0, str(ROOT / "tests" / "bench"))
-        from page import write_section
+        sys.path.insert(0, str(ROOT))
+        from tests.bench.page import write_section
 
         command = "python tests/bench/bench_cross_lingual.py " + " ".join(argv or sys.argv[1:])
         write_section(args.page, "bench_cross_lingual", "\n".join(lines), command.strip())

@@ -473,19 +473,30 @@ class QueryVectors:
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         return self.inner.token_offsets(text)
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    @property
+    def cosine_range(self) -> tuple[float, float]:
+        return self.inner.cosine_range
+
+    @property
+    def crossed_shift(self) -> float:
+        return self.inner.crossed_shift
+
+    def encode_query(self, texts: list[str]) -> np.ndarray:
         if len(texts) == 1 and texts[0] in self.vectors:
             return self.vectors[texts[0]][None, :]
+        return self.inner.encode_query(texts)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
         return self.inner.encode(texts)
 
     def prime(self, questions: list[str]) -> float:
         """Encode the questions; the largest difference to encoding a few of them one by one."""
         todo = sorted({q for q in questions if q not in self.vectors}, key=len)
         if todo:
-            for q, v in zip(todo, self.inner.encode(todo), strict=True):
+            for q, v in zip(todo, self.inner.encode_query(todo), strict=True):
                 self.vectors[q] = v
         probe = todo[:: max(1, len(todo) // 8)][:8]
-        single = [self.inner.encode([q])[0] for q in probe]
+        single = [self.inner.encode_query([q])[0] for q in probe]
         return max((float(np.abs(s - self.vectors[q]).max()) for q, s in zip(probe, single,
                                                                              strict=True)),
                    default=0.0)  # fmt: skip

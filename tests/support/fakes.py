@@ -45,10 +45,15 @@ class FakeEmbedder:
         self.max_tokens = max_tokens
         self.languages = languages
         self.model_id = f"fake-hash-{dimension}"
+        self.cosine_range = (0.0, 1.0)
+        self.crossed_shift = 0.0
         self.encoded = 0  # texts encoded so far (tests check what was embedded again)
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         return [m.span() for m in _PIECE.finditer(text)]
+
+    def encode_query(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         self.encoded += len(texts)

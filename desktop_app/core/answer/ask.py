@@ -59,6 +59,7 @@ from desktop_app.core.events import (
 )
 from desktop_app.core.passage import Evidence, Passage
 from desktop_app.core.retrieval import lexical
+from desktop_app.core.retrieval.embedder import similarity
 from desktop_app.core.retrieval.search import Searcher
 from desktop_app.core.store import chunks
 from desktop_app.core.store.db import Database
@@ -426,8 +427,8 @@ def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
         return None
 
     def cosines(question: str, texts: list[str]) -> list[float]:
-        vectors = embedder.encode([question, *texts])
-        return [float(v) for v in vectors[1:] @ vectors[0]]
+        asked = embedder.encode_query([question])[0]
+        return [similarity(embedder, float(v)) for v in embedder.encode(texts) @ asked]
 
     return cosines
 

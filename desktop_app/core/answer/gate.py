@@ -97,8 +97,12 @@ def _agreed(r: SearchResult) -> bool:
 
 def missing_words(question: Question, results: list[SearchResult]) -> list[str]:
     """The question's key words that none of the first passages contains: by stem or prefix,
-    or as the start of a longer form a reader sees as the same word ("peče" in "pečeme")."""
+    or as the start of a longer form a reader sees as the same word ("peče" in "pečeme"). None
+    when a passage read is in another language: it says "Salz" as "salt", which no word match
+    can tell."""
     checked = results[:PASSAGES_CHECKED]
+    if any(r.crossed for r in checked):
+        return []
     missing = question.missing({w for r in checked for w in r.matched_terms})
     if not missing:
         return missing

@@ -21,6 +21,7 @@ import numpy as np
 from desktop_app.core.retrieval.packed_e5 import Q4Rows, packed_tokenizer, read_packed
 
 SUPPORTED_TYPES = ("bert",)
+BATCH_TOKENS = 512
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
 
 
@@ -185,8 +186,8 @@ class NumpyBertEncoder:
         from threadpoolctl import threadpool_limits
 
         encodings = self.tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+        lengths = [len(e.ids) for e in encodings]
+        batches = _batches(lengths, batch_size)
         out = np.zeros((len(texts), self.word.shape[1]), dtype=np.float32)
         workers = max(1, min(len(batches), os.cpu_count() or 1, 4))
         with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
@@ -221,10 +222,12 @@ class NumpyBertEncoder:
             return np.ascontiguousarray(split)
 
         q, k, v = heads(layer.query(hidden)), heads(layer.key(hidden)), heads(layer.value(hidden))
-        scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size)) + bias
+        q *= np.float32(1 / np.sqrt(size))  # scaled before the product: the scores are L² each
+        scores = q @ k.transpose(0, 1, 3, 2)
+        scores += bias
         scores -= scores.max(-1, keepdims=True)
         np.exp(scores, out=scores)
-        scores /= scores.sum(-1, keepdims=True)
+        scores *= np.reciprocal(scores.sum(-1, keepdims=True))
         context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, width)
         hidden = _layer_norm(layer.attention_out(context) + hidden, *layer.attention_norm, self.eps)
         inner = _gelu(layer.intermediate(hidden))
@@ -237,6 +240,24 @@ class NumpyBertEncoder:
             summed = (hidden * mask[:, :, None]).sum(1)
             pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         return pooled.astype(np.float32)
+
+
+def _batches(lengths: list[int], most: int) -> list[list[int]]:
+    """Texts of similar length together, each batch at most `most` texts and BATCH_TOKENS word
+    pieces (padding included): a small batch keeps a layer's arrays in the processor's cache,
+    and NumPy's element-wise steps, which dominate, run several times faster there."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    batches: list[list[int]] = []
+    for i in order:  # ascending: a text is the longest of its batch so far
+        if (
+            batches
+            and len(batches[-1]) < most
+            and (len(batches[-1]) + 1) * lengths[i] <= BATCH_TOKENS
+        ):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
 
 
 def _pipeline(folder: Path) -> tuple[str, bool]:

@@ -21,6 +21,8 @@ import numpy as np
 from desktop_app.core.heavy import collector_paused, import_heavy
 from desktop_app.core.retrieval.bert_numpy import NumpyBertEncoder, UnsupportedModel
 from desktop_app.core.retrieval.packed_e5 import (
+    COSINE_RANGE,
+    CROSSED_SHIFT,
     PASSAGE_PROMPT,
     QUERY_PROMPT,
     PackedModel,
@@ -66,9 +68,26 @@ class TextEmbedder(Protocol):
     @property
     def languages(self) -> frozenset[str] | None: ...  # None: multilingual or unknown
 
+    @property
+    def cosine_range(self) -> tuple[float, float]: ...  # cosines meaning 0 and 1 (`similarity`)
+
+    @property
+    def crossed_shift(self) -> float: ...  # how much lower cosines run across languages
+
     def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
 
     def encode(self, texts: list[str]) -> np.ndarray: ...  # normalized float32, one row each
+
+    def encode_query(self, texts: list[str]) -> np.ndarray: ...  # the same, read as questions
+
+
+def similarity(embedder: TextEmbedder, cosine: float, crossed: bool = False) -> float:
+    """A cosine on the scale the gate's bars are set on, whatever the model; `crossed`: the
+    passage is in another language than the question."""
+    low, high = embedder.cosine_range
+    if crossed:
+        low -= embedder.crossed_shift
+    return (cosine - low) / (high - low)
 
 
 class Embedder:
@@ -163,6 +182,14 @@ class Embedder:
         if any(tag in lowered for tag in _ENGLISH_ONLY_MODELS) or "minilm_l6" in lowered:
             return frozenset({"en"})
         return None
+
+    @property
+    def cosine_range(self) -> tuple[float, float]:
+        return COSINE_RANGE if self.packed else (0.0, 1.0)
+
+    @property
+    def crossed_shift(self) -> float:
+        return CROSSED_SHIFT if self.packed else 0.0
 
     @cached_property
     def _tokenizer(self) -> Any:

@@ -9,8 +9,8 @@ import numpy as np
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
-from desktop_app.core.retrieval.dense import VectorIndex
-from desktop_app.core.retrieval.embedder import TextEmbedder
+from desktop_app.core.retrieval.dense import DenseHit, VectorIndex
+from desktop_app.core.retrieval.embedder import TextEmbedder, similarity
 from desktop_app.core.retrieval.languages import REGISTERED
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.store import chunks, meta, notes, scopes
@@ -49,8 +49,9 @@ class SearchResult:
     dense_rank: int | None
     coverage: float = 0.0  # share of the query's IDF mass this passage contains (lexical)
     evidence: float = 0.0  # the same over content words, by stem or prefix (the gate's signal)
-    cosine: float | None = None  # dense similarity, when the passage has a vector
+    cosine: float | None = None  # dense similarity on the gate's scale (embedder.similarity)
     trusted_dense: bool = True  # whether the embedder knows the query's language
+    crossed: bool = False  # in another language than the question (its words cannot match)
     seq: int = 0
     page: int | None = None  # the 1-based page a PDF passage starts on (None: no pages)
     page_end: int | None = None
@@ -86,8 +87,7 @@ class Searcher:
         vector = self._vectors_by_query.get(query)
         if vector is None:
             assert self.embedder is not None
-            encode = getattr(self.embedder, "encode_query", self.embedder.encode)
-            vector = encode([query])[0]
+            vector = self.embedder.encode_query([query])[0]
             self._vectors_by_query[query] = vector
             while len(self._vectors_by_query) > QUERY_VECTORS:
                 self._vectors_by_query.pop(next(iter(self._vectors_by_query)))
@@ -118,16 +118,21 @@ class Searcher:
         return analyzer.detect_language(query, sorted(candidates))
 
     def _crossed(
-        self, db: sqlite_utils.Database, query: str, hits: list[lexical.LexicalHit]
+        self,
+        db: sqlite_utils.Database,
+        query: str,
+        lex_hits: list[lexical.LexicalHit],
+        dense_hits: list[DenseHit],
     ) -> frozenset[int]:
-        """The lexical hits in another language than the question's (the multilingual embedder
-        alone can say whether they answer it)."""
+        """The passages found in another language than the question's (the multilingual
+        embedder alone can say whether they answer it)."""
         if self.embedder is None or self.embedder.languages is not None:
             return frozenset()  # an embedder for some languages: words stay the main signal
         asked = self.asked_language(query)
         if asked is None:
             return frozenset()
-        found = chunks.chunk_languages(db, [h.chunk_id for h in hits])
+        ids = list(dict.fromkeys([h.chunk_id for h in lex_hits] + [h.chunk_id for h in dense_hits]))
+        found = chunks.chunk_languages(db, ids)
         return frozenset(cid for cid, language in found.items() if language and language != asked)
 
     def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
@@ -157,16 +162,21 @@ class Searcher:
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
-        crossed = self._crossed(db, query, lex_hits) if dense_hits else frozenset()
+        crossed = self._crossed(db, query, lex_hits, dense_hits) if dense_hits else frozenset()
         fused = fusion.fuse(lex_hits, dense_hits, weights, crossed=crossed)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
             coverage={h.chunk_id: h.coverage for h in lex_hits},
             evidence={h.chunk_id: h.evidence for h in lex_hits},
-            cosine={h.chunk_id: h.score for h in dense_hits},
+            cosine={h.chunk_id: self._similarity(h, crossed) for h in dense_hits},
             trusted_dense=weights.dense >= 0.5,
+            crossed=crossed,
         )
         return self._materialize(db, fused, signals, options)
+
+    def _similarity(self, hit: DenseHit, crossed: frozenset[int]) -> float:
+        assert self.embedder is not None
+        return similarity(self.embedder, hit.score, hit.chunk_id in crossed)
 
     def following(self, passage: SearchResult) -> SearchResult | None:
         """The passage right after `passage` in its note (None at the note's end), with no
@@ -220,6 +230,7 @@ class _Signals:
     evidence: dict[int, float]
     cosine: dict[int, float]
     trusted_dense: bool
+    crossed: frozenset[int] = frozenset()
 
     @classmethod
     def none(cls, trusted_dense: bool) -> _Signals:
@@ -249,6 +260,7 @@ def _result(row: chunks.ChunkDetail, item: fusion.Fused, signals: _Signals) -> S
         evidence=round(signals.evidence.get(chunk_id, 0.0), 4),
         cosine=signals.cosine.get(chunk_id),
         trusted_dense=signals.trusted_dense,
+        crossed=chunk_id in signals.crossed,
         seq=row.seq,
         page=row.page_start,
         page_breaks=_page_breaks(row),
