@@ -41,8 +41,10 @@ from desktop_app.core.models.finder import FoundModel, describe, find_models
 from desktop_app.core.names import printable
 from desktop_app.core.passage import day_label, pages_label
 from desktop_app.core.repair import FolderReport, Reindex, Repair
+from desktop_app.core.retrieval.embedder import MULTILINGUAL as MULTILINGUAL
 from desktop_app.core.retrieval.highlight import matching_spans
 from desktop_app.core.retrieval.languages import content_words
+from desktop_app.core.retrieval.packed_e5 import is_packed_model as is_packed_model
 from desktop_app.core.retrieval.scope import Chip, Period, Scope, ScopedQuery, date_bound
 from desktop_app.core.retrieval.search import ScopedSearch, SearchResult
 from desktop_app.core.service import Quire

@@ -15,11 +15,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
+from desktop_app.core.retrieval.embedder import (
+    Embedder,
+    EmbedderError,
+    TextEmbedder,
+    model_path_for,
+)
 from desktop_app.core.retrieval.search import Searcher
 from desktop_app.core.store.db import Database
 from desktop_app.settings import Settings
@@ -136,7 +140,7 @@ def make_embedder(
         return given, None
     try:
         model = settings.embedding_model
-        return Embedder(Path(model) if model else None), None
+        return Embedder(model_path_for(model)), None
     except EmbedderError as exc:
         return None, str(exc)
 

