@@ -10,12 +10,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from desktop_app.core.answer import readability
 from desktop_app.core.answer.llm import Generation, LocalModel
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest.extractor import FORK_SERVER_FAILED, Extractor
 from desktop_app.core.ingest.formats import pdf
-from desktop_app.core.retrieval.embedder import Embedder, embedding_backend
+from desktop_app.core.retrieval.embedder import (
+    Embedder,
+    embedding_backend,
+    multilingual_model_path,
+)
 from desktop_app.core.service import Quire
 from desktop_app.core.store.db import fts5_available
 from desktop_app.core.tokens import ENCODING_NAME, count_tokens
@@ -42,6 +48,17 @@ def _check_embedder() -> dict[str, Any]:
         "dimension": int(vector.shape[0]),
         "backend": embedding_backend(),
     }
+
+
+def _check_multilingual_embedder() -> dict[str, Any]:
+    """The bundled multilingual model finds an English passage for a German question."""
+    embedder = Embedder(multilingual_model_path())
+    passages = embedder.encode(["Add 10 g salt to the dough.", "The train leaves at nine."])
+    question = embedder.encode_query(["Wie viel Salz kommt in den Teig?"])[0]
+    nearest = int(np.argmax(passages @ question))
+    if nearest != 0:
+        raise RuntimeError("a German question did not find its English passage")
+    return {"model": embedder.model_id, "languages": "any", "backend": "numpy"}
 
 
 def _check_chat_model() -> dict[str, Any]:
@@ -111,6 +128,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "fts5": _check_fts5,
     "tiktoken": _check_tiktoken,
     "embedding_model": _check_embedder,
+    "multilingual_embedding_model": _check_multilingual_embedder,
     "chat_model": _check_chat_model,
     "index_and_search": _check_index_and_search,
     "pdf": _check_pdf,

@@ -3,9 +3,11 @@
 XQuAD pairs every German question with the English one about the same paragraph, so two sets
 come out of ../shared/eval: German questions over the English articles (the gold is the English
 span) and English questions over the German ones. Beside them, the same run scores the four
-public sets in their own language (no regression), each in a fresh QUIRE_HOME.
+public sets in their own language (no regression), each in a fresh QUIRE_HOME, with each
+embedder side by side: the bundled default and the bundled multilingual model (Settings).
 
-    python tests/bench/bench_cross_lingual.py [--eval ../shared/eval] [--limit N] [--page FILE]
+    python tests/bench/bench_cross_lingual.py [--eval ../shared/eval] [--limit N]
+        [--embedders default,multilingual-e5-small] [--only crossed|same] [--page FILE]
 """
 
 from __future__ import annotations
@@ -47,8 +49,11 @@ def crossed_set(eval_dir: Path, asked: str, notes: str, target: Path, limit: int
     return target
 
 
-def run_eval(set_dir: Path) -> dict[str, float]:
+def run_eval(set_dir: Path, embedder: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as home:
+        if embedder != "default":  # as a user chooses it in Settings
+            settings = {"embedding_model": embedder}
+            (Path(home) / "settings.json").write_text(json.dumps(settings), "utf-8")
         started = time.monotonic()
         out = subprocess.run(
             [str(QUIRE), "eval", str(set_dir)],
@@ -72,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N crossed questions")
     parser.add_argument("--only", choices=("crossed", "same"), help="one half of the bench")
     parser.add_argument("--page", type=Path, help="write the section of this page")
+    parser.add_argument("--embedders", default="default,multilingual-e5-small")
     args = parser.parse_args(argv)
-    lines = ["| set | questions | Hit@5 | MRR@10 | seconds |", "|---|---|---|---|---|"]
+    embedders = args.embedders.split(",")
+    head = " | ".join(f"{e}: Hit@5 / MRR@10 (s)" for e in embedders)
+    lines = [f"| set | questions | {head} |", "|---|---|" + "---|" * len(embedders)]
     with tempfile.TemporaryDirectory() as scratch:
         sets: list[tuple[str, Path]] = []
         if args.only != "same":
@@ -83,11 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.only != "crossed":
             sets += [(name, args.eval / name) for name in SAME_LANGUAGE]
         for name, folder in sets:
-            got = run_eval(folder)
-            row = (
-                f"| {name} | {got['questions']:.0f} | {got['Hit@5']:.3f} | {got['MRR@10']:.3f} "
-                f"| {got['seconds']:.0f} |"
-            )
+            cells = []
+            for embedder in embedders:
+                got = run_eval(folder, embedder)
+                cells.append(f"{got['Hit@5']:.3f} / {got['MRR@10']:.3f} ({got['seconds']:.0f})")
+            row = f"| {name} | {got['questions']:.0f} | {' | '.join(cells)} |"
             print(row, flush=True)
             lines.append(row)
     if args.page:

@@ -122,7 +122,7 @@ def _rows(tensor: np.ndarray | Q4Rows, width: int) -> np.ndarray:
     return array.reshape(-1, width)
 
 
-class _Reader:
+class _Cursor:
     def __init__(self, data: bytes) -> None:
         self.data, self.at = data, 0
 
@@ -145,7 +145,7 @@ def read_packed(path: Path) -> PackedModel:
     data = path.read_bytes()
     if data[:4] != MAGIC:
         raise PackedModelError(f"{path.name} is not a packed e5 model")
-    reader = _Reader(data)
+    reader = _Cursor(data)
     reader.at = 8  # magic, version
     hidden, layers, heads, _, _, max_positions, _ = reader.take("7i")
     eps, _ = reader.take("fi")
@@ -159,7 +159,7 @@ def read_packed(path: Path) -> PackedModel:
     return PackedModel(hidden, layers, heads, max_positions, eps, pieces, specials, tensors, digest)
 
 
-def _vocabulary(reader: _Reader) -> tuple[list[tuple[str, float]], dict[str, int]]:
+def _vocabulary(reader: _Cursor) -> tuple[list[tuple[str, float]], dict[str, int]]:
     count, bos, eos, pad, unk = reader.take("5i")
     (blob_size,) = reader.take("Q")
     offsets = reader.array(np.uint32, count + 1)
@@ -172,12 +172,12 @@ def _vocabulary(reader: _Reader) -> tuple[list[tuple[str, float]], dict[str, int
     return pieces, {"bos": bos, "eos": eos, "pad": pad, "unk": unk}
 
 
-def _skip_normalization(reader: _Reader) -> None:
+def _skip_normalization(reader: _Cursor) -> None:
     _, size = reader.take("iI")  # the map the C engine applies; see _DROPPED and _SPACES
     reader.at += size
 
 
-def _tensors(reader: _Reader, data: bytes, hidden: int) -> dict[str, np.ndarray | Q4Rows]:
+def _tensors(reader: _Cursor, data: bytes, hidden: int) -> dict[str, np.ndarray | Q4Rows]:
     (count,) = reader.take("i")
     tensors: dict[str, np.ndarray | Q4Rows] = {}
     for _ in range(count):
