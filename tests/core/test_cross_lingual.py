@@ -61,3 +61,20 @@ def test_an_unrelated_question_is_still_refused(quire: Quire) -> None:
 def test_keyword_search_keeps_its_own_language_first(quire: Quire, tmp_path: Path) -> None:
     found = quire.search("Museumsinsel Eintritt")
     assert found and found[0].path == "travel/berlin.md" and not found[0].crossed
+
+
+def test_choosing_it_reembeds_while_keyword_search_works(tmp_path: Path) -> None:
+    quire = Quire.open(tmp_path / "home")  # the default embedder (English)
+    try:
+        quire.index([sample_notes()])
+        before = quire.status().counts
+        assert quire.apply_settings(Settings(embedding_model=MULTILINGUAL)) == ["embedding model"]
+        assert quire.search("sourdough salt")[0].path == "recipes/bread.md"  # words, meanwhile
+        embedded = quire.embed()
+        after = quire.status()
+        assert embedded == after.counts.chunks == before.chunks  # every passage, once
+        assert after.counts.pending_embedding == 0
+        assert (after.embedding_model or "").startswith("multilingual-e5-small")
+        assert quire.search("Wie viel Salz kommt in das Brot?")[0].path == "recipes/bread.md"
+    finally:
+        quire.close()

@@ -46,10 +46,12 @@ class LexicalHit:
     exact: bool = False  # holds every content word of the query by stem, not just by prefix
 
 
-def analyze_query(query: str, language: str) -> QueryTerms:
+def analyze_query(query: str, language: str, dropped: frozenset[str] = frozenset()) -> QueryTerms:
     """A query's terms; only its first MAX_QUERY_WORDS distinct words count, so a pasted page
-    costs no more than a long question."""
+    costs no more than a long question. `dropped`: folded words left out, if any other is left."""
     tokens = list(dict.fromkeys(analyzer.words(clean_text(query))))[:MAX_QUERY_WORDS]
+    kept = [t for t in tokens if analyzer.fold(t) not in dropped]
+    tokens = kept or tokens
     stems = analyzer.stems(tokens, language)
     prefixes = analyzer.prefixes(tokens)
     words = [(w, s, p) for w, s, p in zip(tokens, stems, prefixes, strict=True) if s and p]

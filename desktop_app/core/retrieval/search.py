@@ -9,9 +9,10 @@ import numpy as np
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
+from desktop_app.core.retrieval.analyzer import fold
 from desktop_app.core.retrieval.dense import DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder, similarity
-from desktop_app.core.retrieval.languages import REGISTERED
+from desktop_app.core.retrieval.languages import REGISTERED, registered
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.store import chunks, meta, notes, scopes
 from desktop_app.core.store.db import Database
@@ -117,18 +118,20 @@ class Searcher:
         candidates = {language.code for language in REGISTERED} | set(self.index_languages())
         return analyzer.detect_language(query, sorted(candidates))
 
+    @property
+    def _multilingual(self) -> bool:
+        """An embedder for every language: across languages, words give way to it."""
+        return self.embedder is not None and self.embedder.languages is None
+
     def _crossed(
         self,
         db: sqlite_utils.Database,
-        query: str,
+        asked: str | None,
         lex_hits: list[lexical.LexicalHit],
         dense_hits: list[DenseHit],
     ) -> frozenset[int]:
-        """The passages found in another language than the question's (the multilingual
-        embedder alone can say whether they answer it)."""
-        if self.embedder is None or self.embedder.languages is not None:
-            return frozenset()  # an embedder for some languages: words stay the main signal
-        asked = self.asked_language(query)
+        """The passages found in another language than the question's (`asked`; the
+        multilingual embedder alone can say whether they answer it)."""
         if asked is None:
             return frozenset()
         ids = list(dict.fromkeys([h.chunk_id for h in lex_hits] + [h.chunk_id for h in dense_hits]))
@@ -143,7 +146,8 @@ class Searcher:
     def _search(
         self, db: sqlite_utils.Database, query: str, options: SearchOptions
     ) -> list[SearchResult]:
-        terms = lexical.analyze_query(query, self.query_language(query))
+        asked = self.asked_language(query) if self._multilingual else None
+        terms = lexical.analyze_query(query, self.query_language(query), _function_words(asked))
         scope = options.scope if options.scope and not options.scope.empty else None
         stored = scope.stored() if scope else None
         if stored is not None and not query.strip():  # "last week", "tag:recipes": list them
@@ -162,7 +166,7 @@ class Searcher:
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
-        crossed = self._crossed(db, query, lex_hits, dense_hits) if dense_hits else frozenset()
+        crossed = self._crossed(db, asked, lex_hits, dense_hits) if dense_hits else frozenset()
         fused = fusion.fuse(lex_hits, dense_hits, weights, crossed=crossed)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
@@ -280,3 +284,10 @@ def _page_breaks(row: chunks.ChunkDetail) -> list[int]:
     except (ValueError, AttributeError):
         return []
     return [p for p in pages if isinstance(p, int) and row.start < p < row.end]
+
+
+def _function_words(language: str | None) -> frozenset[str]:
+    """The words a question in `language` asks with but that say nothing of its topic ("in",
+    "das"): with a multilingual embedder they would rank a note only for sharing the language."""
+    known = registered(language) if language else None
+    return frozenset(fold(w) for w in known.function_words) if known else frozenset()
