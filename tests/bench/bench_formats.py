@@ -474,6 +474,10 @@ class QueryVectors:
         return self.inner.token_offsets(text)
 
     @property
+    def multilingual(self) -> bool:
+        return self.inner.multilingual
+
+    @property
     def cosine_range(self) -> tuple[float, float]:
         return self.inner.cosine_range
 

@@ -45,6 +45,7 @@ class FakeEmbedder:
         self.max_tokens = max_tokens
         self.languages = languages
         self.model_id = f"fake-hash-{dimension}"
+        self.multilingual = False
         self.cosine_range = (0.0, 1.0)
         self.crossed_shift = 0.0
         self.encoded = 0  # texts encoded so far (tests check what was embedded again)

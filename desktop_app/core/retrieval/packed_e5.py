@@ -151,7 +151,7 @@ def read_packed(path: Path) -> PackedModel:
     eps, _ = reader.take("fi")
     try:
         pieces, specials = _vocabulary(reader)
-        digest = hashlib.sha1(data[: reader.at]).hexdigest()[:12]
+        digest = hashlib.sha1(data).hexdigest()[:12]
         _skip_normalization(reader)
         tensors = _tensors(reader, data, hidden)
     except (ValueError, IndexError, struct.error) as exc:

@@ -82,7 +82,7 @@ class Searcher:
         self._languages: tuple[str, dict[str, int]] | None = None
         self._vectors_by_query: dict[str, np.ndarray] = {}
 
-    def _query_vector(self, query: str) -> np.ndarray:
+    def query_vector(self, query: str) -> np.ndarray:
         """Typing searches each prefix once, a chat the same question several times: the last
         QUERY_VECTORS vectors are kept."""
         vector = self._vectors_by_query.get(query)
@@ -121,7 +121,7 @@ class Searcher:
     @property
     def _multilingual(self) -> bool:
         """An embedder for every language: across languages, words give way to it."""
-        return self.embedder is not None and self.embedder.languages is None
+        return self.embedder is not None and self.embedder.multilingual
 
     def _crossed(
         self,
@@ -161,7 +161,7 @@ class Searcher:
                 allowed = None
                 if within is not None:  # the same selection the lexical query filtered on
                     allowed = np.asarray(scopes.chunk_ids(db, within), dtype=np.int64)
-                vector = self._query_vector(query)
+                vector = self.query_vector(query)
                 dense_hits = self.vectors.search(vector, options.candidates, allowed)
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None

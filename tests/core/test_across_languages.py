@@ -1,0 +1,90 @@
+"""The rules that let a multilingual embedder answer across languages (fast: fakes and pure
+functions; tests/core/test_cross_lingual.py runs the real model)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.answer import gate
+from desktop_app.core.answer.question import Question
+from desktop_app.core.api import Quire
+from desktop_app.core.retrieval import fusion, lexical
+from desktop_app.core.retrieval.bert_numpy import BATCH_TOKENS, _batches
+from desktop_app.core.retrieval.dense import DenseHit
+from desktop_app.core.retrieval.embedder import similarity
+from desktop_app.paths import sample_notes
+from tests.support.fakes import FakeEmbedder
+
+pytestmark = pytest.mark.usefixtures("fake_embedder")
+
+
+def test_cosines_map_onto_the_gates_scale_and_shift_across_languages() -> None:
+    fake = FakeEmbedder()
+    assert similarity(fake, 0.6) == pytest.approx(0.6)  # MiniLM's scale is the gate's own
+    fake.cosine_range, fake.crossed_shift = (0.7, 0.9), 0.05
+    assert similarity(fake, 0.7) == pytest.approx(0.0)
+    assert similarity(fake, 0.9) == pytest.approx(1.0)
+    assert similarity(fake, 0.85, crossed=True) == pytest.approx(1.0)  # a shift, not a stretch
+
+
+def test_batches_hold_similar_lengths_within_the_budget() -> None:
+    lengths = [500, 20, 20, 30, 600, 120, 20, 120, 40]
+    batches = _batches(lengths, most=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for batch in batches:
+        longest = max(lengths[i] for i in batch)
+        assert len(batch) <= 3 and (len(batch) == 1 or len(batch) * longest <= BATCH_TOKENS)
+    assert [4] in batches and [0] in batches  # too long to share: alone
+
+
+def test_a_word_match_in_another_language_counts_little() -> None:
+    hits = [lexical.LexicalHit(1, 9.0, ("berlin",), 0.5), lexical.LexicalHit(2, 8.0, ("x",), 0.5)]
+    dense = [DenseHit(2, 0.8), DenseHit(1, 0.7)]
+    weights = fusion.Weights(1.0, 1.0)
+    same = fusion.fuse(hits, dense, weights)
+    assert same[0].score == pytest.approx(same[1].score)  # ranks 1+2 and 2+1 tie
+    for other_language, first in ((1, 2), (2, 1)):
+        crossed = fusion.fuse(hits, dense, weights, crossed=frozenset({other_language}))
+        assert crossed[0].chunk_id == first and crossed[1].score < same[1].score
+
+
+def test_function_words_of_the_asked_language_can_be_left_out() -> None:
+    dropped = frozenset({"in", "das", "wie", "viel"})
+    terms = lexical.analyze_query("Wie viel Salz kommt in das Brot?", "de", dropped)
+    assert len(terms.stems) == 3  # salz, kommt, brot
+    assert lexical.analyze_query("in das", "de", dropped).stems  # all dropped: all kept
+
+
+@pytest.fixture(scope="module")
+def quire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
+    q = Quire.open(tmp_path_factory.mktemp("home"))
+    q.index([sample_notes()])
+    yield q
+    q.close()
+
+
+def test_no_word_is_missing_from_a_passage_in_another_language(quire: Quire) -> None:
+    question = Question.read("How much Salz goes into the bread?", "en", None, False)
+    results = quire.search("How much Salz goes into the bread?")
+    assert "salz" in gate.missing_words(question, results)
+    crossed = [replace(results[0], crossed=True), *results[1:]]
+    assert gate.missing_words(question, crossed) == []
+
+
+def test_only_a_multilingual_embedder_reads_the_asked_language(tmp_path: Path) -> None:
+    english = FakeEmbedder()
+    q = Quire.open(tmp_path / "home", embedder=english)
+    try:
+        q.index([sample_notes()])
+        assert not any(r.crossed for r in q.search("Wie viel Salz kommt in das Brot?"))
+        english.multilingual, english.languages = True, None
+        found = q.search("Wie viel Salz kommt in das Brot?")
+        assert any(r.crossed for r in found) and not any(
+            r.crossed for r in found if r.path == "travel/berlin.md"
+        )
+    finally:
+        q.close()
