@@ -39,6 +39,26 @@ YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 DAY_MONTH = re.compile(r"(?<![\d.])(0?[1-9]|[12]\d|3[01])\.\s?(0?[1-9]|1[0-2])\.(?!\d)")
 
 
+# Markup a reader of a passage's preview does not see: heading and quote marks at a line's start,
+# embedded files (`![[logo.svg#icon]]`), bold marks, HTML tags; links show their text.
+_LINE_MARKS = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?)", re.MULTILINE)
+_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]")
+_WIKI_LINK = re.compile(r"\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
+
+
+def plain_text(markdown: str) -> str:
+    """A passage as a reader sees it rendered, for a preview (offsets are not kept)."""
+    text = _EMBED.sub("", markdown)
+    text = _WIKI_LINK.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _BOLD.sub(r"\2", text)
+    text = _TAG.sub("", text)
+    return _LINE_MARKS.sub("", text)
+
+
 def suffix_of(name: str) -> str:
     """A file name's suffix, lower case (`.md`), as formats and note names are told apart."""
     return os.path.splitext(name)[1].lower()

@@ -7,7 +7,14 @@ import html
 
 from PySide6.QtCore import QUrl, Signal
 
-from desktop_app.core.api import Passage, content_words, day_label, matching_spans, pages_label
+from desktop_app.core.api import (
+    Passage,
+    content_words,
+    day_label,
+    matching_spans,
+    pages_label,
+    plain_text,
+)
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.theme import dim_color, mark_color
 
@@ -15,8 +22,9 @@ SNIPPET_CHARS = 260
 
 
 def snippet_html(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> str:
-    """A window of the passage around its first matching word, matches marked, all escaped."""
-    flat = " ".join(text.split())
+    """A window of the passage as a reader sees it rendered, around its first matching word,
+    matches marked, all escaped."""
+    flat = " ".join(plain_text(text).split())
     spans = matching_spans(flat, words)
     start = max(0, spans[0][0] - limit // 3) if spans else 0
     end = min(len(flat), start + limit)

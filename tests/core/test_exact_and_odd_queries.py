@@ -134,3 +134,15 @@ def test_cli_plain_search_with_a_surrogate_escaped_query(
     monkeypatch.setenv("QUIRE_HOME", str(vault[1]))
     assert cli.main(["search", "caf\udce9 opens"]) == 0
     assert "cafe.md" in capsys.readouterr().out
+
+
+def test_a_passage_preview_reads_as_rendered_text() -> None:
+    from desktop_app.core.text import plain_text
+
+    note = (
+        "## Příprava\n**Hovězí** maso ![[obsidian.svg#icon]] s [[Omáčka|omáčkou]], "
+        "[recept](https://example.org) a <b>smetana</b>\n> citát\nsnake_case__name 2 * 3"
+    )
+    assert plain_text(note) == (
+        "Příprava\nHovězí maso  s omáčkou, recept a smetana\ncitát\nsnake_case__name 2 * 3"
+    )

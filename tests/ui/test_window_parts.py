@@ -66,3 +66,11 @@ def test_a_refusal_lists_shared_content_words_not_function_words(qtbot: QtBot) -
     assert "shares: bread ·" in text and "0.96" not in text
     panel.show_sources([replace(passage, matched=["the", "of"])], answerable=False)
     assert "shares: no content word of the question" in panel.toPlainText()
+
+
+def test_a_source_preview_shows_the_passage_as_text_not_markdown(qapp: QApplication) -> None:
+    from desktop_app.ui.sources import snippet_html
+
+    shown = snippet_html("## Příprava\n**Hovězí** zadní ![[maso.png]] pečeme", ["pečeme"])
+    assert shown.startswith("Příprava Hovězí zadní") and "pečeme</span>" in shown
+    assert not any(mark in shown for mark in ("##", "**", "![[", "maso.png"))
