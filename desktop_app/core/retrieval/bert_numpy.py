@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_app.core.retrieval.packed_e5 import Q4Rows, packed_tokenizer, read_packed
+from desktop_app.core.retrieval.packed_e5 import PackedModel, Q4Rows, packed_tokenizer
 
 SUPPORTED_TYPES = ("bert",)
 BATCH_TOKENS = 512
@@ -139,10 +139,9 @@ class NumpyBertEncoder:
         )
 
     @classmethod
-    def from_packed(cls, file: Path) -> NumpyBertEncoder:
+    def from_packed(cls, model: PackedModel, file: Path) -> NumpyBertEncoder:
         """multilingual-e5-small from its packed 4-bit file (`packed_e5`): mean pooling,
         normalized; its word table stays packed."""
-        model = read_packed(file)
         encoder = cls.__new__(cls)
         encoder.folder = file
         encoder.pooling, encoder.normalize = "mean", True

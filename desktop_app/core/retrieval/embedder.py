@@ -29,8 +29,8 @@ from desktop_app.core.retrieval.packed_e5 import (
     PackedModel,
     PackedModelError,
     is_packed_model,
+    load_packed,
     packed_tokenizer,
-    read_packed,
 )
 from desktop_app.paths import data_package_dir
 
@@ -167,7 +167,7 @@ class Embedder:
     @cached_property
     def _packed(self) -> PackedModel:
         try:
-            return read_packed(self.path)
+            return load_packed(self.path)
         except (OSError, PackedModelError) as exc:
             raise EmbedderError(f"cannot load embedding model {self.path}: {exc}") from exc
 
@@ -193,11 +193,9 @@ class Embedder:
     @property
     def languages(self) -> frozenset[str] | None:
         """Languages the model is trusted for; None means multilingual / unknown."""
-        if self.packed:
+        if self.multilingual:
             return None
         lowered = str(self.path).lower()
-        if "multilingual" in lowered:
-            return None
         if any(tag in lowered for tag in _ENGLISH_ONLY_MODELS) or "minilm_l6" in lowered:
             return frozenset({"en"})
         return None
@@ -315,7 +313,7 @@ def _load_numpy_encoder(path: str) -> Any:
 
 def _load_packed_encoder(path: str) -> Any:
     try:
-        return NumpyBertEncoder.from_packed(Path(path))
+        return NumpyBertEncoder.from_packed(load_packed(Path(path)), Path(path))
     except (PackedModelError, OSError, ValueError, KeyError) as exc:
         raise EmbedderError(f"cannot load embedding model {path}: {exc}") from exc
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,18 @@ class _Cursor:
         array = np.frombuffer(self.data, dtype, count, self.at)
         self.at += array.nbytes
         return array
+
+
+def load_packed(path: Path) -> PackedModel:
+    """The parsed file, once per process while the file stays as it was: the embedder (its id,
+    limits and tokenizer) and the encoder (its weights) share it."""
+    stat = path.stat()
+    return _load_packed(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=2)
+def _load_packed(path: str, size: int, mtime_ns: int) -> PackedModel:
+    return read_packed(Path(path))
 
 
 def read_packed(path: Path) -> PackedModel:

@@ -9,7 +9,6 @@ import numpy as np
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
-from desktop_app.core.retrieval.analyzer import fold
 from desktop_app.core.retrieval.dense import DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder, similarity
 from desktop_app.core.retrieval.languages import REGISTERED, registered
@@ -290,4 +289,4 @@ def _function_words(language: str | None) -> frozenset[str]:
     """The words a question in `language` asks with but that say nothing of its topic ("in",
     "das"): with a multilingual embedder they would rank a note only for sharing the language."""
     known = registered(language) if language else None
-    return frozenset(fold(w) for w in known.function_words) if known else frozenset()
+    return known.function_words if known else frozenset()  # folded, as the query's words are
