@@ -11,8 +11,7 @@ import pytest
 
 from desktop_app.core.retrieval import embedder as embedder_module
 from desktop_app.core.retrieval.bert_numpy import NumpyBertEncoder, read_safetensors
-from desktop_app.core.retrieval.embedder import Embedder, EmbedderError
-from tests.support.models import minilm_folder
+from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, bundled_model_path
 
 TEXTS = [
     "Bake the loaf at 250 °C for the first twenty minutes.",
@@ -32,7 +31,7 @@ def _sentence_transformers(folder: Path, texts: list[str]) -> np.ndarray:
 
 @pytest.mark.slow  # loads the real MiniLM twice (torch and NumPy)
 def test_bundled_minilm_matches_sentence_transformers() -> None:
-    folder = minilm_folder()
+    folder = bundled_model_path()
     ours = NumpyBertEncoder(folder).encode(TEXTS, batch_size=2)
     theirs = _sentence_transformers(folder, TEXTS)
     assert ours.shape == theirs.shape == (len(TEXTS), 384)
@@ -57,7 +56,7 @@ def test_cls_pooling_and_prefixed_weights_match(tmp_path: Path) -> None:
     folder = tmp_path / "tiny"
     model.save_pretrained(str(folder), safe_serialization=True)
     for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
-        shutil.copy(minilm_folder() / name, folder / name)
+        shutil.copy(bundled_model_path() / name, folder / name)
     modules = [
         {"idx": i, "name": str(i), "path": path, "type": f"sentence_transformers.models.{kind}"}
         for i, (path, kind) in enumerate(

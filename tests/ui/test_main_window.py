@@ -341,10 +341,10 @@ def test_remote_images_and_html_are_never_loaded(
 def test_a_new_embedding_model_reembeds_everything(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    from tests.support.models import minilm_folder
+    from desktop_app.core.retrieval.embedder import bundled_model_path
 
-    copy = tmp_path / "my-minilm"  # a user's own sentence-transformers folder
-    shutil.copytree(minilm_folder(), copy)
+    copy = tmp_path / "my-minilm"  # another folder: another model id, same weights
+    shutil.copytree(bundled_model_path(), copy)
     db = window.quire.database
 
     def meta(key: str) -> str:
