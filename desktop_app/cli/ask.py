@@ -78,7 +78,7 @@ def _print_evidence(event: EvidenceShown) -> None:
     for e in event.evidence:
         at = pages_label(e.page) or e.line_start
         said = f"on {day_label(e.day)} you wrote: " if e.day else ""
-        print(f"  [{e.number}] {said}“{' '.join(e.text.split())}”  ({e.path}:{at})")
+        print(f"  [{e.number}] {said}“{' '.join(e.shown.split())}”  ({e.path}:{at})")
     print()
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_app.core.text import plain_text
+
 
 @dataclass
 class Passage:
@@ -152,6 +154,14 @@ class Evidence:
     page: int | None = None  # the PDF page the unit stands on
     day: str | None = None  # ISO day its note says it was written
     code: tuple[tuple[int, int], ...] = ()  # each code block's lines, in the note (the window's)
+
+    @property
+    def shown(self) -> str:
+        """The text as a reader sees it rendered: prose on one line without its markup
+        (`text.plain_text`), code as it stands."""
+        if self.kind == "code" or self.code:  # units.CODE
+            return self.text
+        return " ".join(plain_text(self.text).split())
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -20,7 +20,7 @@ from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Unfound
 from desktop_app.core.passage import Evidence, day_label
-from desktop_app.core.text import FENCE, code_fence
+from desktop_app.core.text import FENCE, code_fence, plain_text
 
 UNVERIFIED = "unverified"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -52,7 +52,7 @@ def turn_markdown(turn: Turn, index: int, live: bool = False) -> str:
             turn.answer, turn.unsupported, sentences, lambda n: 1 <= n <= count, index
         )
     when = question_kind(turn.question) == AnswerKind.DATE  # "when did I…": say each quote's day
-    evidence = evidence_markdown(turn.evidence, index, when)
+    evidence = evidence_markdown(turn.evidence, index, when, shown=turn.quote)
     body = f"{answer}\n\n{evidence}" if answer else evidence
     notes = cautions_markdown(turn, index)
     if not turn.answerable and turn.sources and turn.citations is not None:
@@ -135,18 +135,28 @@ def quoted_markdown(quote: Evidence, evidence: list[Evidence], turn: int) -> str
     return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, f"quire:quote/{turn}"))
 
 
-def evidence_markdown(evidence: list[Evidence], turn: int, when: bool = False) -> str:
+def evidence_markdown(
+    evidence: list[Evidence], turn: int, when: bool = False, shown: Evidence | None = None
+) -> str:
     """The "From your notes" block: each unit quoted verbatim, its `[n]` selects its span; for a
-    question about when, each dated unit says the day its note was written."""
-    if not evidence:
+    question about when, each dated unit says the day its note was written. A unit already
+    `shown` as the answer (the same span of the same note) is not quoted twice."""
+    kept = [(i, e) for i, e in enumerate(evidence) if not _same_span(e, shown)]
+    if not kept:
         return ""
     lines = ["**From your notes:**", ""]
-    for i, e in enumerate(evidence):
+    for i, e in kept:
         if when and e.day:
             lines += [f"> *On {day_label(e.day)} you wrote:*", ">"]
         lines += _unit_lines(e, f"quire:evidence/{turn}/{i}")
         lines.append(">")
     return "\n".join(lines[:-1]) + "\n\n"
+
+
+def _same_span(e: Evidence, other: Evidence | None) -> bool:
+    if other is None:
+        return False
+    return (e.folder, e.path, e.start, e.end) == (other.folder, other.path, other.start, other.end)
 
 
 def _unit_lines(e: Evidence, link: str) -> list[str]:
@@ -156,7 +166,7 @@ def _unit_lines(e: Evidence, link: str) -> list[str]:
     for is_code, text in quote_pieces(e):
         lines += [">"] if lines else []
         if not is_code:
-            lines.append(f"> “{_literal_markdown(' '.join(text.split()))}”")
+            lines.append(f"> “{_literal_markdown(shown_prose(text))}”")
             continue
         fence = code_fence(text)
         lines += [f"> {fence}", *(f"> {line}" for line in text.splitlines()), f"> {fence}"]
@@ -182,6 +192,12 @@ def quote_pieces(e: Evidence) -> list[tuple[bool, str]]:
         for part in ([text] if is_code else _PARAGRAPH_BREAK.split(text))
         if is_code or part.strip()
     ]
+
+
+def shown_prose(text: str) -> str:
+    """Prose of a note as a reader sees it rendered, on one line: no `**`, `__`, embedded
+    files, wiki-link targets or HTML tags (the quote's `[n]` still selects the exact span)."""
+    return " ".join(plain_text(text).split())
 
 
 def _prose(text: str) -> str:

@@ -16,6 +16,7 @@ from desktop_app.core.answer.gate import missing_words
 from desktop_app.core.answer.gguf import GgufInfo
 from desktop_app.core.answer.profile import family_of, parse_languages, profile_of
 from desktop_app.core.answer.question import Question
+from desktop_app.core.answer.units import split_units
 from desktop_app.core.api import Quire
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.events import Done, DraftReplaced, EvidenceShown
@@ -61,6 +62,66 @@ def test_a_day_written_in_figures_is_the_date_a_when_asks_for() -> None:
     assert line is not None and line.text.startswith("15. 5.")
     stated = Question.read("Co jsem dělala 15. 5. na zahradě?", "cs")  # the day it names itself
     assert not answer_line.cues.has_date("15. 5. – vysadila jsem rajčata", stated)
+
+
+FAQ = (
+    "# Häufige Fragen\n\n**Kann ich Quire ohne Internet benutzen?**\n"
+    "Ja, alle Notizen und Modelle bleiben auf deinem Rechner.\n\n"
+    "**Zutaten**\n\n- 500 g Mehl\n\nWas kostet es?\n\nNichts, es ist frei.\n"
+)
+
+
+def test_an_faq_question_or_an_emphasised_line_heads_what_follows_and_is_no_unit() -> None:
+    units = {u.text: u.heading for u in split_units(FAQ)}
+    assert units == {
+        "Ja, alle Notizen und Modelle bleiben auf deinem Rechner.": (
+            "Kann ich Quire ohne Internet benutzen?"
+        ),
+        "500 g Mehl": "Zutaten",
+        "Nichts, es ist frei.": "Was kostet es?",
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can I use it offline?",
+        "**Kann ich Quire ohne Internet benutzen?**",
+        "Ingredients you need:",
+        "Source: [[Berlin 2024]] https://example.org/x",
+        "Übersetzung: [DeepL](https://deepl.com) #translated",
+    ],
+)
+def test_a_question_an_introduction_or_a_label_of_links_is_never_the_answer_line(
+    text: str,
+) -> None:
+    answer = "Yes, everything stays on your computer."
+    asked = Question.read("Can I use Quire offline?", "en")
+    assert answer_line.compose([_unit(text)], asked) is None
+    line = answer_line.compose([_unit(text), _unit(answer, 200)], asked)
+    assert line is not None and line.text == answer
+
+
+def test_a_label_with_words_after_it_answers() -> None:
+    asked = Question.read("How much salt goes into the bread?", "en")
+    line = answer_line.compose([_unit("Salt: 10 g, fine sea salt")], asked)
+    assert line is not None and "10 g" in line.text
+
+
+def test_the_faq_answer_not_its_question_is_quoted_without_markup(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "faq.md").write_text(FAQ.replace("alle Notizen", "**alle** Notizen"), "utf-8")
+    quire = Quire.open(tmp_path / "home")
+    quire.index([notes])
+    model = QueuedModel(languages=frozenset({"en"}))  # writes no German: the line is the answer
+    events = _ask(quire, "Kann ich Quire ohne Internet benutzen?", model)
+    done = events[-1]
+    assert isinstance(done, Done) and done.quote is not None, events
+    assert done.quote.text.startswith("Ja, **alle** Notizen") and "?" not in done.quote.text
+    assert done.answer.startswith("Your notes say: “Ja, alle Notizen") and "**" not in done.answer
+    assert done.citations.valid == [1] and not done.citations.invalid
+    quire.close()
 
 
 # -- reading checks ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, DraftReplaced
 from desktop_app.core.passage import Evidence, Passage
 from desktop_app.core.turn_view import (
+    evidence_markdown,
     DRAFT_LABEL,
     DRAFT_NOTICE,
     EMPTY_CHAT,
@@ -28,6 +29,8 @@ from desktop_app.core.turn_view import (
 
 BERLIN = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."
 TRAIN = "How long does the train from Prague to Berlin take?"
+BACK = "Zurück fahren wir am Sonntag um 18 Uhr."
+BERLIN_NOTE = f"{BERLIN} {BACK}"
 
 
 def test_the_draft_is_folded_away_with_why_and_shown_as_such_when_asked() -> None:
@@ -72,7 +75,8 @@ def test_one_answer_first_then_the_evidence_then_the_cautions() -> None:
     quote = _evidence()
     offer = "A chat model that writes German well can answer in its own words."
     turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), quote=quote,
-                evidence=[quote], caution="Weak evidence: only part.", offer=offer)  # fmt: skip
+                evidence=[quote, _evidence(BACK)], caution="Weak evidence: only part.",
+                offer=offer)  # fmt: skip
     turn.sources = [_passage()]
     markdown = turn_markdown(turn, 0)
     answer = markdown.index("Your notes say:")
@@ -81,7 +85,9 @@ def test_one_answer_first_then_the_evidence_then_the_cautions() -> None:
     offered = markdown.index("A chat model that writes German")
     assert answer < evidence < caution < offered
     assert f"]({MODELS_LINK})" in markdown  # the offer opens Settings → Models
-    assert markdown.count("Mit dem Zug aus Prag") == 2  # the answer line and its evidence
+    assert markdown.count("Mit dem Zug aus Prag") == 1  # the answer line, not again as evidence
+    assert "(quire:evidence/0/1)" in markdown and "(quire:evidence/0/0)" not in markdown
+    assert BACK in markdown  # the other evidence keeps its place and its link
 
 
 def test_streamed_words_are_provisional_until_checked() -> None:
@@ -103,7 +109,7 @@ def test_every_link_a_turn_writes_reads_back_to_what_it_was_written_for() -> Non
     checked = attribution.attribute("It takes 2 hours [1].", {1: BERLIN}, "en")
     quote = _evidence()
     turn = Turn(TRAIN, f"Your notes say: “{BERLIN}” [1]", citations=Citations([1]), quote=quote,
-                evidence=[quote], draft=draft_of(checked, DraftReplaced.UNBACKED),
+                evidence=[quote, _evidence(BACK)], draft=draft_of(checked, DraftReplaced.UNBACKED),
                 offer="A better model can answer in its own words.")  # fmt: skip
     turn.sources = [_passage()]
     refused = Turn(TRAIN, "Your notes don't seem to cover this.", answerable=False,
@@ -115,7 +121,7 @@ def test_every_link_a_turn_writes_reads_back_to_what_it_was_written_for() -> Non
     }
     assert links == {
         TurnLink(LinkKind.QUOTE, 0),  # the answer line selects its words in the note
-        TurnLink(LinkKind.EVIDENCE, 0, 0),
+        TurnLink(LinkKind.EVIDENCE, 0, 1),  # the first evidence is the answer line: shown once
         TurnLink(LinkKind.DRAFT, 0),
         TurnLink(LinkKind.MODELS),
         TurnLink(LinkKind.ANYWAY, 1),
@@ -138,12 +144,21 @@ def test_the_page_numbers_turns_by_place_the_live_one_last_then_the_hint() -> No
     assert EMPTY_CHAT not in page
 
 
-def _evidence() -> Evidence:
-    return Evidence(1, "travel/berlin.md", "/notes", "Berlin", 0, len(BERLIN), 1, 1, BERLIN,
-                    "sentence", 1.0, 1.0, True)  # fmt: skip
+def _evidence(text: str = BERLIN) -> Evidence:
+    start = BERLIN_NOTE.index(text)
+    return Evidence(1, "travel/berlin.md", "/notes", "Berlin", start, start + len(text), 1, 1,
+                    text, "sentence", 1.0, 1.0, True)  # fmt: skip
 
 
 def _passage() -> Passage:
     return Passage(number=1, path="travel/berlin.md", folder=str(Path("/notes")),
                             title="Berlin", heading_path=[], start=0, end=len(BERLIN),
                             line_start=1, line_end=1, text=BERLIN, score=1.0)  # fmt: skip
+
+
+def test_a_quote_is_shown_as_read_without_its_markup() -> None:
+    text = "**Salz:** 10 g, siehe [[Brot|Brotrezept]] ![[salz.png#icon]] <b>fein</b>"
+    quote = Evidence(2, "r.md", "/n", "R", 40, 40 + len(text), 3, 3, text, "item", 1.0, 1.0, True)
+    shown = evidence_markdown([quote], turn=0)
+    assert "“Salz: 10 g, siehe Brotrezept fein” [[2]](quire:evidence/0/0)" in shown
+    assert "**" not in shown.replace("**From your notes:**", "") and "salz.png" not in shown

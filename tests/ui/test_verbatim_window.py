@@ -55,7 +55,9 @@ def test_the_code_answer_comes_first_and_invented_commands_vouch_for_nothing(
     hrefs = link_hrefs(chat.view)
     assert not any(h.startswith("quire:source") for h in hrefs)  # no [n] vouches for the draft
     evidence = chat.turns[0].evidence[0]
-    click_link(qtbot, chat.view, "quire:evidence/0/0")
+    assert chat.turns[0].quote == evidence  # the answer line is that unit: shown once, as answer
+    assert "quire:evidence/0/0" not in hrefs
+    click_link(qtbot, chat.view, "quire:quote/0")
     cursor = window.viewer.text.textCursor()
     text = window.viewer.text.toPlainText()
     assert cursor.selectionStart() == _qt_offset(text, evidence.start)

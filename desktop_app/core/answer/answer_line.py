@@ -7,6 +7,10 @@ figure, a date, a name) and most of the question's key words that the unit holds
 qualifiers ("with the lid on") decide between two clauses that both hold a temperature. It is
 an exact span of the note (`note_text[start:end] == text`), so it can be quoted verbatim in any
 language, whatever the chat model writes. Code is never cut.
+
+A question of the notes (an FAQ's), a line that introduces what follows ("Ingredients:") or a
+label followed only by links or tags ("Source: [[Berlin]]") answers nothing: the line is the
+best unit that does, or none.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from dataclasses import replace
 from desktop_app.core.answer import cues
 from desktop_app.core.answer.evidence import question_overlap
 from desktop_app.core.answer.question import Question
-from desktop_app.core.answer.units import CODE
+from desktop_app.core.answer.units import CODE, is_question
 from desktop_app.core.passage import Evidence
+from desktop_app.core.retrieval import analyzer
+from desktop_app.core.text import plain_text
 
 # A clause ends at , ; : or a dash, before the next one starts (numbers like 2,5 or 10:30 and
 # hyphenated words do not end one).
@@ -27,14 +33,22 @@ MIN_WORDS = 3  # a shorter piece ("then", "at 160 °C") says too little on its o
 MAX_CLAUSES = 3  # neighbouring clauses tried together
 KEEP_SHARE = 0.999  # a shorter part keeps every key word the whole unit holds (the qualifiers)
 _TRIM = " \t\n,;:–—-"
+# "Label: value" (the label a few words), and what a value that only points elsewhere holds.
+_LABELLED = re.compile(r"\s*[^\W\d][\w .-]{0,30}:\s+(?P<value>\S.*)", re.DOTALL)
+_POINTERS = re.compile(
+    r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)|<?(?:https?://|www\.)\S+|"
+    r"\S+@\S+\.\w+|(?<!\w)#[\w/-]+"
+)
 
 
 def compose(found: list[Evidence], question: Question) -> Evidence | None:
-    """The answer line from the best evidence unit (None without evidence): an `Evidence` whose
-    span lies inside that unit's; the unit itself when no shorter part answers as well."""
-    if not found:
+    """The answer line from the best evidence unit that answers something (None without one):
+    an `Evidence` whose span lies inside that unit's; the unit itself when no shorter part
+    answers as well."""
+    answering = [e for e in found if answers_something(e)]
+    if not answering:
         return None
-    best = found[0]
+    best = answering[0]
     if best.kind == CODE or best.code or _asks_for_all(best.text, question):
         return best
     if question.kind not in cues.FACT_KINDS:
@@ -53,6 +67,17 @@ def compose(found: list[Evidence], question: Question) -> Evidence | None:
     if shortest is None:
         return best
     return _part(best, *shortest)
+
+
+def answers_something(unit: Evidence) -> bool:
+    """Not a question, not a line that introduces what follows, not a label of links or tags."""
+    if unit.kind == CODE or unit.code:
+        return True
+    shown = plain_text(unit.text).strip()
+    if is_question(shown) or shown.endswith(":"):
+        return False
+    labelled = _LABELLED.fullmatch(unit.text)
+    return labelled is None or bool(analyzer.words(_POINTERS.sub(" ", labelled["value"])))
 
 
 def _asks_for_all(text: str, question: Question) -> bool:

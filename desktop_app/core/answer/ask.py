@@ -512,7 +512,7 @@ def line_answer(line: Evidence | None) -> str:
     """The answer in the notes' own words: the answer line quoted verbatim with its `[n]`."""
     if line is None:
         return NO_LINE
-    return f"{NOTES_SAY} “{line.text}” [{line.number}]"
+    return f"{NOTES_SAY} “{line.shown}” [{line.number}]"
 
 
 def offer_for(language: str, needed: bool) -> str:

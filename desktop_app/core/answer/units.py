@@ -41,6 +41,11 @@ _LINK_TARGET = re.compile(r"(\]\()[^)\s]*(?:\s+\"[^\"]*\")?(\))")
 _URL = re.compile(r"<?(?:https?://|ftp://|www\.)[^\s<>]+>?")
 _LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$")
 _MARKUP = re.compile(r"<[^>\n]*>|[*_`~#>|\-=]+")
+# A line that is all emphasis ("**Dough**", "__Kann ich offline arbeiten?__:") or a question on
+# its own: a label over what follows (an FAQ's question), not something the note says.
+_EMPHASISED = re.compile(r"(\*\*|__|\*|_)(?=\S)([^\n]+?)(?<=\S)\1[ \t]*:?")
+_EMPHASIS_MARKS = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)")
+_QUESTION_END = re.compile(r"[?？][\s\"'”»)*_]*$")
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,25 @@ def is_link_only(text: str) -> bool:
     if _LINK_ONLY.match(text.strip()):
         return True
     return not analyzer.words(_MARKUP.sub(" ", words_of(text)))
+
+
+def is_question(text: str) -> bool:
+    """A sentence that asks (its last word followed by a question mark)."""
+    return bool(_QUESTION_END.search(text.strip()))
+
+
+def is_label_line(line: str) -> bool:
+    """A line of one sentence that labels what follows: all of it emphasised, without the full
+    stop a sentence of the note ends with, or a question (an FAQ's)."""
+    body = line.strip()
+    if SENTENCE_END.search(body):
+        return False  # more than one sentence: the note says something here
+    emphasised = _EMPHASISED.fullmatch(body)
+    if emphasised is not None:
+        marks, inner = emphasised.group(1), emphasised.group(2).rstrip()
+        if marks not in inner and not inner.endswith((".", "!")):
+            return True
+    return is_question(body)
 
 
 def joined(a: Unit, b: Unit, passage: str, offset: int, longest: int) -> Unit | None:
@@ -203,7 +227,16 @@ class _Splitter:
         lines, self.paragraph = self.paragraph, []
         if not lines:
             return
-        text, first, last = self.text, lines[0][0], lines[-1][1]
+        text = self.text
+        while lines and is_label_line(text[lines[0][0] : lines[0][1]]):
+            yield from self._flush_lead()
+            yield from self._flush_code()
+            label = text[lines[0][0] : lines[0][1]]
+            self.heading = _EMPHASIS_MARKS.sub("", label).strip().rstrip(":").strip()
+            lines = lines[1:]
+        if not lines:
+            return
+        first, last = lines[0][0], lines[-1][1]
         block = text[first:last]
         begin = 0
         for match in SENTENCE_END.finditer(block):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from desktop_app.core.answer.support import CITATION
 from desktop_app.core.retrieval import analyzer, languages
-from desktop_app.core.text import FENCE, TextSpan
+from desktop_app.core.text import FENCE, TextSpan, plain_text
 
 # The label Quire puts before a sentence of the notes it quotes; a model imitating it is
 # presenting its own words as the notes'.
@@ -140,7 +140,8 @@ class SourceTexts:
 
     def __init__(self, texts: list[str]) -> None:
         self.plain = [_spaced(t.replace("`", "")) for t in texts]
-        self.loose = [_loose(t) for t in texts]
+        # as written and as read (Quire quotes a line without its markup: `text.plain_text`)
+        self.loose = [_loose(t) for t in texts] + [_loose(plain_text(t)) for t in texts]
 
     def holds(self, span: VerbatimSpan) -> bool:
         if span.kind == QUOTE:
