@@ -13,7 +13,6 @@ from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, DraftReplaced
 from desktop_app.core.passage import Evidence, Passage
 from desktop_app.core.turn_view import (
-    evidence_markdown,
     DRAFT_LABEL,
     DRAFT_NOTICE,
     EMPTY_CHAT,
@@ -23,6 +22,7 @@ from desktop_app.core.turn_view import (
     LinkKind,
     TurnLink,
     conversation_markdown,
+    evidence_markdown,
     linkify,
     turn_markdown,
 )
