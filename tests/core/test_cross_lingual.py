@@ -9,11 +9,18 @@ from typing import Any
 
 import pytest
 
+from desktop_app.core.answer.ask import embedder_similarity
 from desktop_app.core.api import Quire, as_json
 from desktop_app.core.handle import make_embedder
-from desktop_app.core.retrieval.embedder import MULTILINGUAL, Embedder, multilingual_model_path
+from desktop_app.core.retrieval.embedder import (
+    MULTILINGUAL,
+    Embedder,
+    meaning_model,
+    multilingual_model_path,
+)
 from desktop_app.paths import sample_notes
 from desktop_app.settings import Settings
+from tests.support.fakes import FakeEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -85,3 +92,27 @@ def test_choosing_it_reembeds_while_keyword_search_works(tmp_path: Path) -> None
         assert quire.search("Wie viel Salz kommt in das Brot?")[0].path == "recipes/bread.md"
     finally:
         quire.close()
+
+
+def test_beside_the_english_only_default_the_multilingual_model_judges_sentences(
+    tmp_path: Path,
+) -> None:
+    """The evidence of a Czech question is ranked by meaning too: the default MiniLM does not
+    know Czech, so the bundled multilingual model gives the question–sentence cosines."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "bread.md").write_text("# Bread\n\nAdd 10 g of salt to the dough.\n", "utf-8")
+    default = Quire.open(tmp_path / "home", embedder=Embedder())
+    default.index([notes])
+    assert default.search("salt")  # as an answer searches first (the vectors are read then)
+    searcher = default.searcher
+    assert embedder_similarity(searcher, "en") is not None  # MiniLM itself knows English
+    cosines = embedder_similarity(searcher, "cs")
+    assert cosines is not None
+    salt, train = cosines(
+        "Kolik soli patří do těsta na chleba?",
+        ["Add 10 g of salt to the dough.", "The train to Berlin takes four hours."],
+    )
+    assert salt > train
+    default.close()
+    assert meaning_model(FakeEmbedder()) is None  # no second model beside a stand-in

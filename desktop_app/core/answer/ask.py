@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from desktop_app.core.answer import (
     answer_line,
@@ -59,11 +59,14 @@ from desktop_app.core.events import (
 )
 from desktop_app.core.passage import Evidence, Passage
 from desktop_app.core.retrieval import lexical
-from desktop_app.core.retrieval.embedder import similarity
+from desktop_app.core.retrieval.embedder import TextEmbedder, meaning_model, similarity
 from desktop_app.core.retrieval.search import Searcher
 from desktop_app.core.store import chunks
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["answer_events", "embedder_similarity", "index_is_empty", "index_weights"]
 EMPTY_QUESTION = "the question is empty: type what you want to know"
@@ -417,17 +420,25 @@ def index_weights(database: Database) -> Weights:
 
 
 def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
-    """The embedder's cosine of the question with each sentence, where it knows the language."""
+    """The cosine of the question with each sentence on the gate's scale: the index's embedder's
+    where it knows the question's language, else the bundled multilingual model's (a German
+    question beside the English-only default), else none."""
     if not USE_EMBEDDER_FOR_EVIDENCE:
         return None
     embedder = searcher.embedder
     if embedder is None or not searcher.vectors.size:  # keyword-only index: the model sleeps
         return None
-    if embedder.languages is not None and language not in embedder.languages:
+    if embedder.languages is None or language in embedder.languages:
+        return _cosines(embedder, searcher.query_vector)  # the search's own query vector
+    other = meaning_model(embedder)
+    if other is None:
         return None
+    return _cosines(other, lambda question: other.encode_query([question])[0])
 
+
+def _cosines(embedder: TextEmbedder, query_vector: Callable[[str], np.ndarray]) -> Cosines:
     def cosines(question: str, texts: list[str]) -> list[float]:
-        asked = searcher.query_vector(question)  # the search's own, read once
+        asked = query_vector(question)
         return [similarity(embedder, float(v)) for v in embedder.encode(texts) @ asked]
 
     return cosines

@@ -108,6 +108,25 @@ def similarity(embedder: TextEmbedder, cosine: float, crossed: bool = False) -> 
     return (cosine + shift - low) / (high - low)
 
 
+_MEANING_LOCK = threading.Lock()
+_MEANING: list[Embedder | None] = []  # the multilingual model, once looked for
+
+
+def meaning_model(embedder: TextEmbedder) -> Embedder | None:
+    """A model for the meaning of a question and a sentence in any pair of languages beside an
+    index's real embedder that knows fewer: the bundled multilingual model, loaded once per
+    process (None where it is not installed, and beside a stand-in embedder)."""
+    if not isinstance(embedder, Embedder) or embedder.multilingual:
+        return None
+    with _MEANING_LOCK:
+        if not _MEANING:
+            try:
+                _MEANING.append(Embedder(multilingual_model_path()))
+            except EmbedderError:
+                _MEANING.append(None)
+        return _MEANING[0]
+
+
 class Embedder:
     """A model folder of sentence-transformers, or the packed e5 file. Passages and queries are
     read with the model's own prompts (e5: `passage: ` / `query: `)."""
