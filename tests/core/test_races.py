@@ -88,6 +88,9 @@ def _vectors_db(first_id: int, count: int, version: str) -> tuple[sqlite_utils.D
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
     db.execute("CREATE TABLE chunk_parts (chunk_id INTEGER, part INTEGER, embed_hash TEXT)")
     db.execute("CREATE TABLE embeddings (hash TEXT PRIMARY KEY, vector BLOB)")
+    db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, note_id INTEGER)")
+    db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, language TEXT)")
+    db.execute("INSERT INTO notes VALUES (1, 'en')")
     db.execute("INSERT INTO meta VALUES ('data_version', ?)", (version,))
     rng = np.random.default_rng(first_id)
     expected = {}
@@ -96,6 +99,7 @@ def _vectors_db(first_id: int, count: int, version: str) -> tuple[sqlite_utils.D
         vector /= np.linalg.norm(vector)
         expected[chunk_id] = vector
         db.execute("INSERT INTO chunk_parts VALUES (?, 0, ?)", (chunk_id, str(chunk_id)))
+        db.execute("INSERT INTO chunks VALUES (?, 1)", (chunk_id,))
         db.execute("INSERT INTO embeddings VALUES (?, ?)", (str(chunk_id), vector.tobytes()))
     return db, expected
 

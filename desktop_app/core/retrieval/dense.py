@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sqlite_utils
@@ -25,9 +25,22 @@ class _Vectors:
     version: str | None
     ids: np.ndarray
     matrix: np.ndarray
+    languages: np.ndarray  # each row's note language ("" unknown)
 
 
-_EMPTY = _Vectors(None, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32))
+@dataclass(frozen=True)
+class Crossing:
+    """A question's language and what a cosine with a passage in another language is raised by
+    (a multilingual model's cosines run lower across languages than within one, so in a vault
+    of several languages the question's own language would win every near tie)."""
+
+    asked: str
+    shift: float
+
+
+_EMPTY = _Vectors(
+    None, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=str)
+)
 
 
 class VectorIndex:
@@ -42,8 +55,7 @@ class VectorIndex:
         with self._lock:
             if version == self._vectors.version:
                 return
-            ids, matrix = _load(db)
-            self._vectors = _Vectors(version, ids, matrix)
+            self._vectors = _load(db, version)
 
     @property
     def size(self) -> int:
@@ -55,21 +67,31 @@ class VectorIndex:
         return self._vectors.matrix
 
     def search(
-        self, query_vector: np.ndarray, limit: int, allowed: np.ndarray | None = None
+        self,
+        query_vector: np.ndarray,
+        limit: int,
+        allowed: np.ndarray | None = None,
+        crossing: Crossing | None = None,
     ) -> list[DenseHit]:
         """Best chunks by cosine; a chunk embedded in parts scores as its best part. With
-        `allowed` (sorted chunk ids) only those rows are scored."""
+        `allowed` (sorted chunk ids) only those rows are scored; with `crossing`, rows in
+        another known language than the question's rank by their raised cosine (every row, so
+        none is cut off before it is raised; the hit keeps its own cosine)."""
         state = self._vectors  # one read: a refresh meanwhile swaps in a whole new state
-        ids, matrix = state.ids, state.matrix
+        ids, matrix, languages = state.ids, state.matrix, state.languages
         if allowed is not None:
             rows = np.flatnonzero(np.isin(ids, allowed, assume_unique=False))
-            ids, matrix = ids[rows], matrix[rows]
+            ids, matrix, languages = ids[rows], matrix[rows], languages[rows]
         if not len(ids):
             return []
         scores = matrix @ query_vector.astype(np.float32)
+        ranked = scores
+        if crossing is not None:
+            other = (languages != crossing.asked) & (languages != "")
+            ranked = scores + np.float32(crossing.shift) * other
         wanted = min(len(ids), limit * 2)  # parts of one chunk may repeat
-        top = np.argpartition(-scores, wanted - 1)[:wanted]
-        top = top[np.argsort(-scores[top])]
+        top = np.argpartition(-ranked, wanted - 1)[:wanted]
+        top = top[np.argsort(-ranked[top])]
         hits: dict[int, DenseHit] = {}
         for i in top:
             chunk_id = int(ids[i])
@@ -78,10 +100,11 @@ class VectorIndex:
         return list(hits.values())[:limit]
 
 
-def _load(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
+def _load(db: sqlite_utils.Database, version: str | None) -> _Vectors:
     rows = vectors.part_vectors(db)
     if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        return replace(_EMPTY, version=version)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-    return ids, matrix
+    languages = np.array([r[2] or "" for r in rows], dtype=str)
+    return _Vectors(version, ids, matrix, languages)

@@ -9,7 +9,7 @@ import numpy as np
 import sqlite_utils
 
 from desktop_app.core.retrieval import analyzer, fusion, lexical
-from desktop_app.core.retrieval.dense import DenseHit, VectorIndex
+from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder, similarity
 from desktop_app.core.retrieval.languages import REGISTERED, registered
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
@@ -161,7 +161,8 @@ class Searcher:
                 if within is not None:  # the same selection the lexical query filtered on
                     allowed = np.asarray(scopes.chunk_ids(db, within), dtype=np.int64)
                 vector = self.query_vector(query)
-                dense_hits = self.vectors.search(vector, options.candidates, allowed)
+                crossing = self._crossing(asked)
+                dense_hits = self.vectors.search(vector, options.candidates, allowed, crossing)
         weights = fusion.trust_weights(
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
@@ -176,6 +177,13 @@ class Searcher:
             crossed=crossed,
         )
         return self._materialize(db, fused, signals, options)
+
+    def _crossing(self, asked: str | None) -> Crossing | None:
+        """With a multilingual model and a question whose language is known, a passage in
+        another language ranks by its cosine raised as the gate reads it."""
+        if asked is None or self.embedder is None or not self.embedder.multilingual:
+            return None
+        return Crossing(asked, self.embedder.crossed_shift)
 
     def _similarity(self, hit: DenseHit, crossed: frozenset[int]) -> float:
         assert self.embedder is not None

@@ -72,10 +72,13 @@ def drop_orphan_vectors(db: sqlite_utils.Database) -> None:
     )
 
 
-def part_vectors(db: sqlite_utils.Database) -> list[tuple[int, bytes]]:
-    """(chunk_id, vector blob) of every part that has a vector, by chunk and part."""
-    rows: list[tuple[int, bytes]] = db.execute(
-        "SELECT p.chunk_id, e.vector FROM chunk_parts p JOIN embeddings e ON e.hash = p.embed_hash"
+def part_vectors(db: sqlite_utils.Database) -> list[tuple[int, bytes, str | None]]:
+    """(chunk_id, vector blob, its note's language) of every part that has a vector, by chunk
+    and part."""
+    rows: list[tuple[int, bytes, str | None]] = db.execute(
+        "SELECT p.chunk_id, e.vector, n.language FROM chunk_parts p"
+        " JOIN embeddings e ON e.hash = p.embed_hash"
+        " JOIN chunks c ON c.id = p.chunk_id JOIN notes n ON n.id = c.note_id"
         " ORDER BY p.chunk_id, p.part"
     ).fetchall()
     return rows
