@@ -219,6 +219,7 @@ def bench_embedding(work: Path, limit: int, til: Path, setting: str = "") -> Non
         db.execute("DELETE FROM chunk_parts WHERE embed_hash NOT IN (SELECT hash FROM keep)")
     texts = [t for _, t in todo]
     model = raw_model(quire)
+    assert isinstance(embedder, Embedder)  # raw_model said so
     prompted = [embedder.passage_prompt + t for t in texts]  # as the model is meant to read them
     model.encode(prompted[:64])  # warm-up for both
     _, raw_time = timed(
