@@ -42,8 +42,9 @@ def turn_markdown(turn: Turn, index: int, live: bool = False) -> str:
     then the quoted evidence, then one-line cautions; a failed draft only when unfolded. While
     `live`, the model's words stream into a provisional area: they are not the answer yet."""
     count = len(turn.sources)
+    when = question_kind(turn.question) == AnswerKind.DATE  # "when did I…": say each quote's day
     if turn.quote is not None:
-        answer = quoted_markdown(turn.quote, turn.evidence, index)
+        answer = quoted_markdown(turn.quote, turn.evidence, index, when)
     elif live and turn.answerable and turn.answer:
         answer = provisional_markdown(turn.answer)
     else:
@@ -51,7 +52,6 @@ def turn_markdown(turn: Turn, index: int, live: bool = False) -> str:
         answer = answer_markdown(
             turn.answer, turn.unsupported, sentences, lambda n: 1 <= n <= count, index
         )
-    when = question_kind(turn.question) == AnswerKind.DATE  # "when did I…": say each quote's day
     evidence = evidence_markdown(turn.evidence, index, when, shown=turn.quote)
     body = f"{answer}\n\n{evidence}" if answer else evidence
     notes = cautions_markdown(turn, index)
@@ -129,10 +129,14 @@ def _citation(numbers: list[int], valid: Callable[[int], bool], turn: int, plain
     )
 
 
-def quoted_markdown(quote: Evidence, evidence: list[Evidence], turn: int) -> str:
+def quoted_markdown(
+    quote: Evidence, evidence: list[Evidence], turn: int, when: bool = False
+) -> str:
     """Quire's own answer when the model's was not backed: the evidence unit, exactly as the
-    note holds it, its `[n]` selecting its span."""
-    return f"**{NOTES_SAY}**\n\n" + "\n".join(_unit_lines(quote, f"quire:quote/{turn}"))
+    note holds it, its `[n]` selecting its span; for a question about when, the day its note
+    was written."""
+    day = [f"> *On {day_label(quote.day)} you wrote:*", ">"] if when and quote.day else []
+    return f"**{NOTES_SAY}**\n\n" + "\n".join(day + _unit_lines(quote, f"quire:quote/{turn}"))
 
 
 def evidence_markdown(

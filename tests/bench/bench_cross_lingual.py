@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
             sets = public_sets(args, Path(scratch))
             parts["bench_cross_lingual"] = ["\n".join(eval_table(sets, embedders))]
         if args.only in (None, "trilingual"):
-            parts["bench_cross_lingual_trilingual"] = trilingual_part(
+            parts["bench_cross_lingual trilingual"] = trilingual_part(
                 args, embedders, Path(scratch)
             )
     if args.page:

@@ -228,7 +228,7 @@ def bench_embedding(work: Path, limit: int, til: Path, setting: str = "") -> Non
         )
     )
     embedded, quire_time = timed(lambda: quire.embed())
-    print(f"embedding with {embedder.model_id}: {len(texts)} texts ({embedded} embedded by Quire)")
+    print(f"embedding: {len(texts)} texts ({embedded} embedded by Quire) with {embedder.model_id}")
     print(f"  quire  {embedded / quire_time:8.1f} texts/s  ({quire_time:.1f} s, incl. writes)")
     print(f"  raw    {len(texts) / raw_time:8.1f} texts/s  ({raw_time:.1f} s, encode only)")
     print(f"  ratio  {raw_time / quire_time:.2f}×  (goal ≥ 0.9×)")

@@ -133,7 +133,8 @@ def test_the_answer_flow_prints_what_it_printed_before_typed_events(tmp_path: Pa
     40 minutes [1]" no longer passes as backed by a note saying 20 + 25; and for the answer
     line and the reading checks: a draft with a figure the notes do not give for what was asked
     gives way to the shortest part of the evidence that answers, with the `declined`, `offer` and
-    draft `problems` keys; nothing else changed)."""
+    draft `problems` keys; and for the quoted line shown on one line without its markup, so
+    its citation's sentence is the whole line; nothing else changed)."""
     notes = tmp_path / "notes"
     # the text notes it was recorded on (the sample PDF came later)
     shutil.copytree(sample_notes(), notes, ignore=shutil.ignore_patterns("*.pdf"))

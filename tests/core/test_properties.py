@@ -182,7 +182,7 @@ def test_what_quire_quotes_as_the_notes_is_the_notes_text(
         quotes = event.evidence if isinstance(event, EvidenceShown) else []
         if isinstance(event, Done) and event.quote is not None:
             quotes = [event.quote]
-            assert event.answer == f"{NOTES_SAY} “{event.quote.text}” [{event.quote.number}]"
+            assert event.answer == f"{NOTES_SAY} “{event.quote.shown}” [{event.quote.number}]"
         elif isinstance(event, Done):
             assert NOTES_SAY not in event.answer  # only Quire's own quotation says it
         for q in quotes:

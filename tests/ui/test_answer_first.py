@@ -52,7 +52,10 @@ def test_a_czech_question_is_answered_in_the_notes_words_and_offers_a_model(
         chat.ask("Jak dlouho se peče svíčková?")
     shown = chat.view.toPlainText()
     assert queued_model.prompts == []  # the model was not asked to write Czech
-    assert shown.index("dvě a půl hodiny") < shown.index("From your notes:")
+    answer = shown.index("Your notes say:")
+    assert answer < shown.index("dvě a půl hodiny")
+    assert shown.count("dvě a půl hodiny") == 1  # the answer line, not again as evidence
+    assert "From your notes:" not in shown or answer < shown.index("From your notes:")
     assert "does not write Czech" in shown and "nothing about" not in shown
     with qtbot.waitSignal(chat.models_wanted, timeout=5_000):
         click_link(qtbot, chat.view, MODELS_LINK)
