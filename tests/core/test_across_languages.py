@@ -117,3 +117,37 @@ def test_in_a_vault_of_several_languages_a_near_tie_across_languages_is_raised()
     crossed = index.search(query, 3, crossing=Crossing("cs", 0.074))
     assert [h.chunk_id for h in crossed] == [2, 1, 3]  # a note of unknown language is not raised
     assert crossed[0].score == pytest.approx(0.76, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("notes", "mixed"),
+    [(("en", "de"), True), (("de",), False), (("en",), False)],
+)
+def test_the_keywords_lose_their_base_trust_only_among_passages_of_several_languages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notes: tuple[str, ...], mixed: bool
+) -> None:
+    """A German question: over English and German notes the keyword list sees only the German
+    ones; over German notes alone, or English notes alone (every passage in another language),
+    the weights stay as they are."""
+    texts = {
+        "en": "# Bread\n\nThe sourdough bread needs 10 g of salt and bakes for forty minutes.\n",
+        "de": "# Brot\n\nDas Sauerteigbrot braucht zehn Gramm Salz und backt vierzig Minuten.\n",
+    }
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for language in notes:
+        (folder / f"{language}.md").write_text(texts[language], "utf-8")
+    calls: list[fusion.Weights] = []
+    original = fusion.seen_in_part
+    monkeypatch.setattr(fusion, "seen_in_part", lambda w: calls.append(w) or original(w))
+    embedder = FakeEmbedder()
+    embedder.multilingual, embedder.languages = True, None
+    q = Quire.open(tmp_path / "home", embedder=embedder)
+    try:
+        q.index([folder])
+        assert q.search("Wie viel Salz braucht das Sauerteigbrot?")
+    finally:
+        q.close()
+    assert bool(calls) == mixed
+    assert fusion.seen_in_part(fusion.Weights(1.3, 1.0)) == fusion.Weights(0.8, 1.0)
+    assert fusion.seen_in_part(fusion.Weights(0.4, 1.0)) == fusion.Weights(0.0, 1.0)

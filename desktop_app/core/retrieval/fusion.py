@@ -9,7 +9,8 @@ list gets a weight from two query-level signals, both computed from the results 
   (a question that shares its rare words with a passage is a keyword question);
 - a passage in another language than the question's matches it by words only by chance (a
   name, a number, a word two languages share): its lexical rank counts little, and what finds
-  it is the multilingual embedder.
+  it is the multilingual embedder; and when the passages found are in several languages, the
+  keyword list, which sees only the question's, loses its base trust (`seen_in_part`).
 
 Within that, passages that contain every content word of the query (by stem, not only by
 its five-letter prefix) are listed first, each group in fused-score order.
@@ -62,6 +63,14 @@ def trust_weights(
     coverage = max(h.coverage for h in lexical[:3])
     lexical_weight = LEXICAL_BASE + coverage
     return Weights(lexical_weight, dense_weight)
+
+
+def seen_in_part(weights: Weights) -> Weights:
+    """The weights when the passages found are in the question's language and in others: the
+    keyword list can only see those in the question's language, so it keeps the trust its
+    matches earn (their coverage of the question) and not the base trust of a list that sees
+    every passage that could answer."""
+    return Weights(max(0.0, weights.lexical - LEXICAL_BASE), weights.dense)
 
 
 def fuse(

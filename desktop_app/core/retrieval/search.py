@@ -167,6 +167,9 @@ class Searcher:
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
         crossed = self._crossed(db, asked, lex_hits, dense_hits) if dense_hits else frozenset()
+        found = {h.chunk_id for h in lex_hits} | {h.chunk_id for h in dense_hits}
+        if crossed and found - crossed:  # passages in the question's language and in others
+            weights = fusion.seen_in_part(weights)
         fused = fusion.fuse(lex_hits, dense_hits, weights, crossed=crossed)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
