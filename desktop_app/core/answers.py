@@ -85,6 +85,7 @@ class Answers:
             similarity=lambda language: answering.embedder_similarity(
                 self._slot.current.searcher, language
             ),
+            crossed_raise=answering.crossed_raise(current.searcher),
             following=lambda passage: self._following(passage, fixed),
         )
 

@@ -6,18 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import sqlite_utils
 
-from desktop_app.core.answer import gate
+from desktop_app.core.answer import evidence, gate
+from desktop_app.core.answer.ask import crossed_raise
+from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question
 from desktop_app.core.api import Quire
 from desktop_app.core.retrieval import fusion, lexical
 from desktop_app.core.retrieval.bert_numpy import BATCH_TOKENS, _batches
 from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import similarity
+from desktop_app.core.retrieval.search import SearchResult
 from desktop_app.paths import sample_notes
 from tests.support.fakes import FakeEmbedder
 
@@ -139,7 +143,12 @@ def test_the_keywords_lose_their_base_trust_only_among_passages_of_several_langu
         (folder / f"{language}.md").write_text(texts[language], "utf-8")
     calls: list[fusion.Weights] = []
     original = fusion.seen_in_part
-    monkeypatch.setattr(fusion, "seen_in_part", lambda w: calls.append(w) or original(w))
+
+    def recorded(weights: fusion.Weights) -> fusion.Weights:
+        calls.append(weights)
+        return original(weights)
+
+    monkeypatch.setattr(fusion, "seen_in_part", recorded)
     embedder = FakeEmbedder()
     embedder.multilingual, embedder.languages = True, None
     q = Quire.open(tmp_path / "home", embedder=embedder)
@@ -151,3 +160,33 @@ def test_the_keywords_lose_their_base_trust_only_among_passages_of_several_langu
     assert bool(calls) == mixed
     assert fusion.seen_in_part(fusion.Weights(1.3, 1.0)) == fusion.Weights(0.8, 1.0)
     assert fusion.seen_in_part(fusion.Weights(0.4, 1.0)) == fusion.Weights(0.0, 1.0)
+
+
+def test_a_unit_in_another_language_gets_a_cosine_and_its_raise_though_words_rank_it_last() -> None:
+    """Words cannot rank a German unit for an English question: it still gets a cosine, raised
+    as the gate raises one across languages, and answers when its meaning does."""
+    english = "\n".join(f"The flour note line {n} says flour and water matter." for n in range(14))
+    german = "Das Brot braucht zehn Gramm Salz."
+    results = [
+        SearchResult("en.md", 0, len(english), 1.0, english, "/n", "EN", [], 1, 14, 1, 1, [], 1,
+                     None),
+        SearchResult("de.md", 0, len(german), 0.9, german, "/n", "DE", [], 1, 1, 2, 2, [], None, 1,
+                     crossed=True),
+    ]  # fmt: skip
+    sources = build_sources(results)
+    asked = Question.read("How much salt does the flour and water bread need?", "en")
+    seen: list[str] = []
+
+    def cosines(_question: str, texts: list[str]) -> list[float]:
+        seen.extend(texts)
+        return [0.5 if "Salz" in t else 0.1 for t in texts]
+
+    found = evidence.select(asked, results, sources, None, cosines, crossed_raise=0.3)
+    assert german in seen  # beyond the best units by words, read for its meaning
+    assert found[0].text == german
+    fake = FakeEmbedder()
+    fake.multilingual, fake.cosine_range, fake.crossed_shift = True, (0.7, 0.9), 0.05
+    searcher = SimpleNamespace(embedder=fake)
+    assert crossed_raise(searcher) == pytest.approx(0.25)  # type: ignore[arg-type]
+    fake.multilingual = False
+    assert crossed_raise(searcher) == 0.0  # type: ignore[arg-type]

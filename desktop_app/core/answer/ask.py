@@ -68,7 +68,13 @@ from desktop_app.core.text import clean_text
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["answer_events", "embedder_similarity", "index_is_empty", "index_weights"]
+__all__ = [
+    "answer_events",
+    "crossed_raise",
+    "embedder_similarity",
+    "index_is_empty",
+    "index_weights",
+]
 EMPTY_QUESTION = "the question is empty: type what you want to know"
 EMPTY_INDEX = "nothing is indexed yet: add a notes folder first (`quire index FOLDER`)"
 USE_EMBEDDER_FOR_EVIDENCE = True  # its cosines rank evidence better (docs/answers.md)
@@ -434,6 +440,15 @@ def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
     if other is None:
         return None
     return _cosines(other, lambda question: other.encode_query([question])[0])
+
+
+def crossed_raise(searcher: Searcher) -> float:
+    """What a cosine with a passage in another language than the question's is raised by on the
+    gate's scale (the index's multilingual model's cross-language shift; 0 for any other)."""
+    embedder = searcher.embedder
+    if embedder is None or not embedder.multilingual:
+        return 0.0
+    return similarity(embedder, 0.0, crossed=True) - similarity(embedder, 0.0)
 
 
 def _cosines(embedder: TextEmbedder, query_vector: Callable[[str], np.ndarray]) -> Cosines:

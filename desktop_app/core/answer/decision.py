@@ -27,6 +27,7 @@ class Retrieval:
     is_empty: Callable[[], bool] = lambda: False  # nothing indexed at all
     idf: Weights | None = None  # term weights over the whole index (the gate's)
     similarity: Callable[[str], Cosines | None] = lambda _language: None
+    crossed_raise: float = 0.0  # added to a cosine with a passage in another language
     following: Following = lambda _passage: None  # the passage after one in its note
 
     def read(self, question: str, history: Sequence[PastTurn] = ()) -> Question:
@@ -59,7 +60,9 @@ def decide(retrieval: Retrieval, question: Question, results: list[SearchResult]
     read = evidence.read_on(question, results, retrieval.following)
     sources = build_sources(relevant(read))
     similarity = retrieval.similarity(question.language)
-    found = evidence.select(question, read, sources, retrieval.idf, similarity)
+    found = evidence.select(
+        question, read, sources, retrieval.idf, similarity, retrieval.crossed_raise
+    )
     # the gate judges what the search found; a passage read on has no ranking signals of its own
     return Decided(gate.judge(question, results, found), found, sources)
 

@@ -217,12 +217,14 @@ def select(
     sources: Sequence[Passage],
     idf: Weights | None = None,
     similarity: Cosines | None = None,
+    crossed_raise: float = 0.0,
 ) -> list[Evidence]:
     """The 1–3 units that best answer `question`, from the first passages of `results`.
 
     `sources` (the numbered prompt sources) give each unit its `[n]`; `similarity`, when given,
-    returns the embedder's cosine of the question with each unit text; `idf` weighs the words of
-    note titles (for a "how do I").
+    returns the embedder's cosine of the question with each unit text (`crossed_raise` added
+    for a unit of a passage in another language); `idf` weighs the words of note titles (for a
+    "how do I").
     """
     number_of = {cid: s.number for s in sources for cid in s.chunk_ids}
     scored = _scored_units(question, results, number_of)
@@ -230,7 +232,7 @@ def select(
         return []
     scored.sort(key=lambda c: -c.score)
     if similarity is not None:
-        _add_cosines(scored, question.text, similarity)
+        _add_cosines(scored, question.text, similarity, crossed_raise)
     how_to = _how_to_notes(question, scored)
     _read_as_steps([c for c in scored if how_to(c.result.note_id)], question, idf)
     scored.sort(key=lambda c: -c.score)
@@ -391,13 +393,19 @@ def _overlap(a: ScoredUnit, b: ScoredUnit) -> bool:
     return same_note and a.unit.start < b.unit.end and b.unit.start < a.unit.end
 
 
-def _add_cosines(scored: list[ScoredUnit], question: str, similarity: Cosines) -> None:
-    """Add the embedder's cosine to the COSINE_READ best units by words: the units words rank
-    low seldom become the evidence, and encoding them too would only delay it."""
-    head = scored[:COSINE_READ]
+def _add_cosines(
+    scored: list[ScoredUnit], question: str, similarity: Cosines, crossed_raise: float = 0.0
+) -> None:
+    """Add the embedder's cosine to the COSINE_READ best units by words (the units words rank
+    low seldom become the evidence, and encoding them too would only delay it), and to as many
+    of the rest from passages in another language than the question's, which words cannot
+    rank; their cosines are raised by `crossed_raise` (a multilingual model's run lower across
+    languages)."""
+    across = [c for c in scored[COSINE_READ:] if c.result.crossed][:COSINE_READ]
+    head = scored[:COSINE_READ] + across
     cosines = similarity(question, [words_of(c.unit.text) for c in head])
     for c, cosine in zip(head, cosines, strict=True):
-        c.cosine = cosine
+        c.cosine = cosine + (crossed_raise if c.result.crossed else 0.0)
 
 
 def _evidence(number: int, c: ScoredUnit) -> Evidence:
