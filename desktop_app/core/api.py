@@ -53,7 +53,7 @@ from desktop_app.core.store.health import Health, IndexDamaged
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery
 from desktop_app.core.store.status import FileStatus, IndexStatus
-from desktop_app.core.text import IMAGE_TARGET, clean_text, plain_text, suffix_of
+from desktop_app.core.text import IMAGE_TARGET, clean_text, plain_line, suffix_of
 from desktop_app.core.turn_view import LinkKind, TurnLink, conversation_markdown, problem_markdown
 
 __all__ = [
@@ -130,7 +130,7 @@ __all__ = [
     "pages_label",
     "parse_languages",
     "pdf",
-    "plain_text",
+    "plain_line",
     "printable",
     "problem_markdown",
     "profile_of",

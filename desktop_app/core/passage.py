@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.text import plain_text
+from desktop_app.core.text import plain_line
 
 
 @dataclass
@@ -161,7 +161,7 @@ class Evidence:
         (`text.plain_text`), code as it stands."""
         if self.kind == "code" or self.code:  # units.CODE
             return self.text
-        return " ".join(plain_text(self.text).split())
+        return plain_line(self.text)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -59,6 +59,11 @@ def plain_text(markdown: str) -> str:
     return _LINE_MARKS.sub("", text)
 
 
+def plain_line(markdown: str) -> str:
+    """`plain_text` on one line, white space collapsed: a preview's or a quote's words."""
+    return " ".join(plain_text(markdown).split())
+
+
 def suffix_of(name: str) -> str:
     """A file name's suffix, lower case (`.md`), as formats and note names are told apart."""
     return os.path.splitext(name)[1].lower()

@@ -20,7 +20,7 @@ from desktop_app.core.answer.verbatim import NOTES_SAY
 from desktop_app.core.conversations import Turn
 from desktop_app.core.events import Citations, CitedSentence, Draft, DraftReplaced, Unfound
 from desktop_app.core.passage import Evidence, day_label
-from desktop_app.core.text import FENCE, code_fence, plain_text
+from desktop_app.core.text import FENCE, code_fence, plain_line
 
 UNVERIFIED = "unverified"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -135,8 +135,8 @@ def quoted_markdown(
     """Quire's own answer when the model's was not backed: the evidence unit, exactly as the
     note holds it, its `[n]` selecting its span; for a question about when, the day its note
     was written."""
-    day = [f"> *On {day_label(quote.day)} you wrote:*", ">"] if when and quote.day else []
-    return f"**{NOTES_SAY}**\n\n" + "\n".join(day + _unit_lines(quote, f"quire:quote/{turn}"))
+    lines = _day_lines(quote, when) + _unit_lines(quote, f"quire:quote/{turn}")
+    return f"**{NOTES_SAY}**\n\n" + "\n".join(lines)
 
 
 def evidence_markdown(
@@ -150,11 +150,14 @@ def evidence_markdown(
         return ""
     lines = ["**From your notes:**", ""]
     for i, e in kept:
-        if when and e.day:
-            lines += [f"> *On {day_label(e.day)} you wrote:*", ">"]
-        lines += _unit_lines(e, f"quire:evidence/{turn}/{i}")
+        lines += _day_lines(e, when) + _unit_lines(e, f"quire:evidence/{turn}/{i}")
         lines.append(">")
     return "\n".join(lines[:-1]) + "\n\n"
+
+
+def _day_lines(e: Evidence, when: bool) -> list[str]:
+    """For a question about when: the day the quote's note says it was written."""
+    return [f"> *On {day_label(e.day)} you wrote:*", ">"] if when and e.day else []
 
 
 def _same_span(e: Evidence, other: Evidence | None) -> bool:
@@ -170,7 +173,7 @@ def _unit_lines(e: Evidence, link: str) -> list[str]:
     for is_code, text in quote_pieces(e):
         lines += [">"] if lines else []
         if not is_code:
-            lines.append(f"> “{_literal_markdown(shown_prose(text))}”")
+            lines.append(f"> “{_literal_markdown(plain_line(text))}”")  # as read, one line
             continue
         fence = code_fence(text)
         lines += [f"> {fence}", *(f"> {line}" for line in text.splitlines()), f"> {fence}"]
@@ -196,12 +199,6 @@ def quote_pieces(e: Evidence) -> list[tuple[bool, str]]:
         for part in ([text] if is_code else _PARAGRAPH_BREAK.split(text))
         if is_code or part.strip()
     ]
-
-
-def shown_prose(text: str) -> str:
-    """Prose of a note as a reader sees it rendered, on one line: no `**`, `__`, embedded
-    files, wiki-link targets or HTML tags (the quote's `[n]` still selects the exact span)."""
-    return " ".join(plain_text(text).split())
 
 
 def _prose(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from desktop_app.core.api import IndexDamaged, Quire, Scope, ScopedSearch, pages_label, plain_text
+from desktop_app.core.api import IndexDamaged, Quire, Scope, ScopedSearch, pages_label, plain_line
 from desktop_app.ui.scope_bar import ScopeBar
 from desktop_app.ui.workers import Task, run_in_background
 
@@ -90,7 +90,7 @@ class SearchTab(QWidget):
         self.results.clear()
         for n, r in enumerate(results, start=1):
             where = " › ".join([r.title, *r.heading_path[1:]]) if r.title else r.path
-            snippet = " ".join(plain_text(r.text).split())[:200]
+            snippet = plain_line(r.text)[:200]
             page = pages_label(r.page, r.page_end)
             item = QListWidgetItem(
                 f"[{n}] {where}{'  ·  ' + page if page else ''}  ·  {r.score:.3f}\n{snippet}"

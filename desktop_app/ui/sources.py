@@ -13,7 +13,7 @@ from desktop_app.core.api import (
     day_label,
     matching_spans,
     pages_label,
-    plain_text,
+    plain_line,
 )
 from desktop_app.ui.inert_browser import InertBrowser
 from desktop_app.ui.theme import dim_color, mark_color
@@ -24,7 +24,7 @@ SNIPPET_CHARS = 260
 def snippet_html(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> str:
     """A window of the passage as a reader sees it rendered, around its first matching word,
     matches marked, all escaped."""
-    flat = " ".join(plain_text(text).split())
+    flat = plain_line(text)
     spans = matching_spans(flat, words)
     start = max(0, spans[0][0] - limit // 3) if spans else 0
     end = min(len(flat), start + limit)

@@ -167,8 +167,7 @@ class Searcher:
             lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
         )
         crossed = self._crossed(db, asked, lex_hits, dense_hits) if dense_hits else frozenset()
-        found = {h.chunk_id for h in lex_hits} | {h.chunk_id for h in dense_hits}
-        if crossed and found - crossed:  # passages in the question's language and in others
+        if crossed and _any_outside(crossed, lex_hits, dense_hits):  # several languages found
             weights = fusion.seen_in_part(weights)
         fused = fusion.fuse(lex_hits, dense_hits, weights, crossed=crossed)
         signals = _Signals(
@@ -294,6 +293,14 @@ def _page_breaks(row: chunks.ChunkDetail) -> list[int]:
     except (ValueError, AttributeError):
         return []
     return [p for p in pages if isinstance(p, int) and row.start < p < row.end]
+
+
+def _any_outside(
+    crossed: frozenset[int], lex_hits: list[lexical.LexicalHit], dense_hits: list[DenseHit]
+) -> bool:
+    """A passage found in the question's own language, beside those in others."""
+    ids = [h.chunk_id for h in lex_hits] + [h.chunk_id for h in dense_hits]
+    return any(chunk_id not in crossed for chunk_id in ids)
 
 
 def _function_words(language: str | None) -> frozenset[str]:
