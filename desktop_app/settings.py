@@ -41,6 +41,9 @@ class Settings:
     ignored_types: list[str] = field(default_factory=list)
     # Embedding model: a local sentence-transformers folder; empty means the bundled MiniLM.
     embedding_model: str = ""
+    # Beside an English-only embedding model, the bundled multilingual one reads questions and
+    # notes in other languages (its own vectors of every passage: more time to embed).
+    multilingual_companion: bool = True
     # Retrieval: a wide net from each retriever, then a relevance floor and a final cap.
     candidates: int = 60
     min_relevance: float = 0.0
@@ -146,6 +149,8 @@ def _check(name: str, value: Any, default: Any) -> Any:
         if name == "ignored_types":  # "PDF", "pdf", ".pdf" all mean .pdf
             return sorted({"." + v.strip().lower().lstrip(".") for v in kept if v.strip(". ")})
         return kept
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else None
     if isinstance(default, str):
         if not isinstance(value, str) or "\x00" in value:
             return None
@@ -163,6 +168,8 @@ def _check(name: str, value: Any, default: Any) -> Any:
 def _allowed(name: str, default: Any) -> str:
     if name == "theme":
         return "one of " + ", ".join(THEMES)
+    if isinstance(default, bool):
+        return "true or false"
     if isinstance(default, str):
         return "text"
     if isinstance(default, dict):

@@ -22,6 +22,7 @@ from desktop_app.core.retrieval.embedder import (
     Embedder,
     EmbedderError,
     TextEmbedder,
+    meaning_model,
     model_path_for,
 )
 from desktop_app.core.retrieval.search import Searcher
@@ -146,7 +147,12 @@ def make_embedder(
 
 
 def handle_on(
-    database: Database, embedder: TextEmbedder | None, problem: str | None
+    database: Database,
+    embedder: TextEmbedder | None,
+    problem: str | None,
+    companion: bool = True,
 ) -> IndexHandle:
-    # Without a usable embedding model, search is keyword-only (embedder_problem says why).
-    return IndexHandle(database, Searcher(database, embedder), embedder, problem)
+    """Without a usable embedding model, search is keyword-only (embedder_problem says why);
+    `companion`: the bundled multilingual model reads what an English-only one cannot."""
+    beside = meaning_model(embedder) if embedder and companion else None
+    return IndexHandle(database, Searcher(database, embedder, beside), embedder, problem)

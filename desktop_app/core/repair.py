@@ -105,7 +105,9 @@ class Repair:
             database, recovery = replace_damaged(self._path, problems, requested)
             recovered.append(recovery)
             handle = dataclasses.replace(
-                old, database=database, searcher=Searcher(database, old.searcher.embedder)
+                old,
+                database=database,
+                searcher=Searcher(database, old.searcher.embedder, old.searcher.companion),
             )
             if reindex is not None:
                 folders = [Path(f) for f in recovery.folders if Path(f).is_dir()]

@@ -35,7 +35,7 @@ from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.embedder import EmbedderError, TextEmbedder
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
-from desktop_app.core.store import folder_rows
+from desktop_app.core.store import folder_rows, vectors
 from desktop_app.core.store import notes as store_notes
 from desktop_app.core.store import scopes as store_scopes
 from desktop_app.core.store.db import Database
@@ -85,7 +85,8 @@ class Quire:
         home = home or paths.quire_home()
         settings = settings or Settings.load(home / "settings.json")
         database, recovery, checked = open_index(home / "quire.sqlite", check)
-        handle = handle_on(database, *make_embedder(settings, embedder))
+        chosen, problem = make_embedder(settings, embedder)
+        handle = handle_on(database, chosen, problem, settings.multilingual_companion)
         return cls(
             home, settings, HandleSlot(handle), (recovery, checked), (embedder, chat_model), today
         )
@@ -221,11 +222,24 @@ class Quire:
         progress: ProgressCallback,
         cancel: CancelToken | None,
     ) -> int:
+        """The index model's vectors, then the multilingual companion's (if it has one)."""
         assert embedder is not None  # the callers checked embedder_problem
-        embed_pass.use_embedding_model(handle.database, embedder.model_id, embedder.dimension)
-        progress(Progress(Phase.EMBED, 0, 0))
-        planner = PartPlanner(embedder.token_offsets, embedder.max_tokens)
-        return embed_pass.embed_pending(handle.database, embedder.encode, planner, progress, cancel)
+        done = 0
+        spaces = [(embedder, vectors.MAIN)]
+        if handle.searcher.companion is not None:
+            spaces.append((handle.searcher.companion, vectors.COMPANION))
+        else:
+            embed_pass.forget_space(handle.database, vectors.COMPANION)
+        database = handle.database
+        for model, space in spaces:  # recorded first: the status counts what waits in each
+            embed_pass.use_embedding_model(database, model.model_id, model.dimension, space)
+        for model, space in spaces:
+            progress(Progress(Phase.EMBED, 0, 0))
+            planner = PartPlanner(model.token_offsets, model.max_tokens)
+            done += embed_pass.embed_pending(
+                database, model.encode, planner, progress, cancel, space=space
+            )
+        return done
 
     def folder_id(self, folder: Path) -> int | None:
         with self._reading() as db:
@@ -312,9 +326,10 @@ class Quire:
         old, self.settings = self.settings, new
         new.save(self.home / "settings.json")
         changed = []
-        if new.embedding_model != old.embedding_model:
+        companion = new.multilingual_companion
+        if (new.embedding_model, companion) != (old.embedding_model, old.multilingual_companion):
             embedder, problem = make_embedder(new, self._given_embedder)
-            self._slot.replace(lambda h: handle_on(h.database, embedder, problem))
+            self._slot.replace(lambda h: handle_on(h.database, embedder, problem, companion))
             changed.append("embedding model")
         if new.chunk_tokens != old.chunk_tokens:
             changed.append("chunking")

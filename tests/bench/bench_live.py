@@ -28,8 +28,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
+import sqlite_utils  # noqa: E402
 
-from desktop_app.core.store.status import WAITS_FOR_VECTORS  # noqa: E402
+from desktop_app.core.store import vectors  # noqa: E402
+from desktop_app.core.store.status import waits_for_vectors  # noqa: E402
 
 
 def build_vault(folder: Path, count: int, til: Path = TIL) -> list[Path]:
@@ -82,16 +84,31 @@ def scalar(db: Path, sql: str) -> int:
         conn.close()
 
 
-PENDING = f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
+def pending(db: Path) -> int:
+    """Passages waiting for vectors (of the index's model and of its companion)."""
+    try:
+        database = sqlite_utils.Database(sqlite3.connect(db, timeout=30))
+        try:
+            sql = f"SELECT count(*) FROM chunks c WHERE {waits_for_vectors(database)}"
+            return int(database.execute(sql).fetchone()[0])
+        finally:
+            database.close()
+    except sqlite3.OperationalError:
+        return -1
 
 
 def part_hashes(db: Path, rel: str) -> set[str]:
+    """The note's part texts, by vector space (the model's and its companion's)."""
     conn = sqlite3.connect(db, timeout=30)
     try:
-        return {r[0] for r in conn.execute(
-            "SELECT p.embed_hash FROM chunk_parts p JOIN chunks c ON c.id = p.chunk_id"
-            " JOIN notes n ON n.id = c.note_id WHERE n.path = ?", (rel,),
-        )}  # fmt: skip
+        found: set[str] = set()
+        for space in (vectors.MAIN, vectors.COMPANION):
+            rows = conn.execute(
+                f"SELECT p.embed_hash FROM {space.parts} p JOIN chunks c ON c.id = p.chunk_id"
+                " JOIN notes n ON n.id = c.note_id WHERE n.path = ?", (rel,),
+            )  # fmt: skip
+            found |= {f"{space.parts}:{row[0]}" for row in rows}
+        return found
     finally:
         conn.close()
 
@@ -135,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         chunks = scalar(db, "SELECT count(*) FROM chunks")
         print(f"vault: {len(notes)} notes, {chunks} passages")
         print(f"  keyword-searchable after {keyword_ready:6.1f} s (first open, `quire watch`)")
-        while scalar(db, PENDING) != 0:
+        while pending(db) != 0:
             time.sleep(1.0)
         vectors_ready = time.monotonic() - started
         print(f"  all vectors after        {vectors_ready:6.1f} s")
@@ -152,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             while rel not in lexical_hit(db, token):
                 time.sleep(0.01)
             latencies.append(time.monotonic() - saved)
-            while scalar(db, PENDING) != 0:
+            while pending(db) != 0:
                 time.sleep(0.05)
             changed += len(part_hashes(db, rel) - before)
             time.sleep(rng.uniform(0.1, 0.5))

@@ -60,7 +60,11 @@ def cached(name: str, cache: Path, eval_dir: Path = EVAL) -> dict[str, Any]:
         cos = retrieval.similarity(language)
         texts = [words_of(u.text) for r in results[: evidence.PASSAGES_READ]
                  for u in split_units(r.text, r.start)]  # fmt: skip
-        cosines = dict(zip(texts, cos(q["question"], texts), strict=True)) if cos and texts else {}
+        cosines = (
+            dict(zip(texts, cos(q["question"], texts, [False] * len(texts)), strict=True))
+            if cos and texts
+            else {}
+        )
         terms = {t for r in results for t in r.matched_terms}
         rows.append({"q": q, "results": results, "language": language, "cosines": cosines,
                      "idf_terms": terms})  # fmt: skip
@@ -88,7 +92,7 @@ def measure(data: dict[str, Any], lo: int, hi: int) -> tuple[float, float, float
     for row in rows:
         q, results = row["q"], row["results"]
         cos = row["cosines"]
-        similarity = (lambda _q, texts, c=cos: [c.get(t, 0.0) for t in texts]) if cos else None
+        similarity = (lambda _q, texts, _x, c=cos: [c.get(t, 0.0) for t in texts]) if cos else None
         asked = Question.read(q["question"], row["language"], weights)
         sources = build_sources(relevant(results))
         found = evidence.select(asked, results, sources, weights, similarity)

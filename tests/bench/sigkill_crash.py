@@ -118,17 +118,24 @@ def pending_parts(db_path: Path) -> int:
     from desktop_app.core.api import Quire
     from desktop_app.core.ingest import embed_pass
     from desktop_app.core.ingest.note_analysis import PartPlanner
+    from desktop_app.core.store import vectors
 
     quire = Quire.open(db_path.parent)
-    embedder = quire.embedder
-    embed_pass.plan_parts(quire.database, PartPlanner(embedder.token_offsets, embedder.max_tokens))
+    models = [(quire.embedder, vectors.MAIN), (quire.searcher.companion, vectors.COMPANION)]
+    spaces = [(model, space) for model, space in models if model is not None]
+    for model, space in spaces:
+        planner = PartPlanner(model.token_offsets, model.max_tokens)
+        embed_pass.plan_parts(quire.database, planner, space=space)
     quire.close()
     conn = sqlite3.connect(db_path)
     try:
-        return conn.execute(
-            "SELECT count(DISTINCT embed_hash) FROM chunk_parts p WHERE NOT EXISTS"
-            " (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)"
-        ).fetchone()[0]
+        return sum(
+            conn.execute(
+                f"SELECT count(DISTINCT embed_hash) FROM {space.parts} p WHERE NOT EXISTS"
+                f" (SELECT 1 FROM {space.vectors} e WHERE e.hash = p.embed_hash)"
+            ).fetchone()[0]
+            for _, space in spaces
+        )
     except sqlite3.OperationalError:
         return 0
     finally:

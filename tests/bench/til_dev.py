@@ -67,14 +67,15 @@ class CachedRetrieval:
         return results, Question.read(question, language, self.live().idf)
 
     def similarity(self, language: str) -> Cosines:
-        def cosines(question: str, texts: list[str]) -> list[float]:
-            missing = [t for t in texts if (question, t) not in self.cosines]
+        def cosines(question: str, texts: list[str], crossed: list[bool]) -> list[float]:
+            missing = [(t, x) for t, x in zip(texts, crossed, strict=True)]
+            missing = [(t, x) for t, x in missing if (question, t) not in self.cosines]
             if missing:
                 real = self.live().similarity(language)
-                values = real(question, missing) if real else [0.0] * len(missing)
-                self.cosines.update(
-                    {(question, t): v for t, v in zip(missing, values, strict=True)}
-                )
+                asked = [t for t, _ in missing]
+                values = real(question, asked, [x for _, x in missing]) if real else []
+                values = values or [0.0] * len(missing)
+                self.cosines.update({(question, t): v for t, v in zip(asked, values, strict=True)})
             return [self.cosines[(question, t)] for t in texts]
 
         return cosines

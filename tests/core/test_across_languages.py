@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,11 +16,13 @@ from desktop_app.core.answer.ask import crossed_raise
 from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question
 from desktop_app.core.api import Quire
+from desktop_app.core.ingest import embed_pass
 from desktop_app.core.retrieval import fusion, lexical
 from desktop_app.core.retrieval.bert_numpy import BATCH_TOKENS, _batches
 from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import similarity
-from desktop_app.core.retrieval.search import SearchResult
+from desktop_app.core.retrieval.search import Searcher, SearchResult
+from desktop_app.core.store import vectors
 from desktop_app.paths import sample_notes
 from tests.support.fakes import FakeEmbedder
 
@@ -177,7 +178,7 @@ def test_a_unit_in_another_language_gets_a_cosine_and_its_raise_though_words_ran
     asked = Question.read("How much salt does the flour and water bread need?", "en")
     seen: list[str] = []
 
-    def cosines(_question: str, texts: list[str]) -> list[float]:
+    def cosines(_question: str, texts: list[str], _crossed: list[bool]) -> list[float]:
         seen.extend(texts)
         return [0.5 if "Salz" in t else 0.1 for t in texts]
 
@@ -186,7 +187,51 @@ def test_a_unit_in_another_language_gets_a_cosine_and_its_raise_though_words_ran
     assert found[0].text == german
     fake = FakeEmbedder()
     fake.multilingual, fake.cosine_range, fake.crossed_shift = True, (0.7, 0.9), 0.05
-    searcher = SimpleNamespace(embedder=fake)
-    assert crossed_raise(searcher) == pytest.approx(0.25)  # type: ignore[arg-type]
-    fake.multilingual = False
-    assert crossed_raise(searcher) == 0.0  # type: ignore[arg-type]
+    assert crossed_raise(Searcher(None, fake)) == pytest.approx(0.25)  # type: ignore[arg-type]
+    only_english = FakeEmbedder()
+    assert crossed_raise(Searcher(None, only_english)) == 0.0  # type: ignore[arg-type]
+    beside = Searcher(None, only_english, fake)  # type: ignore[arg-type]
+    assert crossed_raise(beside) == pytest.approx(0.25)  # the companion's
+
+
+def test_the_companion_ranks_only_what_the_english_model_cannot_read() -> None:
+    """Beside an English model that knows the question's language the companion's list counts
+    only for passages in another language; for a question it cannot read, the companion takes
+    its place at COMPANION_SAME within the question's language."""
+    lex = [lexical.LexicalHit(1, 5.0, ("salt",), 0.5, 0.5, True)]
+    dense = [DenseHit(1, 0.8), DenseHit(2, 0.7)]
+    near = [DenseHit(3, 0.9), DenseHit(2, 0.8)]  # 3: German; 2: English
+    knows = fusion.with_companion(fusion.Weights(1.0, 1.0), model_knows_language=True)
+    assert knows == fusion.Weights(1.0, 1.0, 0.0)
+    fused = {f.chunk_id: f.score for f in fusion.fuse(lex, dense, knows, crossed=frozenset({3}),
+                                                      companion=near)}  # fmt: skip
+    alone = {f.chunk_id: f.score for f in fusion.fuse(lex, dense, knows)}
+    assert 3 in fused and fused[2] / fused[1] == pytest.approx(alone[2] / alone[1])
+    blind = fusion.with_companion(fusion.Weights(0.8, 0.01), model_knows_language=False)
+    assert blind == fusion.Weights(0.8, 0.0, fusion.COMPANION_SAME)
+    ranked = [f.chunk_id for f in fusion.fuse([], dense, blind, companion=near)]
+    assert ranked == [3, 2]  # the English model's list no longer counts
+
+
+def test_indexing_fills_both_vector_spaces_and_a_model_change_empties_only_its_own(
+    tmp_path: Path,
+) -> None:
+    english, companion = FakeEmbedder(), FakeEmbedder(dimension=64, languages=None)
+    companion.model_id, companion.multilingual = "fake-multilingual", True
+    q = Quire.open(tmp_path / "home", embedder=english)
+    paired = Searcher(q.database, english, companion)
+    q._slot.replace(lambda h: replace(h, searcher=paired))
+    try:
+        q.index([sample_notes()])
+        chunks = q.status().counts.chunks
+        assert english.encoded >= chunks and companion.encoded >= chunks
+        with q.database.read() as db:
+            assert vectors.pending_count(db, vectors.MAIN) == 0
+            assert vectors.pending_count(db, vectors.COMPANION) == 0
+        assert embed_pass.use_embedding_model(q.database, "other", 64, vectors.COMPANION)
+        with q.database.read() as db:
+            assert vectors.pending_count(db, vectors.MAIN) == 0
+            assert vectors.pending_count(db, vectors.COMPANION) == chunks
+        assert q.search("Wie viel Salz kommt in das Sauerteigbrot?")  # keywords and the model
+    finally:
+        q.close()

@@ -1,8 +1,10 @@
-"""Questions in one language over notes in another, with the bundled multilingual embedder
-(multilingual-e5-small), the real chat model and the sample notes."""
+"""Questions in one language over notes in another, with the bundled models (the default
+English MiniLM with multilingual-e5-small beside it, and e5 alone), the real chat model and the
+sample notes."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,8 @@ from desktop_app.core.retrieval.embedder import (
     meaning_model,
     multilingual_model_path,
 )
+from desktop_app.core.retrieval.search import Searcher
+from desktop_app.core.store import meta, vectors
 from desktop_app.paths import sample_notes
 from desktop_app.settings import Settings
 from tests.support.fakes import FakeEmbedder
@@ -25,9 +29,14 @@ from tests.support.fakes import FakeEmbedder
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def quire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
-    q = Quire.open(tmp_path_factory.mktemp("home"), embedder=Embedder(multilingual_model_path()))
+@pytest.fixture(scope="module", params=["default", "multilingual"])
+def quire(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Quire]:
+    """The default (English MiniLM with the multilingual companion beside it), and the
+    multilingual model chosen as the index's own."""
+    chosen = Embedder() if request.param == "default" else Embedder(multilingual_model_path())
+    q = Quire.open(tmp_path_factory.mktemp("home"), embedder=chosen)
     q.index([sample_notes()])
     yield q
     q.close()
@@ -89,6 +98,9 @@ def test_choosing_it_reembeds_while_keyword_search_works(tmp_path: Path) -> None
         assert embedded == after.counts.chunks == before.chunks  # every passage, once
         assert after.counts.pending_embedding == 0
         assert (after.embedding_model or "").startswith("multilingual-e5-small")
+        with quire.database.read() as db:  # the companion's vectors are no longer needed
+            assert meta.read_meta(db, vectors.COMPANION.model_key) is None
+            assert db.execute("SELECT count(*) FROM companion_vectors").fetchone()[0] == 0
         assert quire.search("Wie viel Salz kommt in das Brot?")[0].path == "recipes/bread.md"
     finally:
         quire.close()
@@ -112,7 +124,34 @@ def test_beside_the_english_only_default_the_multilingual_model_judges_sentences
     salt, train = cosines(
         "Kolik soli patří do těsta na chleba?",
         ["Add 10 g of salt to the dough.", "The train to Berlin takes four hours."],
+        [True, True],
     )
     assert salt > train
     default.close()
     assert meaning_model(FakeEmbedder()) is None  # no second model beside a stand-in
+
+
+def test_beside_the_companion_english_questions_rank_as_with_the_english_model_alone(
+    tmp_path: Path,
+) -> None:
+    """The companion only reaches passages in other languages and questions the English model
+    cannot read: an English question over English notes ranks exactly as before."""
+    notes = tmp_path / "notes"  # the English sample notes
+    for name in ("welcome.md", "recipes/bread.md", "travel/packing-list.txt"):
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(sample_notes() / name, notes / name)
+    default = Quire.open(tmp_path / "home", embedder=Embedder())
+    try:
+        default.index([notes])
+        paired = default.searcher
+        assert paired.companion is not None and paired.companion_vectors.size == 0  # not read yet
+        alone = Searcher(default.database, paired.embedder)
+        for question in ("How much salt goes into the bread?", "when is the starter ready",
+                         "What should I pack for a hiking trip above 2000 m?"):  # fmt: skip
+            with_it = [(r.chunk_id, r.score) for r in paired.search(question)]
+            assert with_it == [(r.chunk_id, r.score) for r in alone.search(question)]
+        assert paired.companion_vectors.size > 0  # it was searched, and changed nothing
+        status = default.status()
+        assert status.counts.pending_embedding == 0
+    finally:
+        default.close()

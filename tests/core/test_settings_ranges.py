@@ -24,6 +24,7 @@ BAD_VALUES: dict[str, list[object]] = {
     "theme": ["purple", 3, ""],
     "embedding_model": [5, ["a"], "bad\x00path"],
     "chat_model": [None, {"x": 1}],
+    "multilingual_companion": [1, "yes", None],
 }
 
 
@@ -49,6 +50,7 @@ def test_good_values_in_range_are_kept(tmp_path: Path) -> None:
     chosen = {
         "chunk_tokens": 50, "max_file_mb": 0.5, "candidates": 1, "top_k": 1, "theme": "dark",
         "min_relevance": 1, "temperature": 0, "context_tokens": 4096, "chat_model": "/m.gguf",
+        "multilingual_companion": False,
     }  # fmt: skip
     path.write_text(json.dumps(chosen))
     settings = Settings.load(path)

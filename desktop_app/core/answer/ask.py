@@ -426,35 +426,58 @@ def index_weights(database: Database) -> Weights:
 
 
 def embedder_similarity(searcher: Searcher, language: str) -> Cosines | None:
-    """The cosine of the question with each sentence on the gate's scale: the index's embedder's
-    where it knows the question's language, else the bundled multilingual model's (a German
-    question beside the English-only default), else none."""
+    """The cosine of the question with each sentence on the gate's scale, by the model that
+    reads every pair of languages where the index has one (the multilingual companion beside
+    the English-only default, whose sentences may be in any language), else the index's model
+    where it knows the question's language, else the bundled multilingual model's."""
     if not USE_EMBEDDER_FOR_EVIDENCE:
         return None
     embedder = searcher.embedder
     if embedder is None or not searcher.vectors.size:  # keyword-only index: the model sleeps
         return None
-    if embedder.languages is None or language in embedder.languages:
-        return _cosines(embedder, searcher.query_vector)  # the search's own query vector
-    other = meaning_model(embedder)
+    own = _cosines(embedder, searcher.query_vector)  # the search's own query vector
+    knows = embedder.languages is None or language in embedder.languages
+    other = searcher.companion or meaning_model(embedder)
     if other is None:
-        return None
-    return _cosines(other, lambda question: other.encode_query([question])[0])
+        return own if knows else None
+    meaning = _cosines(other, lambda question: searcher.query_vector(question, other))
+    if not knows:
+        return meaning
+    return _paired(own, meaning) if searcher.companion is not None else own
 
 
 def crossed_raise(searcher: Searcher) -> float:
     """What a cosine with a passage in another language than the question's is raised by on the
-    gate's scale (the index's multilingual model's cross-language shift; 0 for any other)."""
-    embedder = searcher.embedder
-    if embedder is None or not embedder.multilingual:
+    gate's scale (the multilingual model's cross-language shift; 0 without one)."""
+    meaning = searcher.meaning
+    if meaning is None:
         return 0.0
-    return similarity(embedder, 0.0, crossed=True) - similarity(embedder, 0.0)
+    return similarity(meaning, 0.0, crossed=True) - similarity(meaning, 0.0)
 
 
 def _cosines(embedder: TextEmbedder, query_vector: Callable[[str], np.ndarray]) -> Cosines:
-    def cosines(question: str, texts: list[str]) -> list[float]:
+    def cosines(question: str, texts: list[str], _crossed: list[bool]) -> list[float]:
+        if not texts:
+            return []
         asked = query_vector(question)
         return [similarity(embedder, float(v)) for v in embedder.encode(texts) @ asked]
+
+    return cosines
+
+
+def _paired(own: Cosines, meaning: Cosines) -> Cosines:
+    """The index model's cosines for sentences in the question's language, the multilingual
+    companion's for the others (the English-only model cannot read them)."""
+
+    def cosines(question: str, texts: list[str], crossed: list[bool]) -> list[float]:
+        same = [i for i, x in enumerate(crossed) if not x]
+        other = [i for i, x in enumerate(crossed) if x]
+        out = [0.0] * len(texts)
+        for indices, read in ((same, own), (other, meaning)):
+            values = read(question, [texts[i] for i in indices], [False] * len(indices))
+            for i, value in zip(indices, values, strict=True):
+                out[i] = value
+        return out
 
     return cosines
 

@@ -188,7 +188,8 @@ def question_overlap(text: str, keys: KeyWords, source: str | None = None) -> fl
     return unit_signals(Unit(0, len(text), text, SENTENCE), keys).plain
 
 
-Cosines = Callable[[str, list[str]], list[float]]  # question, texts → the embedder's cosines
+# question, texts, whether each is in another language than the question → the cosines
+Cosines = Callable[[str, list[str], list[bool]], list[float]]
 Following = Callable[["SearchResult"], "SearchResult | None"]  # the passage after one in its note
 
 
@@ -403,7 +404,8 @@ def _add_cosines(
     languages)."""
     across = [c for c in scored[COSINE_READ:] if c.result.crossed][:COSINE_READ]
     head = scored[:COSINE_READ] + across
-    cosines = similarity(question, [words_of(c.unit.text) for c in head])
+    crossed = [c.result.crossed for c in head]
+    cosines = similarity(question, [words_of(c.unit.text) for c in head], crossed)
     for c, cosine in zip(head, cosines, strict=True):
         c.cosine = cosine + (crossed_raise if c.result.crossed else 0.0)
 

@@ -17,24 +17,37 @@ EMBED_BATCH = 64
 Encode = Callable[[list[str]], np.ndarray]
 
 
-def use_embedding_model(database: Database, model_id: str, dimension: int) -> bool:
+def use_embedding_model(
+    database: Database, model_id: str, dimension: int, space: vectors.Space = vectors.MAIN
+) -> bool:
     """Record the model; a different model than before, or vectors of another dimension than
     the model makes, drops all vectors and parts (they follow its tokenizer and limit, and are
     embedded again). True if it changed."""
     with database.write() as db:
-        current, recorded_dim = meta.embedding_model(db)
+        keys = (space.model_key, space.dimension_key)
+        current, recorded_dim = meta.embedding_model(db, keys)
         if current == model_id and recorded_dim == str(dimension):
             return False
-        vectors.drop_all(db)
-        meta.set_embedding_model(db, model_id, dimension)
+        vectors.drop_all(db, space)
+        meta.set_embedding_model(db, model_id, dimension, keys)
     return current is not None
 
 
-def pending_embeddings(database: Database) -> list[tuple[str, str]]:
+def forget_space(database: Database, space: vectors.Space) -> None:
+    """Drop a vector space no model uses any more (the companion beside a model that reads
+    every language), and its model's record."""
+    with database.write() as db:
+        if meta.read_meta(db, space.model_key) is not None:
+            vectors.forget(db, space)
+
+
+def pending_embeddings(
+    database: Database, space: vectors.Space = vectors.MAIN
+) -> list[tuple[str, str]]:
     """(embed_hash, embedding input) for chunks without a vector, recently edited notes first."""
     out: dict[str, str] = {}
     with database.read() as db:
-        pending = vectors.pending_parts(db)
+        pending = vectors.pending_parts(db, space)
     for hash_, title, heading_json, text, a, b, part, parts in pending:
         if hash_ not in out:
             heading = tuple(json.loads(heading_json or "[]"))
@@ -48,11 +61,12 @@ def plan_parts(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     batch: int = 512,
+    space: vectors.Space = vectors.MAIN,
 ) -> int:
     """Give every chunk without embedding parts its parts; returns how many chunks got them."""
     cancel = cancel or CancelToken()
     with database.read() as db:
-        rows = vectors.unplanned_chunks(db)
+        rows = vectors.unplanned_chunks(db, space)
     for i in range(0, len(rows), batch):
         cancel.raise_if_cancelled()
         part_rows: list[vectors.PartRow] = []
@@ -63,7 +77,7 @@ def plan_parts(
                     (chunk_id, p.number, p.count, p.start, p.end, hash_, chunk_id, text)
                 )
         with database.write() as db:
-            vectors.insert_parts(db, part_rows)
+            vectors.insert_parts(db, part_rows, space)
         progress(Progress(Phase.PARTS, min(i + batch, len(rows)), len(rows)))
     return len(rows)
 
@@ -75,12 +89,13 @@ def embed_pending(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     batch: int = EMBED_BATCH,
+    space: vectors.Space = vectors.MAIN,
 ) -> int:
     """Plan parts for new chunks, then encode every part text that has no vector yet; each
     batch commits on its own."""
     cancel = cancel or CancelToken()
-    plan_parts(database, planner, progress, cancel)
-    todo = _length_sorted_windows(pending_embeddings(database))
+    plan_parts(database, planner, progress, cancel, space=space)
+    todo = _length_sorted_windows(pending_embeddings(database, space))
     if todo:
         progress(Progress(Phase.EMBED, 0, len(todo)))
     done = 0
@@ -89,12 +104,11 @@ def embed_pending(
         part = todo[i : i + batch]
         encoded = encode([text for _, text in part])
         with database.write() as db:
-            vectors.insert_vectors(
-                db, [(h, v.tobytes()) for (h, _), v in zip(part, encoded, strict=True)]
-            )
+            pairs = [(h, v.tobytes()) for (h, _), v in zip(part, encoded, strict=True)]
+            vectors.insert_vectors(db, pairs, space=space)
         done += len(part)
         progress(Progress(Phase.EMBED, done, len(todo)))
-    drop_orphan_embeddings(database)
+    drop_orphan_embeddings(database, space)
     return done
 
 
@@ -109,7 +123,7 @@ def _length_sorted_windows(
     return out
 
 
-def drop_orphan_embeddings(database: Database) -> None:
+def drop_orphan_embeddings(database: Database, space: vectors.Space = vectors.MAIN) -> None:
     """Drop vectors no part uses (see `vectors.drop_orphan_vectors`)."""
     with database.write() as db:
-        vectors.drop_orphan_vectors(db)
+        vectors.drop_orphan_vectors(db, space)

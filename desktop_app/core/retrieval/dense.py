@@ -46,7 +46,8 @@ _EMPTY = _Vectors(
 class VectorIndex:
     """All chunk vectors in one matrix; reloaded when the database's data_version changes."""
 
-    def __init__(self) -> None:
+    def __init__(self, space: vectors.Space = vectors.MAIN) -> None:
+        self.space = space
         self._lock = threading.Lock()  # one load at a time; searches never wait for it
         self._vectors = _EMPTY
 
@@ -55,7 +56,7 @@ class VectorIndex:
         with self._lock:
             if version == self._vectors.version:
                 return
-            self._vectors = _load(db, version)
+            self._vectors = _load(db, version, self.space)
 
     @property
     def size(self) -> int:
@@ -100,8 +101,8 @@ class VectorIndex:
         return list(hits.values())[:limit]
 
 
-def _load(db: sqlite_utils.Database, version: str | None) -> _Vectors:
-    rows = vectors.part_vectors(db)
+def _load(db: sqlite_utils.Database, version: str | None, space: vectors.Space) -> _Vectors:
+    rows = vectors.part_vectors(db, space)
     if not rows:
         return replace(_EMPTY, version=version)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

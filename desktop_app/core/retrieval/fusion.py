@@ -10,7 +10,11 @@ list gets a weight from two query-level signals, both computed from the results 
 - a passage in another language than the question's matches it by words only by chance (a
   name, a number, a word two languages share): its lexical rank counts little, and what finds
   it is the multilingual embedder; and when the passages found are in several languages, the
-  keyword list, which sees only the question's, loses its base trust (`seen_in_part`).
+  keyword list, which sees only the question's, loses its base trust (`seen_in_part`);
+- beside an English-only model, the multilingual companion's list ranks what that model cannot
+  read: passages in another language than the question's at full weight, and, for a question
+  in a language the model does not know, the passages in that language beside the keywords
+  (`with_companion`). English questions over English notes rank exactly as without it.
 
 Within that, passages that contain every content word of the query (by stem, not only by
 its five-letter prefix) are listed first, each group in fused-score order.
@@ -19,7 +23,7 @@ its five-letter prefix) are listed first, each group in fused-score order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop_app.core.retrieval.dense import DenseHit
 from desktop_app.core.retrieval.lexical import LexicalHit
@@ -32,12 +36,26 @@ OUT_OF_LANGUAGE_DENSE = 0.01
 LEXICAL_BASE = 0.5
 # The share of its lexical weight a passage in another language than the question keeps.
 CROSSED_LEXICAL = 0.1
+# The companion's list within the question's own language, beside the keywords: at full weight
+# its ranking outweighs a strong keyword match (chosen on development questions, docs/retrieval).
+COMPANION_SAME = 0.3
 
 
 @dataclass(frozen=True)
 class Weights:
     lexical: float
     dense: float
+    companion: float = 0.0  # the companion's list within the question's language
+
+
+def with_companion(weights: Weights, model_knows_language: bool) -> Weights:
+    """The weights with the multilingual companion's list beside the index model's. Where the
+    model knows the question's language, its list keeps its weight and the companion ranks only
+    passages in other languages; elsewhere the companion takes the model's place, at
+    COMPANION_SAME within the question's language."""
+    if model_knows_language:
+        return replace(weights, companion=0.0)
+    return Weights(weights.lexical, 0.0, COMPANION_SAME)
 
 
 @dataclass(frozen=True)
@@ -70,7 +88,7 @@ def seen_in_part(weights: Weights) -> Weights:
     keyword list can only see those in the question's language, so it keeps the trust its
     matches earn (their coverage of the question) and not the base trust of a list that sees
     every passage that could answer."""
-    return Weights(max(0.0, weights.lexical - LEXICAL_BASE), weights.dense)
+    return replace(weights, lexical=max(0.0, weights.lexical - LEXICAL_BASE))
 
 
 def fuse(
@@ -79,8 +97,13 @@ def fuse(
     weights: Weights,
     c: float = RRF_C,
     crossed: frozenset[int] = frozenset(),
+    companion: Sequence[DenseHit] = (),
 ) -> list[Fused]:
-    """`crossed`: chunks in another language than the question's."""
+    """`crossed`: chunks in another language than the question's; `companion`: the multilingual
+    companion's list (a crossed passage in it counts in full, others at `weights.companion`).
+    Each passage's meaning is judged by the model that reads its pair of languages: beside the
+    companion a crossed passage's place in the index model's list does not count. Ranks stay
+    places among all passages, so either model's rank says how many it found nearer."""
     scores: dict[int, float] = {}
     lex_rank: dict[int, int] = {}
     dense_rank: dict[int, int] = {}
@@ -88,10 +111,19 @@ def fuse(
         lex_rank[hit.chunk_id] = rank
         weight = weights.lexical * (CROSSED_LEXICAL if hit.chunk_id in crossed else 1.0)
         scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (c + rank)
-    for rank, near in enumerate(dense, start=1):
+    for rank, near in enumerate(dense if weights.dense else (), start=1):
+        if companion and near.chunk_id in crossed:
+            continue  # the companion reads it; the index model cannot
         dense_rank[near.chunk_id] = rank
         scores[near.chunk_id] = scores.get(near.chunk_id, 0.0) + weights.dense / (c + rank)
-    norm = (weights.lexical + weights.dense) / (c + 1) or 1.0
+    companion_top = 0.0
+    for rank, near in enumerate(companion, start=1):
+        weight = 1.0 if near.chunk_id in crossed else weights.companion
+        if weight:
+            dense_rank.setdefault(near.chunk_id, rank)
+            scores[near.chunk_id] = scores.get(near.chunk_id, 0.0) + weight / (c + rank)
+            companion_top = max(companion_top, weight)
+    norm = (weights.lexical + weights.dense + companion_top) / (c + 1) or 1.0
     # Passages holding every content word of the query (by stem) come first: a note that has
     # the rare word itself outranks any that only share its first letters or its meaning.
     exact = {hit.chunk_id for hit in lexical if hit.exact}

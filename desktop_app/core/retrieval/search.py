@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -13,7 +14,7 @@ from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder, similarity
 from desktop_app.core.retrieval.languages import REGISTERED, registered
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
-from desktop_app.core.store import chunks, meta, notes, scopes
+from desktop_app.core.store import chunks, meta, notes, scopes, vectors
 from desktop_app.core.store.db import Database
 from desktop_app.core.text import clean_text
 
@@ -74,21 +75,33 @@ class ScopedSearch:
 
 
 class Searcher:
-    def __init__(self, database: Database, embedder: TextEmbedder | None) -> None:
+    """`embedder`: the index's model; `companion`: the multilingual model beside an English-only
+    one (its own vectors of every passage reach the languages the model cannot read)."""
+
+    def __init__(
+        self,
+        database: Database,
+        embedder: TextEmbedder | None,
+        companion: TextEmbedder | None = None,
+    ) -> None:
         self.database = database
         self.embedder = embedder
+        self.companion = companion if embedder is not None else None
         self.vectors = VectorIndex()
+        self.companion_vectors = VectorIndex(vectors.COMPANION)
         self._languages: tuple[str, dict[str, int]] | None = None
-        self._vectors_by_query: dict[str, np.ndarray] = {}
+        self._vectors_by_query: dict[tuple[str, str], np.ndarray] = {}
 
-    def query_vector(self, query: str) -> np.ndarray:
+    def query_vector(self, query: str, embedder: TextEmbedder | None = None) -> np.ndarray:
         """Typing searches each prefix once, a chat the same question several times: the last
-        QUERY_VECTORS vectors are kept."""
-        vector = self._vectors_by_query.get(query)
+        QUERY_VECTORS vectors are kept (`embedder`: the index's model by default)."""
+        embedder = embedder or self.embedder
+        assert embedder is not None
+        key = (embedder.model_id, query)
+        vector = self._vectors_by_query.get(key)
         if vector is None:
-            assert self.embedder is not None
-            vector = self.embedder.encode_query([query])[0]
-            self._vectors_by_query[query] = vector
+            vector = embedder.encode_query([query])[0]
+            self._vectors_by_query[key] = vector
             while len(self._vectors_by_query) > QUERY_VECTORS:
                 self._vectors_by_query.pop(next(iter(self._vectors_by_query)))
         return vector
@@ -120,22 +133,34 @@ class Searcher:
     @property
     def _multilingual(self) -> bool:
         """An embedder for every language: across languages, words give way to it."""
-        return self.embedder is not None and self.embedder.multilingual
+        if self.embedder is None:
+            return False
+        return self.embedder.multilingual or self.companion is not None
+
+    @property
+    def meaning(self) -> TextEmbedder | None:
+        """The model that reads every language here: the companion, else a multilingual index
+        model (None: neither)."""
+        if self.companion is not None:
+            return self.companion
+        return self.embedder if self._multilingual else None
+
+    def knows(self, language: str) -> bool:
+        """Whether the index's own model reads `language` (unknown models: every one)."""
+        known = self.embedder.languages if self.embedder else None
+        return known is None or language in known
 
     def _crossed(
-        self,
-        db: sqlite_utils.Database,
-        asked: str | None,
-        lex_hits: list[lexical.LexicalHit],
-        dense_hits: list[DenseHit],
+        self, db: sqlite_utils.Database, asked: str | None, found: list[int]
     ) -> frozenset[int]:
-        """The passages found in another language than the question's (`asked`; the
-        multilingual embedder alone can say whether they answer it)."""
+        """The passages found (`found`: chunk ids) in another language than the question's
+        (`asked`; the multilingual embedder alone can say whether they answer it)."""
         if asked is None:
             return frozenset()
-        ids = list(dict.fromkeys([h.chunk_id for h in lex_hits] + [h.chunk_id for h in dense_hits]))
-        found = chunks.chunk_languages(db, ids)
-        return frozenset(cid for cid, language in found.items() if language and language != asked)
+        found_languages = chunks.chunk_languages(db, list(dict.fromkeys(found)))
+        return frozenset(
+            cid for cid, language in found_languages.items() if language and language != asked
+        )
 
     def search(self, query: str, options: SearchOptions | None = None) -> list[SearchResult]:
         options = options or SearchOptions()
@@ -146,50 +171,107 @@ class Searcher:
         self, db: sqlite_utils.Database, query: str, options: SearchOptions
     ) -> list[SearchResult]:
         asked = self.asked_language(query) if self._multilingual else None
-        terms = lexical.analyze_query(query, self.query_language(query), _function_words(asked))
+        terms = lexical.analyze_query(query, self.query_language(query), self._ignored(asked))
         scope = options.scope if options.scope and not options.scope.empty else None
         stored = scope.stored() if scope else None
         if stored is not None and not query.strip():  # "last week", "tag:recipes": list them
             return self._newest(db, stored, options)
         within = scopes.scope_select(db, stored) if stored else None
         lex_hits = lexical.search_lexical(db, terms, options.candidates, within)
-        dense_hits = []
-        if self.embedder is not None and query.strip():
-            self.vectors.refresh(db)
-            if self.vectors.size:
-                allowed = None
-                if within is not None:  # the same selection the lexical query filtered on
-                    allowed = np.asarray(scopes.chunk_ids(db, within), dtype=np.int64)
-                vector = self.query_vector(query)
-                crossing = self._crossing(asked)
-                dense_hits = self.vectors.search(vector, options.candidates, allowed, crossing)
+        dense_hits, companion_hits = self._dense_lists(db, query, within, asked, options)
+        language = asked or terms.language
+        main_languages = self.embedder.languages if self.embedder else None
         weights = fusion.trust_weights(
-            lex_hits, dense_hits, terms.language, self.embedder.languages if self.embedder else None
+            lex_hits, dense_hits or companion_hits, language, main_languages
         )
-        crossed = self._crossed(db, asked, lex_hits, dense_hits) if dense_hits else frozenset()
-        if crossed and _any_outside(crossed, lex_hits, dense_hits):  # several languages found
+        if companion_hits:  # (none while it embeds again: the model's list counts as before)
+            weights = fusion.with_companion(weights, self.knows(language))
+        found = [h.chunk_id for h in lex_hits] + [h.chunk_id for h in dense_hits + companion_hits]
+        crossed = self._crossed(db, asked, found) if dense_hits or companion_hits else frozenset()
+        if crossed and any(cid not in crossed for cid in found):  # several languages found
             weights = fusion.seen_in_part(weights)
-        fused = fusion.fuse(lex_hits, dense_hits, weights, crossed=crossed)
+        fused = fusion.fuse(lex_hits, dense_hits, weights, fusion.RRF_C, crossed, companion_hits)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
             coverage={h.chunk_id: h.coverage for h in lex_hits},
             evidence={h.chunk_id: h.evidence for h in lex_hits},
-            cosine={h.chunk_id: self._similarity(h, crossed) for h in dense_hits},
-            trusted_dense=weights.dense >= 0.5,
+            cosine=self._cosines(dense_hits, companion_hits, crossed, self.knows(language)),
+            trusted_dense=weights.dense >= 0.5 or (weights.companion > 0 and bool(companion_hits)),
             crossed=crossed,
         )
         return self._materialize(db, fused, signals, options)
 
-    def _crossing(self, asked: str | None) -> Crossing | None:
-        """With a multilingual model and a question whose language is known, a passage in
-        another language ranks by its cosine raised as the gate reads it."""
-        if asked is None or self.embedder is None or not self.embedder.multilingual:
-            return None
-        return Crossing(asked, self.embedder.crossed_shift)
+    def _dense_lists(
+        self,
+        db: sqlite_utils.Database,
+        query: str,
+        within: tuple[str, list[Any]] | None,
+        asked: str | None,
+        options: SearchOptions,
+    ) -> tuple[list[DenseHit], list[DenseHit]]:
+        """The index model's nearest passages and the companion's (empty without them)."""
+        if self.embedder is None or not query.strip():
+            return [], []
+        allowed = None
+        if within is not None:  # the same selection the lexical query filtered on
+            allowed = np.asarray(scopes.chunk_ids(db, within), dtype=np.int64)
+        dense = self._dense(db, self.vectors, self.embedder, query, allowed, asked, options)
+        if self.companion is None:
+            return dense, []
+        companion, index = self.companion, self.companion_vectors
+        return dense, self._dense(db, index, companion, query, allowed, asked, options)
 
-    def _similarity(self, hit: DenseHit, crossed: frozenset[int]) -> float:
-        assert self.embedder is not None
-        return similarity(self.embedder, hit.score, hit.chunk_id in crossed)
+    def _ignored(self, asked: str | None) -> frozenset[str]:
+        """The question's function words, left out where the multilingual model ranks: they
+        would rank a note only for sharing the question's language."""
+        if asked is None or (self.knows(asked) and self.companion is not None):
+            return frozenset()
+        return _function_words(asked)
+
+    def _dense(
+        self,
+        db: sqlite_utils.Database,
+        index: VectorIndex,
+        embedder: TextEmbedder,
+        query: str,
+        allowed: np.ndarray | None,
+        asked: str | None,
+        options: SearchOptions,
+    ) -> list[DenseHit]:
+        """The nearest passages by `embedder`'s vectors in `index`. With a multilingual model and
+        a question whose language is known, a passage in another language ranks by its cosine
+        raised as the gate reads it."""
+        index.refresh(db)
+        if not index.size:
+            return []
+        crossing = None
+        if asked is not None and embedder.multilingual:
+            crossing = Crossing(asked, embedder.crossed_shift)
+        vector = self.query_vector(query, embedder)
+        return index.search(vector, options.candidates, allowed, crossing)
+
+    def _cosines(
+        self,
+        dense_hits: list[DenseHit],
+        companion_hits: list[DenseHit],
+        crossed: frozenset[int],
+        knows: bool,
+    ) -> dict[int, float]:
+        """Each found passage's cosine on the gate's scale, by the model that reads the pair of
+        languages: the index's own within a language it knows, else the companion's."""
+        assert self.embedder is not None or not dense_hits
+        cosines = {}
+        if self.embedder is not None and (knows or self.companion is None):
+            for hit in dense_hits:
+                crossed_hit = hit.chunk_id in crossed
+                if not (crossed_hit and self.companion is not None):
+                    cosines[hit.chunk_id] = similarity(self.embedder, hit.score, crossed_hit)
+        if self.companion is not None:
+            for hit in companion_hits:
+                if hit.chunk_id in crossed or not knows:
+                    crossed_hit = hit.chunk_id in crossed
+                    cosines[hit.chunk_id] = similarity(self.companion, hit.score, crossed_hit)
+        return cosines
 
     def following(self, passage: SearchResult) -> SearchResult | None:
         """The passage right after `passage` in its note (None at the note's end), with no
@@ -293,14 +375,6 @@ def _page_breaks(row: chunks.ChunkDetail) -> list[int]:
     except (ValueError, AttributeError):
         return []
     return [p for p in pages if isinstance(p, int) and row.start < p < row.end]
-
-
-def _any_outside(
-    crossed: frozenset[int], lex_hits: list[lexical.LexicalHit], dense_hits: list[DenseHit]
-) -> bool:
-    """A passage found in the question's own language, beside those in others."""
-    ids = [h.chunk_id for h in lex_hits] + [h.chunk_id for h in dense_hits]
-    return any(chunk_id not in crossed for chunk_id in ids)
 
 
 def _function_words(language: str | None) -> frozenset[str]:

@@ -28,11 +28,19 @@ def data_version(db: sqlite_utils.Database) -> str:
     return read_meta(db, DATA_VERSION) or "0"
 
 
-def embedding_model(db: sqlite_utils.Database) -> tuple[str | None, str | None]:
-    """The model the stored vectors were made with, and their recorded dimension."""
-    return read_meta(db, EMBED_MODEL), read_meta(db, EMBED_DIM)
+def embedding_model(
+    db: sqlite_utils.Database, keys: tuple[str, str] = (EMBED_MODEL, EMBED_DIM)
+) -> tuple[str | None, str | None]:
+    """The model the stored vectors were made with, and their recorded dimension (`keys`: the
+    meta keys of a vector space, the index model's by default)."""
+    return read_meta(db, keys[0]), read_meta(db, keys[1])
 
 
-def set_embedding_model(db: sqlite_utils.Database, model_id: str, dimension: int) -> None:
-    set_meta(db, EMBED_MODEL, model_id)
-    set_meta(db, EMBED_DIM, str(dimension))
+def set_embedding_model(
+    db: sqlite_utils.Database,
+    model_id: str,
+    dimension: int,
+    keys: tuple[str, str] = (EMBED_MODEL, EMBED_DIM),
+) -> None:
+    set_meta(db, keys[0], model_id)
+    set_meta(db, keys[1], str(dimension))

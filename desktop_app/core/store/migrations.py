@@ -151,10 +151,34 @@ def _version_trigger(db: sqlite_utils.Database, table: str, event: str) -> None:
     )
 
 
+def _companion_vectors(db: sqlite_utils.Database) -> None:
+    """A second vector space beside the index's model: the bundled multilingual companion's
+    parts and vectors (an English-only model's index reaches Czech and German through it)."""
+    db.table("companion_parts").create(
+        {"chunk_id": int, "part": int, "parts": int, "start": int, "end": int, "embed_hash": str},
+        pk=("chunk_id", "part"),
+        foreign_keys=[("chunk_id", "chunks", "id")],
+        not_null={"embed_hash"},
+        if_not_exists=True,
+    )
+    db.table("companion_parts").create_index(["embed_hash"], if_not_exists=True)
+    db.table("companion_vectors").create(
+        {"hash": str, "vector": bytes}, pk="hash", not_null={"vector"}, if_not_exists=True
+    )
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS companion_parts_delete AFTER DELETE ON chunks BEGIN "
+        "DELETE FROM companion_parts WHERE chunk_id = old.id; END"
+    )
+    for table in ("companion_parts", "companion_vectors"):
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            _version_trigger(db, table, event)
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_chunking_by_size_only", _chunking_by_size_only),
     ("0003_chunk_pages", _chunk_pages),
     ("0004_days_and_tags", _days_and_tags),
     ("0005_data_version_triggers", _data_version_triggers),
+    ("0006_companion_vectors", _companion_vectors),
 ]

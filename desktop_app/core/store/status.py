@@ -7,16 +7,31 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from desktop_app.core.store import chunks, folder_rows, meta, notes
+from desktop_app.core.store import chunks, folder_rows, meta, notes, vectors
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.note_status import NoteStatus
 
-# A chunk waits for vectors until it has parts (planned by the embedding pass) that all have one.
-WAITS_FOR_VECTORS = (
-    "(NOT EXISTS (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id) OR EXISTS"
-    " (SELECT 1 FROM chunk_parts p WHERE p.chunk_id = c.id AND NOT EXISTS"
-    " (SELECT 1 FROM embeddings e WHERE e.hash = p.embed_hash)))"
-)
+
+def _waits_in(space: vectors.Space) -> str:
+    """A chunk waits for vectors until it has parts (planned by the embedding pass) that all
+    have one."""
+    return (
+        f"(NOT EXISTS (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id) OR EXISTS"
+        f" (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id AND NOT EXISTS"
+        f" (SELECT 1 FROM {space.vectors} e WHERE e.hash = p.embed_hash)))"
+    )
+
+
+WAITS_FOR_VECTORS = _waits_in(vectors.MAIN)
+
+
+def waits_for_vectors(db: sqlite_utils.Database) -> str:
+    """The condition on chunk `c` of waiting for vectors: the index model's, and the
+    companion's while it is in use (it has a model recorded)."""
+    companion, _ = meta.embedding_model(db, (vectors.COMPANION.model_key, "-"))
+    if companion is None:
+        return WAITS_FOR_VECTORS
+    return f"({WAITS_FOR_VECTORS} OR {_waits_in(vectors.COMPANION)})"
 
 
 @dataclass(frozen=True)
@@ -120,7 +135,7 @@ def collect_status(database: Database, check_integrity: bool = True) -> IndexSta
             failed=by_status[NoteStatus.FAILED],
             chunks=chunks.chunk_count(db),
             pending_embedding=db.execute(
-                f"SELECT count(*) FROM chunks c WHERE {WAITS_FOR_VECTORS}"
+                f"SELECT count(*) FROM chunks c WHERE {waits_for_vectors(db)}"
             ).fetchone()[0],
         )
         model, _ = meta.embedding_model(db)
@@ -142,7 +157,7 @@ def file_statuses(db: sqlite_utils.Database) -> list[FileStatus]:
     for folder, path, stored, reason, language, chunk_count, pending in db.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
-        f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {WAITS_FOR_VECTORS})"
+        f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {waits_for_vectors(db)})"
         " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
     ).fetchall():
         status = NoteStatus(stored)
