@@ -86,14 +86,23 @@ def _check_index_and_search() -> dict[str, Any]:
         try:
             quire.index([sample_notes()])
             results = quire.search("how long to bake sourdough bread", top_k=3)
+            companion = quire.searcher.companion
+            # German over the English recipe: the multilingual companion's vectors find it
+            german = quire.search("Wie viel Salz kommt in das Sauerteigbrot?", top_k=3)
             status = quire.status()
         finally:
             quire.close()
-    if not results or "bread" not in results[0].path:
-        raise RuntimeError(f"unexpected top result: {results[0].path if results else None}")
+    for found in (results, german) if companion else (results,):
+        if not found or "bread" not in found[0].path:
+            raise RuntimeError(f"unexpected top result: {found[0].path if found else None}")
     if not status.integrity_ok:
         raise RuntimeError(f"integrity: {status.integrity}")
-    return {"top_result": results[0].path}
+    beside = companion.model_id if companion else None
+    return {
+        "top_result": results[0].path,
+        "companion": beside,
+        "german_top_result": german[0].path if german else None,
+    }
 
 
 def _check_pdf() -> dict[str, Any]:

@@ -17,6 +17,8 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     c = status.counts
     print(f"database: {status.database}")
     print(f"embedding model: {status.embedding_model or '(none yet)'}")
+    if status.companion_model:
+        print(f"  beside it, for other languages: {status.companion_model}")
     print(
         f"folders {c.folders}, notes {c.notes}, chunks {c.chunks}, "
         f"pending embedding {c.pending_embedding}, skipped {c.skipped}, failed {c.failed}"

@@ -153,6 +153,7 @@ def _status_json(status: IndexStatus) -> JsonDict:
     return {
         "database": status.database,
         "embedding_model": status.embedding_model,
+        "companion_model": status.companion_model,
         "counts": asdict(status.counts),
         "migrations": status.migrations,
         "integrity": None if status.integrity is None else _integrity_json(status.integrity),

@@ -105,6 +105,12 @@ class SettingsDialog(QDialog):
         )
         embed_browse = QPushButton("Choose…")
         embed_browse.clicked.connect(self._choose_embedding_model)
+        self.companion = QCheckBox(f"Read other languages with {MULTILINGUAL} beside it")
+        self.companion.setChecked(settings.multilingual_companion)
+        self.companion.setToolTip(
+            "Beside an English-only model, the multilingual one also embeds every passage, so "
+            "Czech and German questions and notes are found by meaning, across languages too."
+        )
         self._number_fields(settings)
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -164,6 +170,7 @@ class SettingsDialog(QDialog):
         rows = (
             ("Chat model (GGUF file)", _with_browse(self.chat_model, chat_browse)),
             ("Embedding model (folder)", _with_browse(self.embedding_model, embed_browse)),
+            ("Other languages", self.companion),
             ("Passage size", self.chunk_tokens),
             ("Context budget", self.context_tokens),
             ("Temperature", self.temperature),
@@ -241,6 +248,7 @@ class SettingsDialog(QDialog):
             chat_model=self.chat_model.text().strip(),
             model_folders=list(self.models.folders),
             embedding_model=self.embedding_model.text().strip(),
+            multilingual_companion=self.companion.isChecked(),
             chunk_tokens=self.chunk_tokens.value(),
             context_tokens=self.context_tokens.value(),
             temperature=round(self.temperature.value(), 2),

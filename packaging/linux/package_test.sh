@@ -66,8 +66,16 @@ as_user quire ask --json --max-tokens 48 "How long does the sourdough bake?" > "
 tail -n 2 "$scratch/ask.jsonl" | head -c 600; echo
 grep -q '"type": *"done"\|"event": *"done"\|"done"' "$scratch/ask.jsonl" || fail "ask did not finish"
 
-step "the multilingual embedder answers a German question from an English note"
+step "the default models answer a German question from an English note"
 grep -q '"model": "multilingual-e5-small' "$scratch/selftest.json" || fail "no multilingual model"
+as_user quire ask --json --max-tokens 48 "Wie viel Salz kommt in das Sauerteigbrot?" \
+    > "$scratch/ask-de-default.jsonl"
+tail -n 1 "$scratch/ask-de-default.jsonl" | head -c 400; echo
+head -n 1 "$scratch/ask-de-default.jsonl" | grep -q '"path": "recipes/bread.md"' \
+    || fail "the German question did not find bread.md with the default models"
+tail -n 1 "$scratch/ask-de-default.jsonl" | grep -q '10 g' || fail "the answer lacks the salt"
+
+step "the multilingual model chosen as the index's own answers it too"
 multi=$home/multilingual  # its own home, the model chosen as Settings saves it
 mkdir -p "$multi"
 echo '{"embedding_model": "multilingual-e5-small"}' > "$multi/settings.json"

@@ -79,6 +79,17 @@ done = [e for e in (json.loads(line) for line in (scratch / "ask.jsonl").open(en
 print("ask: " + json.dumps(done[-1] if done else "no done event", ensure_ascii=False)[:300])
 PY
 
+step "a German question over the sample notes' English bread recipe, with the default models"
+cp -r "$here/../../resources/sample_notes" "$scratch/sample_notes"
+cli index "$(winepath -w "$scratch/sample_notes")" >"$scratch/index-samples.txt" \
+    || { cat "$scratch"/*.txt; fail "index (sample notes)"; }
+cli ask "Wie viel Salz kommt in das Sauerteigbrot?" --json --max-tokens 48 \
+    >"$scratch/ask-de.jsonl" || fail "ask (de)"
+tail -n 1 "$scratch/ask-de.jsonl" | head -c 400; echo
+head -n 1 "$scratch/ask-de.jsonl" | grep -q '"path": "recipes/bread.md"' \
+    || fail "the German question did not find bread.md"
+tail -n 1 "$scratch/ask-de.jsonl" | grep -q '10 g' || fail "the answer lacks the salt"
+
 step "the window (Quire.exe) under Xvfb"
 shot="$scratch/window.png"
 # Wine's desktop process started by the steps above has no display: end it, so that the window

@@ -223,8 +223,10 @@ def test_indexing_fills_both_vector_spaces_and_a_model_change_empties_only_its_o
     q._slot.replace(lambda h: replace(h, searcher=paired))
     try:
         q.index([sample_notes()])
-        chunks = q.status().counts.chunks
+        status = q.status()
+        chunks = status.counts.chunks
         assert english.encoded >= chunks and companion.encoded >= chunks
+        assert status.companion_model == "fake-multilingual"
         with q.database.read() as db:
             assert vectors.pending_count(db, vectors.MAIN) == 0
             assert vectors.pending_count(db, vectors.COMPANION) == 0

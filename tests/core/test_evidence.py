@@ -111,6 +111,23 @@ def test_question_kinds_in_three_languages() -> None:
         "person"] * 3  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many degrees should the oven be?", "temperature"),
+        ("Bei wie viel Grad backe ich die Vanillekipferl?", "temperature"),
+        ("Na kolik stupňů se peče štrúdl?", "temperature"),
+        ("At what temperature do I bake it?", "temperature"),
+        # opened by "how long": a time is asked, whatever temperature the question names
+        ("Jak dlouho vydrží chleba při pokojové teplotě?", "duration"),
+        ("How long does the bread keep at room temperature?", "duration"),
+        ("Kolik soli dát do těsta?", "quantity"),
+    ],
+)
+def test_a_temperature_is_asked_by_name_or_in_degrees(question: str, kind: str) -> None:
+    assert cues.question_kind(question) == kind
+
+
 # -- checking the generated answer ---------------------------------------------------------------
 BREAD = "Bake in a preheated Dutch oven at 250 °C for 20 minutes with the lid on."
 BERLIN = "Mit dem Zug aus Prag dauert die Fahrt nach Berlin etwa vier Stunden."

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -363,6 +364,17 @@ def test_a_new_embedding_model_reembeds_everything(
     window.query.setText("Museumsinsel Eintritt")
     window.search()
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=30_000)
+
+
+def test_the_other_languages_switch_is_saved_and_applied(qtbot: QtBot, window: MainWindow) -> None:
+    dialog = window.open_settings()
+    assert dialog.companion.isChecked()  # on by default
+    dialog.companion.setChecked(False)
+    dialog.accept()
+    assert window.quire.settings.multilingual_companion is False
+    saved = json.loads((window.quire.home / "settings.json").read_text("utf-8"))
+    assert saved["multilingual_companion"] is False
+    assert window.quire.searcher.companion is None
 
 
 def test_removing_a_folder_drops_its_notes_but_not_its_files(

@@ -100,15 +100,25 @@ _CAPITALIZED = re.compile(r"\b[A-ZÀ-ÝČĎĚŇŘŠŤŮŽ][\w'’-]*")
 
 def question_kind(question: str) -> AnswerKind:
     words = folded_words(question)
-    if _TEMPERATURE_ASKED.search(" ".join(words)):
-        return AnswerKind.TEMPERATURE
     folded = " ".join(words[:OPENING_WORDS])
+    if not _KIND_PATTERNS[AnswerKind.DURATION].search(folded) and _asks_temperature(words, folded):
+        return AnswerKind.TEMPERATURE
     for kind, pattern in _KIND_PATTERNS.items():
         if kind == AnswerKind.QUANTITY and _KIND_PATTERNS[AnswerKind.DURATION].search(folded):
             continue
         if pattern.search(folded):
             return kind
     return AnswerKind.PROCEDURE if _PROCEDURE.search(" ".join(words)) else AnswerKind.OTHER
+
+
+def _asks_temperature(words: list[str], opening: str) -> bool:
+    """A temperature is asked for by name anywhere ("at what temperature"), or as a number of
+    degrees ("how many degrees", "kolik stupňů", "wie viel Grad"); a question opened by "how
+    long" asks for a time, whatever temperature it names ("…at room temperature?")."""
+    text = " ".join(words)
+    if _TEMPERATURE_ASKED.search(text):
+        return True
+    return bool(_KIND_PATTERNS[AnswerKind.QUANTITY].search(opening) and _TEMPERATURE.search(text))
 
 
 def has_number(text: str, question: Asked) -> bool:

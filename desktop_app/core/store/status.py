@@ -25,11 +25,15 @@ def _waits_in(space: vectors.Space) -> str:
 WAITS_FOR_VECTORS = _waits_in(vectors.MAIN)
 
 
+def companion_model(db: sqlite_utils.Database) -> str | None:
+    """The multilingual companion's model id, while the index keeps its vectors."""
+    return meta.read_meta(db, vectors.COMPANION.model_key)
+
+
 def waits_for_vectors(db: sqlite_utils.Database) -> str:
     """The condition on chunk `c` of waiting for vectors: the index model's, and the
     companion's while it is in use (it has a model recorded)."""
-    companion, _ = meta.embedding_model(db, (vectors.COMPANION.model_key, "-"))
-    if companion is None:
+    if companion_model(db) is None:
         return WAITS_FOR_VECTORS
     return f"({WAITS_FOR_VECTORS} OR {_waits_in(vectors.COMPANION)})"
 
@@ -94,6 +98,7 @@ class IndexStatus:
     integrity: Integrity | None  # None: not checked (a full scan)
     files: list[FileStatus]
     recovery: LastRepair | None = None
+    companion_model: str | None = None  # the multilingual model beside it, if in use
 
     @property
     def integrity_ok(self) -> bool:
@@ -139,10 +144,12 @@ def collect_status(database: Database, check_integrity: bool = True) -> IndexSta
             ).fetchone()[0],
         )
         model, _ = meta.embedding_model(db)
+        companion = companion_model(db)
         files = file_statuses(db)
     return IndexStatus(
         database=str(database.path),
         embedding_model=model,
+        companion_model=companion,
         counts=counts,
         migrations=database.applied_migrations(),
         integrity=integrity(database) if check_integrity else None,
