@@ -237,3 +237,13 @@ def test_indexing_fills_both_vector_spaces_and_a_model_change_empties_only_its_o
         assert q.search("Wie viel Salz kommt in das Sauerteigbrot?")  # keywords and the model
     finally:
         q.close()
+
+
+def test_the_companion_places_the_languages_and_the_english_model_fills_its_own_places() -> None:
+    minilm = [DenseHit(1, 0.9), DenseHit(2, 0.8), DenseHit(3, 0.7)]  # English passages
+    e5 = [DenseHit(2, 0.9), DenseHit(10, 0.88), DenseHit(3, 0.87), DenseHit(11, 0.8),
+          DenseHit(1, 0.7)]  # fmt: skip
+    merged = fusion.interleaved(minilm, e5, crossed=frozenset({10, 11}))  # 10, 11: Czech
+    assert [h.chunk_id for h in merged] == [1, 10, 2, 11, 3]
+    assert merged[0] is minilm[0] and merged[1] is e5[1]  # each keeps its own model's cosine
+    assert fusion.interleaved(minilm, e5[:1] + e5[2:3] + e5[4:], frozenset()) == minilm

@@ -107,6 +107,7 @@ def test_status_json_keeps_its_keys_in_their_order(
         "integrity",
         "files",
         "recovery",
+        "companion_model",
     ]
     assert list(status["counts"]) == [
         "folders",

@@ -11,10 +11,11 @@ list gets a weight from two query-level signals, both computed from the results 
   name, a number, a word two languages share): its lexical rank counts little, and what finds
   it is the multilingual embedder; and when the passages found are in several languages, the
   keyword list, which sees only the question's, loses its base trust (`seen_in_part`);
-- beside an English-only model, the multilingual companion's list ranks what that model cannot
-  read: passages in another language than the question's at full weight, and, for a question
-  in a language the model does not know, the passages in that language beside the keywords
-  (`with_companion`). English questions over English notes rank exactly as without it.
+- beside an English-only model, the multilingual companion ranks what that model cannot read:
+  for a question the model reads, the companion places the passages of each language and the
+  model chooses which of its own language fill their places (`interleaved`); for a question
+  it cannot read, the companion takes its place (`with_companion`). English questions over
+  English notes rank exactly as without it.
 
 Within that, passages that contain every content word of the query (by stem, not only by
 its five-letter prefix) are listed first, each group in fused-score order.
@@ -50,9 +51,9 @@ class Weights:
 
 def with_companion(weights: Weights, model_knows_language: bool) -> Weights:
     """The weights with the multilingual companion's list beside the index model's. Where the
-    model knows the question's language, its list keeps its weight and the companion ranks only
-    passages in other languages; elsewhere the companion takes the model's place, at
-    COMPANION_SAME within the question's language."""
+    model knows the question's language its list keeps its weight (the companion's places go
+    into it: `interleaved`); elsewhere the companion takes the model's place, at COMPANION_SAME
+    within the question's language (full weight among passages of several: `seen_in_part`)."""
     if model_knows_language:
         return replace(weights, companion=0.0)
     return Weights(weights.lexical, 0.0, COMPANION_SAME)
@@ -83,12 +84,37 @@ def trust_weights(
     return Weights(lexical_weight, dense_weight)
 
 
+def interleaved(
+    dense: Sequence[DenseHit], companion: Sequence[DenseHit], crossed: frozenset[int]
+) -> list[DenseHit]:
+    """One meaning list for a question the index model reads, over passages in its language and
+    in others: the companion's list decides where a passage in the question's language stands
+    and where one in another language does (its cosines are comparable across languages), and
+    the index model decides which passage of the question's language fills each such place.
+    Without passages in other languages this is the index model's own list."""
+    own = (hit for hit in dense if hit.chunk_id not in crossed)
+    placed: set[int] = set()
+    merged: list[DenseHit] = []
+    for hit in companion:
+        chosen = hit if hit.chunk_id in crossed else next(own, None)
+        if chosen is None and hit.chunk_id not in crossed:
+            chosen = hit  # the index model has no more: the companion's own choice
+        if chosen is not None and chosen.chunk_id not in placed:
+            placed.add(chosen.chunk_id)
+            merged.append(chosen)
+    merged += [hit for hit in own if hit.chunk_id not in placed]
+    return merged
+
+
 def seen_in_part(weights: Weights) -> Weights:
     """The weights when the passages found are in the question's language and in others: the
     keyword list can only see those in the question's language, so it keeps the trust its
     matches earn (their coverage of the question) and not the base trust of a list that sees
-    every passage that could answer."""
-    return replace(weights, lexical=max(0.0, weights.lexical - LEXICAL_BASE))
+    every passage that could answer. The companion's list sees every language: it ranks the
+    question's own at full weight too, as it ranks the others (at COMPANION_SAME the passages in
+    other languages would outrank the question's)."""
+    lexical = max(0.0, weights.lexical - LEXICAL_BASE)
+    return replace(weights, lexical=lexical, companion=1.0 if weights.companion else 0.0)
 
 
 def fuse(

@@ -190,7 +190,10 @@ class Searcher:
         crossed = self._crossed(db, asked, found) if dense_hits or companion_hits else frozenset()
         if crossed and any(cid not in crossed for cid in found):  # several languages found
             weights = fusion.seen_in_part(weights)
-        fused = fusion.fuse(lex_hits, dense_hits, weights, fusion.RRF_C, crossed, companion_hits)
+        ranked, beside = dense_hits, companion_hits
+        if companion_hits and self.knows(language):  # one list, each model where it reads
+            ranked, beside = fusion.interleaved(dense_hits, companion_hits, crossed), []
+        fused = fusion.fuse(lex_hits, ranked, weights, fusion.RRF_C, crossed, beside)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
             coverage={h.chunk_id: h.coverage for h in lex_hits},
