@@ -49,7 +49,6 @@ RANK_PRIOR = 0.15  # a preference for units of higher-ranked passages
 CUE_WEIGHT = 0.2  # the unit holds the kind of thing asked for (a number, a date, a name)
 ORDER_WEIGHT = 0.1  # the question's words stand together in the unit, as in the question
 COSINE_READ = 12  # units whose cosine is computed (the best by words)
-CROSSED_WORDS = 1.0  # the share of its word match a unit in another language keeps
 # For a "how do I" (set on the how-to development questions, tests/data/til_dev_questions.jsonl,
 # apart from the til-en questions the benches score):
 CARRY = 1.0  # share of the best word match before the unit in its note (the problem)
@@ -353,8 +352,6 @@ class ScoredUnit:
     @property
     def score(self) -> float:
         words_and_kind = self.signals.score(self.cue, self.rank)
-        if self.result.crossed:  # a name or number the languages share, found by chance
-            words_and_kind -= (1.0 - CROSSED_WORDS) * self.signals.ranking
         return words_and_kind + COSINE_WEIGHT * max(0.0, self.cosine) + self.extra
 
 
