@@ -4,7 +4,8 @@ XQuAD pairs every German question with the English one about the same paragraph,
 come out of ../shared/eval: German questions over the English articles (the gold is the English
 span) and English questions over the German ones. Beside them, the same run scores the four
 public sets in their own language (no regression), each in a fresh QUIRE_HOME, with each
-embedder side by side: the bundled default and the bundled multilingual model (Settings).
+embedder side by side: the bundled default (MiniLM with multilingual-e5-small beside it),
+MiniLM alone (`english-only`) and the multilingual model alone (Settings).
 
 The trilingual part reads tests/data/trilingual: 60 personal notes (20 Czech, 20 German, 20
 English) and questions in the six directions cs→de, cs→en, de→cs, de→en, en→cs, en→de (question
@@ -82,9 +83,14 @@ def write_jsonl(path: Path, rows: list[Row]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
 
 
+ENGLISH_ONLY = "english-only"  # the default's English model alone (Settings → Other languages off)
+
+
 def choose_embedder(home: Path, embedder: str) -> None:
     if embedder != "default":  # as a user chooses it in Settings
-        settings = {"embedding_model": embedder}
+        settings: dict[str, Any] = {"embedding_model": embedder}
+        if embedder == ENGLISH_ONLY:
+            settings = {"multilingual_companion": False}
         (home / "settings.json").write_text(json.dumps(settings), "utf-8")
 
 
