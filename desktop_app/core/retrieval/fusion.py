@@ -126,10 +126,8 @@ def fuse(
     companion: Sequence[DenseHit] = (),
 ) -> list[Fused]:
     """`crossed`: chunks in another language than the question's; `companion`: the multilingual
-    companion's list (a crossed passage in it counts in full, others at `weights.companion`).
-    Each passage's meaning is judged by the model that reads its pair of languages: beside the
-    companion a crossed passage's place in the index model's list does not count. Ranks stay
-    places among all passages, so either model's rank says how many it found nearer."""
+    companion's list in the index model's place (a crossed passage in it counts in full, others
+    at `weights.companion`)."""
     scores: dict[int, float] = {}
     lex_rank: dict[int, int] = {}
     dense_rank: dict[int, int] = {}
@@ -138,8 +136,6 @@ def fuse(
         weight = weights.lexical * (CROSSED_LEXICAL if hit.chunk_id in crossed else 1.0)
         scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (c + rank)
     for rank, near in enumerate(dense if weights.dense else (), start=1):
-        if companion and near.chunk_id in crossed:
-            continue  # the companion reads it; the index model cannot
         dense_rank[near.chunk_id] = rank
         scores[near.chunk_id] = scores.get(near.chunk_id, 0.0) + weights.dense / (c + rank)
     companion_top = 0.0

@@ -141,9 +141,9 @@ class Searcher:
     def meaning(self) -> TextEmbedder | None:
         """The model that reads every language here: the companion, else a multilingual index
         model (None: neither)."""
-        if self.companion is not None:
+        if self.companion is not None or self.embedder is None:
             return self.companion
-        return self.embedder if self._multilingual else None
+        return self.embedder if self.embedder.multilingual else None
 
     def knows(self, language: str) -> bool:
         """Whether the index's own model reads `language` (unknown models: every one)."""
@@ -262,18 +262,17 @@ class Searcher:
     ) -> dict[int, float]:
         """Each found passage's cosine on the gate's scale, by the model that reads the pair of
         languages: the index's own within a language it knows, else the companion's."""
-        assert self.embedder is not None or not dense_hits
+        companion = self.companion
+
+        def by_companion(chunk_id: int) -> bool:
+            return companion is not None and (not knows or chunk_id in crossed)
+
         cosines = {}
-        if self.embedder is not None and (knows or self.companion is None):
-            for hit in dense_hits:
-                crossed_hit = hit.chunk_id in crossed
-                if not (crossed_hit and self.companion is not None):
-                    cosines[hit.chunk_id] = similarity(self.embedder, hit.score, crossed_hit)
-        if self.companion is not None:
-            for hit in companion_hits:
-                if hit.chunk_id in crossed or not knows:
-                    crossed_hit = hit.chunk_id in crossed
-                    cosines[hit.chunk_id] = similarity(self.companion, hit.score, crossed_hit)
+        for model, hits, wanted in ((self.embedder, dense_hits, False),
+                                    (companion, companion_hits, True)):  # fmt: skip
+            for hit in hits:
+                if model is not None and by_companion(hit.chunk_id) == wanted:
+                    cosines[hit.chunk_id] = similarity(model, hit.score, hit.chunk_id in crossed)
         return cosines
 
     def following(self, passage: SearchResult) -> SearchResult | None:

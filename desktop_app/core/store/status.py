@@ -12,19 +12,6 @@ from desktop_app.core.store.db import Database
 from desktop_app.core.store.note_status import NoteStatus
 
 
-def _waits_in(space: vectors.Space) -> str:
-    """A chunk waits for vectors until it has parts (planned by the embedding pass) that all
-    have one."""
-    return (
-        f"(NOT EXISTS (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id) OR EXISTS"
-        f" (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id AND NOT EXISTS"
-        f" (SELECT 1 FROM {space.vectors} e WHERE e.hash = p.embed_hash)))"
-    )
-
-
-WAITS_FOR_VECTORS = _waits_in(vectors.MAIN)
-
-
 def companion_model(db: sqlite_utils.Database) -> str | None:
     """The multilingual companion's model id, while the index keeps its vectors."""
     return meta.read_meta(db, vectors.COMPANION.model_key)
@@ -33,9 +20,10 @@ def companion_model(db: sqlite_utils.Database) -> str | None:
 def waits_for_vectors(db: sqlite_utils.Database) -> str:
     """The condition on chunk `c` of waiting for vectors: the index model's, and the
     companion's while it is in use (it has a model recorded)."""
+    main = vectors.waits_in(vectors.MAIN)
     if companion_model(db) is None:
-        return WAITS_FOR_VECTORS
-    return f"({WAITS_FOR_VECTORS} OR {_waits_in(vectors.COMPANION)})"
+        return main
+    return f"({main} OR {vectors.waits_in(vectors.COMPANION)})"
 
 
 @dataclass(frozen=True)

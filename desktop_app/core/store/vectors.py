@@ -112,12 +112,17 @@ def part_vectors(
     return rows
 
 
-def pending_count(db: sqlite_utils.Database, space: Space) -> int:
-    """Passages waiting for their vectors in `space` (no parts yet, or a part without one)."""
-    row = db.execute(
-        "SELECT count(*) FROM chunks c WHERE"
-        f" NOT EXISTS (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id) OR EXISTS"
+def waits_in(space: Space) -> str:
+    """The condition on chunk `c` of waiting for vectors in `space`: it has no parts yet
+    (planned by the embedding pass), or a part without a vector."""
+    return (
+        f"(NOT EXISTS (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id) OR EXISTS"
         f" (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id AND NOT EXISTS"
-        f" (SELECT 1 FROM {space.vectors} e WHERE e.hash = p.embed_hash))"
-    ).fetchone()
+        f" (SELECT 1 FROM {space.vectors} e WHERE e.hash = p.embed_hash)))"
+    )
+
+
+def pending_count(db: sqlite_utils.Database, space: Space) -> int:
+    """Passages waiting for their vectors in `space`."""
+    row = db.execute(f"SELECT count(*) FROM chunks c WHERE {waits_in(space)}").fetchone()
     return int(row[0])
