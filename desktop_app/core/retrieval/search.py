@@ -268,8 +268,8 @@ class Searcher:
             return companion is not None and (not knows or chunk_id in crossed)
 
         cosines = {}
-        for model, hits, wanted in ((self.embedder, dense_hits, False),
-                                    (companion, companion_hits, True)):  # fmt: skip
+        lists = ((self.embedder, dense_hits, False), (companion, companion_hits, True))
+        for model, hits, wanted in lists:
             for hit in hits:
                 if model is not None and by_companion(hit.chunk_id) == wanted:
                     cosines[hit.chunk_id] = similarity(model, hit.score, hit.chunk_id in crossed)
