@@ -18,9 +18,11 @@ from desktop_app.core.answer.question import Question
 from desktop_app.core.api import Quire
 from desktop_app.core.ingest import embed_pass
 from desktop_app.core.retrieval import fusion, lexical
+from desktop_app.core.retrieval import search as search_module
 from desktop_app.core.retrieval.bert_numpy import BATCH_TOKENS, _batches
 from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import similarity
+from desktop_app.core.retrieval.languages import wordlists
 from desktop_app.core.retrieval.search import Searcher, SearchResult
 from desktop_app.core.store import vectors
 from desktop_app.paths import sample_notes
@@ -57,6 +59,22 @@ def test_a_word_match_in_another_language_counts_little() -> None:
     for other_language, first in ((1, 2), (2, 1)):
         crossed = fusion.fuse(hits, dense, weights, crossed=frozenset({other_language}))
         assert crossed[0].chunk_id == first and crossed[1].score < same[1].score
+
+
+def test_a_name_the_question_borrows_from_another_language_matches_in_full() -> None:
+    assert wordlists.foreign_words(["svíčková", "roasted", "160"], "en") == {"svíčková"}
+    assert wordlists.foreign_words(["svíčková", "roasted"], "xx") == frozenset()  # no list
+    hits = [lexical.LexicalHit(1, 9.0, ("svíčková",), 0.5), lexical.LexicalHit(2, 8.0, ("x",), 0.5)]
+    dense = [DenseHit(2, 0.8), DenseHit(1, 0.7)]
+    crossed = frozenset({1})
+    weights = fusion.Weights(1.0, 1.0)
+    discounted = fusion.fuse(hits, dense, weights, crossed=crossed)
+    assert discounted[0].chunk_id == 2
+    named = fusion.fuse(hits, dense, weights, crossed=crossed, named=frozenset({1}))
+    assert named[0].score == pytest.approx(named[1].score)  # as if in one language
+    assert search_module._naming(hits, crossed, "en") == {1}
+    borrowed_nothing = [lexical.LexicalHit(1, 9.0, ("roasted",), 0.5)]
+    assert search_module._naming(borrowed_nothing, crossed, "en") == frozenset()
 
 
 def test_function_words_of_the_asked_language_can_be_left_out() -> None:

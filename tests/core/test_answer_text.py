@@ -50,6 +50,16 @@ def test_the_answer_line_is_the_clause_the_question_qualifies_and_an_exact_span(
     assert BAKE[line.start - 100 : line.end - 100] == line.text  # a span of the note, verbatim
 
 
+def test_the_line_comes_from_the_best_unit_that_holds_the_kind_asked_for() -> None:
+    named = replace(_unit("Svíčková is a Czech dish of beef in a cream sauce.", 0), cue=False)
+    roasted = _unit("Roast the beef for two and a half hours at 160 °C.", 60)
+    asked = Question.read("At what temperature is svíčková roasted?", "en")
+    line = answer_line.compose([named, roasted], asked)
+    assert line is not None and "160 °C" in line.text
+    untyped = Question.read("Tell me about svíčková", "en")  # no kind of fact asked: the best
+    assert answer_line.compose([named, roasted], untyped) == named
+
+
 def test_with_nothing_to_choose_between_clauses_the_whole_unit_answers() -> None:
     line = answer_line.compose([_unit(BAKE)], Question.read("How long does the bread bake?", "en"))
     assert line is not None and line.text == BAKE  # 20 and 25 minutes: both answer

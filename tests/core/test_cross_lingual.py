@@ -60,6 +60,9 @@ def test_the_setting_chooses_the_multilingual_model() -> None:
         # Czech over a German note
         ("Jak dlouho trvá cesta vlakem z Prahy do Berlína?", "travel/berlin.md", "vier Stunden",
          "cesta"),
+        # English over a Czech note whose name the question borrows: the name matches as in
+        # one language, and the sentence with a temperature answers, not the one naming it
+        ("At what temperature is svíčková roasted?", "recipes/svickova.md", "160 °C", "roasted"),
     ],
 )  # fmt: skip
 def test_a_question_is_answered_from_a_note_in_another_language(

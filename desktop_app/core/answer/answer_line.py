@@ -8,7 +8,8 @@ qualifiers ("with the lid on") decide between two clauses that both hold a tempe
 an exact span of the note (`note_text[start:end] == text`), so it can be quoted verbatim in any
 language, whatever the chat model writes. Code is never cut.
 
-A question of the notes (an FAQ's), a line that introduces what follows ("Ingredients:") or a
+The unit is the best evidence unit that holds the kind of thing asked for, if one does. A
+question of the notes (an FAQ's), a line that introduces what follows ("Ingredients:") or a
 label followed only by links or tags ("Source: [[Berlin]]") answers nothing: the line is the
 best unit that does, or none.
 """
@@ -48,7 +49,7 @@ def compose(found: list[Evidence], question: Question) -> Evidence | None:
     answering = [e for e in found if answers_something(e)]
     if not answering:
         return None
-    best = answering[0]
+    best = _first_of_the_kind(answering, question)
     if best.kind == CODE or best.code or _asks_for_all(best.text, question):
         return best
     if question.kind not in cues.FACT_KINDS:
@@ -67,6 +68,15 @@ def compose(found: list[Evidence], question: Question) -> Evidence | None:
     if shortest is None:
         return best
     return _part(best, *shortest)
+
+
+def _first_of_the_kind(answering: list[Evidence], question: Question) -> Evidence:
+    """The best unit that holds the kind of fact asked for (a temperature, a duration, a date,
+    a name), else the best: a sentence that names the dish but gives no temperature cannot say
+    at what temperature it is roasted, however close its meaning."""
+    if question.kind not in cues.FACT_KINDS:
+        return answering[0]
+    return next((e for e in answering if e.cue), answering[0])
 
 
 def answers_something(unit: Evidence) -> bool:

@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
 
 from desktop_app.core.answer import cues, figures, grammar
 from desktop_app.core.answer.citations import numbers_in
@@ -23,9 +21,9 @@ from desktop_app.core.answer.evidence import question_overlap
 from desktop_app.core.answer.grounded import language_name
 from desktop_app.core.answer.question import Question
 from desktop_app.core.answer.support import CITATION
-from desktop_app.core.heavy import import_heavy
 from desktop_app.core.passage import Evidence
 from desktop_app.core.retrieval import analyzer, languages
+from desktop_app.core.retrieval.languages import wordlists
 
 MIN_WORD = 3  # shorter words (and any with a digit) are not judged
 LANGUAGE_WORDS = 6  # a draft this long (in words) is long enough to tell its language
@@ -88,7 +86,7 @@ def problems(
 
 def made_up_words(text: str, language: str, known: Iterable[str]) -> list[str]:
     """Words of `text` that are not words of `language` and that no `known` text holds."""
-    lookup = _frequency(language)
+    lookup = wordlists.frequency(language)
     if lookup is None:  # no word list for this language: nothing can be judged
         return []
     held = {w for t in known for w in analyzer.words(t)}
@@ -101,23 +99,6 @@ def made_up_words(text: str, language: str, known: Iterable[str]) -> list[str]:
             continue
         out.append(word)
     return out
-
-
-@cache
-def _frequency(language: str) -> Any:
-    """`word → Zipf frequency` from wordfreq's largest list for a language (the installers keep
-    the large lists of the languages Quire reads and the small ones of the rest), else None."""
-    try:
-        wordfreq = import_heavy("wordfreq")
-        for size in ("large", "small"):
-            if language in wordfreq.available_languages(wordlist=size):
-                wordfreq.zipf_frequency("a", language, wordlist=size)  # reads the list now
-                return lambda word, size=size: wordfreq.zipf_frequency(
-                    word, language, wordlist=size
-                )
-    except (ImportError, OSError, ValueError):  # a damaged install: no list to judge by
-        return None
-    return None
 
 
 _DANGLING = re.compile(r"[,;(\u2013\u2014-]\.?$")  # a sentence cannot end on these

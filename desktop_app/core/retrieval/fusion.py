@@ -124,16 +124,20 @@ def fuse(
     c: float = RRF_C,
     crossed: frozenset[int] = frozenset(),
     companion: Sequence[DenseHit] = (),
+    named: frozenset[int] = frozenset(),
 ) -> list[Fused]:
-    """`crossed`: chunks in another language than the question's; `companion`: the multilingual
-    companion's list in the index model's place (a crossed passage in it counts in full, others
-    at `weights.companion`)."""
+    """`crossed`: chunks in another language than the question's (their keyword matches count
+    CROSSED_LEXICAL, except those in `named`: they hold a word of the question that is no word
+    of its language, a name the two share); `companion`: the multilingual companion's list in
+    the index model's place (a crossed passage in it counts in full, others at
+    `weights.companion`)."""
     scores: dict[int, float] = {}
     lex_rank: dict[int, int] = {}
     dense_rank: dict[int, int] = {}
     for rank, hit in enumerate(lexical, start=1):
         lex_rank[hit.chunk_id] = rank
-        weight = weights.lexical * (CROSSED_LEXICAL if hit.chunk_id in crossed else 1.0)
+        discounted = hit.chunk_id in crossed and hit.chunk_id not in named
+        weight = weights.lexical * (CROSSED_LEXICAL if discounted else 1.0)
         scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (c + rank)
     for rank, near in enumerate(dense if weights.dense else (), start=1):
         dense_rank[near.chunk_id] = rank

@@ -12,7 +12,7 @@ import sqlite_utils
 from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
 from desktop_app.core.retrieval.embedder import TextEmbedder, similarity
-from desktop_app.core.retrieval.languages import REGISTERED, registered
+from desktop_app.core.retrieval.languages import REGISTERED, registered, wordlists
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery
 from desktop_app.core.store import chunks, meta, notes, scopes, vectors
 from desktop_app.core.store.db import Database
@@ -193,7 +193,8 @@ class Searcher:
         ranked, beside = dense_hits, companion_hits
         if companion_hits and self.knows(language):  # one list, each model where it reads
             ranked, beside = fusion.interleaved(dense_hits, companion_hits, crossed), []
-        fused = fusion.fuse(lex_hits, ranked, weights, fusion.RRF_C, crossed, beside)
+        named = _naming(lex_hits, crossed, language)
+        fused = fusion.fuse(lex_hits, ranked, weights, fusion.RRF_C, crossed, beside, named)
         signals = _Signals(
             matched={h.chunk_id: h.matched for h in lex_hits},
             coverage={h.chunk_id: h.coverage for h in lex_hits},
@@ -384,3 +385,17 @@ def _function_words(language: str | None) -> frozenset[str]:
     "das"): with a multilingual embedder they would rank a note only for sharing the language."""
     known = registered(language) if language else None
     return known.function_words if known else frozenset()  # folded, as the query's words are
+
+
+def _naming(
+    hits: list[lexical.LexicalHit], crossed: frozenset[int], language: str
+) -> frozenset[int]:
+    """The passages in another language (`crossed`) whose keyword match holds a word of the
+    question that is no word of its `language`: a name the two share ("svíčková" asked in
+    English of a Czech note) matches as in one language; a word both languages merely spell
+    alike does not."""
+    matched = [h for h in hits if h.chunk_id in crossed and h.matched]
+    if not matched:
+        return frozenset()
+    foreign = wordlists.foreign_words({w for h in matched for w in h.matched}, language)
+    return frozenset(h.chunk_id for h in matched if foreign.intersection(h.matched))
