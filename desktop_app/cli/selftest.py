@@ -16,8 +16,10 @@ import numpy as np
 from desktop_app.core.answer import readability
 from desktop_app.core.answer.llm import Generation, LocalModel
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.ingest.extractor import FORK_SERVER_FAILED, Extractor
+from desktop_app.core.ingest import vector_worker
+from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
+from desktop_app.core.ingest.processes import FORK_SERVER_FAILED
 from desktop_app.core.retrieval.embedder import (
     Embedder,
     EmbedderError,
@@ -50,6 +52,21 @@ def _check_embedder() -> dict[str, Any]:
         "dimension": int(vector.shape[0]),
         "backend": embedding_backend(),
     }
+
+
+def _check_vector_worker() -> dict[str, Any]:
+    """Passage vectors from the worker process, as the index computes them: the same as this
+    process's; where it could not start, the reason (the index then computes them here)."""
+    embedder = Embedder()
+    texts = ["Add 10 g salt to the dough.", "The train leaves at nine."]
+    vectors = vector_worker.shared().encoder(embedder)(texts)
+    if not np.allclose(vectors, embedder.encode_few(texts), atol=1e-4):
+        raise RuntimeError("the worker's vectors differ from this process's")
+    state = vector_worker.shared().state
+    report: dict[str, Any] = {"where": state.where, "started_by": state.started_by}
+    if state.why:
+        report["why"] = state.why
+    return report
 
 
 def _check_multilingual_embedder() -> dict[str, Any]:
@@ -147,6 +164,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "tiktoken": _check_tiktoken,
     "embedding_model": _check_embedder,
     "multilingual_embedding_model": _check_multilingual_embedder,
+    "vector_worker": _check_vector_worker,
     "chat_model": _check_chat_model,
     "index_and_search": _check_index_and_search,
     "pdf": _check_pdf,

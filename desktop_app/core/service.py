@@ -26,7 +26,7 @@ from desktop_app.core.answers import Answers
 from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
-from desktop_app.core.ingest import embed_pass, formats, indexer
+from desktop_app.core.ingest import embed_pass, formats, indexer, vector_worker
 from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.core.live import LiveFolders, Watching
@@ -236,8 +236,9 @@ class Quire:
         for model, space in spaces:
             progress(Progress(Phase.EMBED, 0, 0))
             planner = PartPlanner(model.token_offsets, model.max_tokens)
+            encode = vector_worker.shared().encoder(model)
             done += embed_pass.embed_pending(
-                database, model.encode, planner, progress, cancel, space=space
+                database, encode, planner, progress, cancel, space=space
             )
         return done
 

@@ -493,6 +493,9 @@ class QueryVectors:
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.inner.encode(texts)
 
+    def encode_few(self, texts: list[str]) -> np.ndarray:
+        return self.inner.encode_few(texts)
+
     def prime(self, questions: list[str]) -> float:
         """Encode the questions; the largest difference to encoding a few of them one by one."""
         todo = sorted({q for q in questions if q not in self.vectors}, key=len)

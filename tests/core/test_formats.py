@@ -285,23 +285,23 @@ def test_each_worker_is_a_fork_of_one_fork_server_not_of_this_process(tmp_path: 
 def test_a_fork_server_that_cannot_start_leaves_a_new_interpreter_per_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop_app.core.ingest import extractor as extraction
+    from desktop_app.core.ingest import processes
 
-    started = extraction._start
-    monkeypatch.setattr(extraction, "FORK_SERVER_FAILED", [])
+    started = processes.start
+    monkeypatch.setattr(processes, "FORK_SERVER_FAILED", [])
 
-    def start(context: object, memory: int) -> object:
+    def start(context: object, *args: object) -> object:
         if context.get_start_method() == "forkserver":  # type: ignore[attr-defined]
             raise OSError("no fork server here")
-        return started(context, memory)
+        return started(context, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(extraction, "_start", start)
+    monkeypatch.setattr(processes, "start", start)
     path = write_pdf(tmp_path / "one.pdf", [PAGES[0]])
     with Extractor() as extractor:
         assert "Sourdough" in extractor.load(path, 10**8).text
         ps = ["ps", "-o", "ppid=", "-p", str(extractor._process.pid)]
         assert int(subprocess.run(ps, capture_output=True, text=True).stdout) == os.getpid()
-    assert extraction.FORK_SERVER_FAILED == ["OSError: no fork server here"]
+    assert processes.FORK_SERVER_FAILED == ["OSError: no fork server here"]
 
 
 def test_skipped_and_failed_are_told_apart(tmp_path: Path) -> None:

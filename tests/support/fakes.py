@@ -56,6 +56,9 @@ class FakeEmbedder:
     def encode_query(self, texts: list[str]) -> np.ndarray:
         return self.encode(texts)
 
+    def encode_few(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)
+
     def encode(self, texts: list[str]) -> np.ndarray:
         self.encoded += len(texts)
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)

@@ -460,7 +460,7 @@ def _cosines(embedder: TextEmbedder, query_vector: Callable[[str], np.ndarray]) 
         if not texts:
             return []
         asked = query_vector(question)
-        return [similarity(embedder, float(v)) for v in embedder.encode(texts) @ asked]
+        return [similarity(embedder, float(v)) for v in embedder.encode_few(texts) @ asked]
 
     return cosines
 

@@ -7,19 +7,15 @@ chunks and writes one file, the worker extracts the next ones (two cores, two st
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
-import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from desktop_app.core.cancel import Cancelled, CancelToken
-from desktop_app.core.ingest import formats
+from desktop_app.core.ingest import formats, processes
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
@@ -38,9 +34,6 @@ TIMEOUT_SECONDS = 60.0  # far beyond what a long PDF needs: only a stuck extract
 READ_AHEAD = 2
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
 MEMORY_BYTES = 2 * 1024**3
-
-# The libraries the worker's readers import, imported once by the fork server.
-PRELOADED = ("pypdfium2", "docx")
 
 Request = tuple[str, int]  # (path, size cap in bytes)
 
@@ -158,15 +151,12 @@ class Extractor:
     def _connection(self) -> Connection:
         if self._process is None or not self._process.is_alive() or self._conn is None:
             self.close()
-            context = _context()
             try:
-                self._process, self._conn = _start(context, self.memory)
-                self.started_by = context.get_start_method()
+                self._process, self._conn, self.started_by = processes.started(
+                    serve, (self.memory,), "quire-extractor"
+                )
             except Exception as exc:
-                if context.get_start_method() == "spawn":
-                    raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
-                FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
-                return self._connection()  # a new interpreter then, as on Windows
+                raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
         return self._conn
 
     def close(self) -> None:
@@ -174,67 +164,15 @@ class Extractor:
         lost = [self._next[r] - 1 for r in self._in_flight if r in self._next]
         self._cursor = min([self._cursor, *lost])
         self._in_flight = []
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        if self._process is not None:
-            if self._process.is_alive():
-                self._process.kill()
-            self._process.join(5)
-            self._process = None
+        processes.stop(self._process, self._conn)
+        self._conn = None
+        self._process = None
 
     def __enter__(self) -> Extractor:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _context() -> Any:
-    """A fork server where the system has one (Linux, macOS): a fresh interpreter, never a
-    fork of this threaded process, that imports the readers once; each worker is a fork of
-    it, ready at once (the window starts one for every index run and every batch of changes
-    that holds such a file).
-    Elsewhere (Windows), or once the fork server could not start, each worker is a new
-    interpreter."""
-    if "forkserver" not in multiprocessing.get_all_start_methods() or FORK_SERVER_FAILED:
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, *PRELOADED])
-    return context
-
-
-FORK_SERVER_FAILED: list[str] = []  # why the fork server could not start, if it could not
-
-
-def _start(context: Any, memory: int) -> tuple[Any, Connection]:
-    """A started worker process and the caller's end of its pipe."""
-    parent, child = context.Pipe()
-    process = context.Process(
-        target=serve, args=(child, memory), name="quire-extractor", daemon=True
-    )
-    try:
-        with _lean_main():
-            process.start()
-    except BaseException:  # e.g. no new process from inside a worker's bootstrap
-        parent.close()
-        raise
-    finally:
-        child.close()
-    return process, parent
-
-
-@contextmanager
-def _lean_main() -> Iterator[None]:
-    """Spawn runs the parent's main script again in the child (for the CLI: importing the
-    whole app, which delays the first extraction); the worker needs only this module, so it is
-    shown an empty main."""
-    main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        sys.modules["__main__"] = main
 
 
 def serve(conn: Connection, memory: int) -> None:

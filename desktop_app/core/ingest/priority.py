@@ -15,6 +15,7 @@ import threading
 
 BACKGROUND_NICE = 10  # POSIX niceness added to the window's: well below it, above `nice 19`
 _THREAD_PRIORITY_BELOW_NORMAL = -1
+_BELOW_NORMAL_PRIORITY_CLASS = 0x4000
 _QOS_CLASS_UTILITY = 0x11
 
 
@@ -35,6 +36,21 @@ def lower_this_thread() -> None:
         pass
 
 
+def lower_this_process() -> None:
+    """Lower a worker process's priority, called first thing in it: its threads, all started
+    later, inherit it (Linux keeps niceness per thread, other systems per process)."""
+    try:
+        if sys.platform == "win32":
+            kernel32 = _kernel32()
+            kernel32.SetPriorityClass(kernel32.GetCurrentProcess(), _BELOW_NORMAL_PRIORITY_CLASS)
+        else:
+            os.setpriority(
+                os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICE)
+            )
+    except (OSError, AttributeError):
+        pass
+
+
 def _renice(who: int, below: int) -> None:
     """Give thread `who` the niceness of `below` (the main thread) plus BACKGROUND_NICE, unless
     it is already that low: raising a priority back needs privileges."""
@@ -46,5 +62,7 @@ def _renice(who: int, below: int) -> None:
 def _kernel32() -> ctypes.CDLL:
     kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined,unused-ignore]
     kernel32.GetCurrentThread.restype = ctypes.c_void_p
+    kernel32.GetCurrentProcess.restype = ctypes.c_void_p
+    kernel32.SetPriorityClass.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
     kernel32.SetThreadPriority.argtypes = (ctypes.c_void_p, ctypes.c_int)
     return kernel32  # type: ignore[no-any-return,unused-ignore]

@@ -97,6 +97,9 @@ class TextEmbedder(Protocol):
 
     def encode(self, texts: list[str]) -> np.ndarray: ...  # normalized float32, one row each
 
+    # the same for a few texts now, in this process (an answer's sentences): no heavy backend
+    def encode_few(self, texts: list[str]) -> np.ndarray: ...
+
     def encode_query(self, texts: list[str]) -> np.ndarray: ...  # the same, read as questions
 
 
@@ -267,11 +270,18 @@ class Embedder:
         return _load_model(str(self.path), "packed" if self.packed else None)
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
-        """Query vectors (with the query prompt) from the NumPy encoder of the same model where
-        it runs it: no torch import for a one-off search (the NumPy encoder loads far sooner),
+        """Query vectors (with the query prompt), computed in this process (`_encode_here`)."""
+        return self._encode_here([self.query_prompt + text for text in texts])
+
+    def encode_few(self, texts: list[str]) -> np.ndarray:
+        """Passage vectors of a few texts (an answer's sentences), computed in this process."""
+        return self._encode_here([self.passage_prompt + text for text in texts])
+
+    def _encode_here(self, texts: list[str]) -> np.ndarray:
+        """With the NumPy encoder of the same model where it runs it: no torch in the window's
+        process (the vector worker runs the heavy backend), the NumPy encoder loads far sooner,
         and a steady time a query where torch's threads, competing with the indexer's, make it
         spike. Its vectors match sentence-transformers' to 1e-6 (tests compare them)."""
-        texts = [self.query_prompt + text for text in texts]
         try:
             encoder = _load_model(str(self.path), "packed" if self.packed else "numpy")
         except EmbedderError:
@@ -280,7 +290,8 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Normalized float32 embeddings of passages (with the passage prompt), one row each."""
+        """Normalized float32 embeddings of passages (with the passage prompt), one row each,
+        by the fastest backend installed (the vector worker's)."""
         return self._encode([self.passage_prompt + text for text in texts])
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -1,0 +1,94 @@
+"""The worker processes Quire starts (the extractor, the vector worker): how they start.
+
+A fork server where the system has one (Linux, macOS): a fresh interpreter, never a fork of
+the window's threaded process, that imports the workers' modules once; each worker is a fork
+of it, ready at once. Elsewhere (Windows), or once the fork server could not start, each worker
+is a new interpreter.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from typing import Any
+
+# What the fork server imports once for every worker forked from it (the first start decides
+# for the whole run): the workers' own modules and the readers the extractor uses.
+PRELOADED = (
+    "desktop_app.core.ingest.extractor",
+    "desktop_app.core.ingest.vector_worker",
+    "pypdfium2",
+    "docx",
+)
+
+FORK_SERVER_FAILED: list[str] = []  # why the fork server could not start, if it could not
+
+
+def context() -> Any:
+    """The fork server's context where there is one and it has not failed, else spawn's."""
+    if "forkserver" not in multiprocessing.get_all_start_methods() or FORK_SERVER_FAILED:
+        return multiprocessing.get_context("spawn")
+    forkserver = multiprocessing.get_context("forkserver")
+    forkserver.set_forkserver_preload(list(PRELOADED))
+    return forkserver
+
+
+def start(context: Any, target: Callable[..., None], args: tuple[Any, ...], name: str) -> Any:
+    """A started worker process (a daemon) running `target(child_end, *args)`, and the
+    caller's end of its pipe: (process, connection)."""
+    parent, child = context.Pipe()
+    process = context.Process(target=target, args=(child, *args), name=name, daemon=True)
+    try:
+        with _lean_main():
+            process.start()
+    except BaseException:  # e.g. no new process from inside a worker's bootstrap
+        parent.close()
+        raise
+    finally:
+        child.close()
+    return process, parent
+
+
+def started(
+    target: Callable[..., None], args: tuple[Any, ...], name: str
+) -> tuple[Any, Connection, str]:
+    """A worker started by the fork server, or, when that fails (noted in FORK_SERVER_FAILED),
+    as a new interpreter: (process, connection, how it started). What spawn raises is the
+    caller's to report."""
+    chosen = context()
+    try:
+        process, conn = start(chosen, target, args, name)
+    except Exception as exc:
+        if chosen.get_start_method() == "spawn":
+            raise
+        FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
+        chosen = context()
+        process, conn = start(chosen, target, args, name)
+    return process, conn, chosen.get_start_method()
+
+
+def stop(process: Any, conn: Connection | None) -> None:
+    """Close the pipe and end the process (killed if still running)."""
+    if conn is not None:
+        conn.close()
+    if process is not None:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+
+
+@contextmanager
+def _lean_main() -> Iterator[None]:
+    """Spawn runs the parent's main script again in the child (for the CLI: importing the
+    whole app, which delays the worker's start); a worker needs only its module, so it is
+    shown an empty main."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main

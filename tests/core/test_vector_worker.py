@@ -1,0 +1,130 @@
+"""Passage vectors in their own process: the same vectors, a crash that loses nothing, a worker
+that cannot start, and a window process that never loads torch (real processes, real model)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_app.core.api import Quire
+from desktop_app.core.cancel import Phase, Progress
+from desktop_app.core.ingest import processes, vector_worker
+from desktop_app.core.ingest.vector_worker import VectorWorker
+from desktop_app.core.retrieval.embedder import Embedder
+from desktop_app.paths import sample_notes
+
+pytestmark = pytest.mark.slow
+
+TEXTS = [f"Passage {i}: the sourdough rests {i} hours before it is baked." for i in range(40)]
+
+
+def test_the_worker_returns_the_vectors_this_process_would_compute() -> None:
+    embedder = Embedder()
+    worker = VectorWorker()
+    try:
+        vectors = worker.encoder(embedder)(TEXTS)
+        state = worker.state
+        assert state.where == "worker" and state.pid not in (None, os.getpid())
+    finally:
+        worker.close()
+    assert np.allclose(vectors, embedder.encode(TEXTS), atol=1e-5)
+    assert np.allclose(vectors, embedder.encode_few(TEXTS), atol=1e-4)  # the window's NumPy path
+
+
+def test_a_worker_killed_mid_batch_is_started_again_and_the_batch_sent_again() -> None:
+    embedder = Embedder()
+    worker = VectorWorker()
+    try:
+        worker.encode(embedder, TEXTS[:2])  # running, its model loaded
+        first = worker.state.pid
+        assert first is not None
+        result: list[np.ndarray] = []
+        batch = threading.Thread(target=lambda: result.append(worker.encode(embedder, TEXTS * 8)))
+        batch.start()
+        os.kill(first, signal.SIGKILL)
+        batch.join(120)
+        assert result and result[0].shape == (len(TEXTS) * 8, embedder.dimension)
+        assert worker.state.restarts == 1 and worker.state.pid not in (None, first)
+        assert np.allclose(result[0][: len(TEXTS)], embedder.encode(TEXTS), atol=1e-5)
+    finally:
+        worker.close()
+
+
+def test_killing_the_worker_while_indexing_loses_nothing_and_embeds_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    quire = Quire.open(tmp_path / "home", embedder=Embedder())
+    worker = vector_worker.shared()
+    killed: list[int] = []
+    restarts = worker.state.restarts
+
+    def kill_once(progress: Progress) -> None:
+        if progress.phase == Phase.EMBED and progress.done > 0 and not killed:
+            pid = worker.state.pid
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    try:
+        quire.index([sample_notes()], progress=kill_once)
+        status = quire.status()
+        assert killed and worker.state.restarts == restarts + 1
+        assert status.counts.pending_embedding == 0
+        with quire.database.read() as db:
+            parts = db.execute("SELECT count(DISTINCT embed_hash) FROM chunk_parts").fetchone()[0]
+            stored = db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+        assert stored == parts  # each part's vector once
+        assert (
+            quire.search("Wie viel Salz kommt in das Sauerteigbrot?")[0].path == "recipes/bread.md"
+        )
+    finally:
+        quire.close()
+
+
+def test_a_worker_that_cannot_start_leaves_the_vectors_to_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def cannot(*_args: object) -> object:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(processes, "started", cannot)
+    embedder = Embedder()
+    worker = VectorWorker()
+    vectors = worker.encode(embedder, TEXTS[:4])
+    worker.encode(embedder, TEXTS[4:8])  # not tried again
+    assert np.allclose(vectors, embedder.encode(TEXTS[:4]), atol=1e-6)
+    state = worker.state
+    assert state.where == "in-process" and "no processes here" in state.why
+    assert "cannot start the vector worker" in state.why
+
+
+WINDOW_PROCESS = """
+import sys
+from pathlib import Path
+from desktop_app.core.api import Quire
+from desktop_app.paths import sample_notes
+quire = Quire.open(Path(sys.argv[1]))
+quire.index([sample_notes()])
+events = list(quire.answers.ask("Wie viel Salz kommt in das Sauerteigbrot?", max_tokens=16))
+assert quire.status().counts.pending_embedding == 0
+print(sorted(m for m in ("torch", "sentence_transformers") if m in sys.modules))
+"""
+
+
+def test_the_window_process_never_loads_torch_to_index_and_answer(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", WINDOW_PROCESS, str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "QUIRE_HOME": str(tmp_path / "home")},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == "[]"
