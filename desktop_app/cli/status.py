@@ -19,6 +19,8 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     print(f"embedding model: {status.embedding_model or '(none yet)'}")
     if status.companion_model:
         print(f"  beside it, for other languages: {status.companion_model}")
+    if status.vectors:
+        print(f"vectors: {_where(status.vectors)}")
     print(
         f"folders {c.folders}, notes {c.notes}, chunks {c.chunks}, "
         f"pending embedding {c.pending_embedding}, skipped {c.skipped}, failed {c.failed}"
@@ -32,6 +34,15 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     if status.recovery is not None:
         print(f"last repair ({status.recovery.at}): {status.recovery.message}")
     return 0 if healthy else 1
+
+
+def _where(vectors: dict[str, object]) -> str:
+    """Where the last embedding pass computed its vectors, as a line."""
+    at, restarts = vectors.get("at", "?"), vectors.get("restarts", 0)
+    if vectors.get("where") == "in-process":
+        return f"computed in Quire's own process at {at}: {vectors.get('why', '')}"
+    started = vectors.get("started_by") or "?"
+    return f"computed in the vector worker process ({started}; restarted {restarts}×) at {at}"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

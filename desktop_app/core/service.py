@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -41,7 +42,7 @@ from desktop_app.core.store import scopes as store_scopes
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.health import IndexDamaged
 from desktop_app.core.store.recovery import Recovery, open_index
-from desktop_app.core.store.status import IndexStatus, collect_status, last_repair
+from desktop_app.core.store.status import IndexStatus, collect_status, last_repair, record_vectors
 from desktop_app.core.tokens import encoding
 from desktop_app.settings import Settings
 
@@ -240,7 +241,16 @@ class Quire:
             done += embed_pass.embed_pending(
                 database, encode, planner, progress, cancel, space=space
             )
+        if done:
+            state = vector_worker.shared().state
+            record = {**dataclasses.asdict(state), "at": time.strftime("%Y-%m-%d %H:%M:%S")}
+            record_vectors(database, record)
         return done
+
+    @property
+    def vectors_where(self) -> vector_worker.WorkerState:
+        """Where passage vectors are computed: the worker process, or this one and why."""
+        return vector_worker.shared().state
 
     def folder_id(self, folder: Path) -> int | None:
         with self._reading() as db:

@@ -51,6 +51,10 @@ as_user quire --self-test > "$scratch/selftest.json" || { cat "$scratch/selftest
 grep -q '"ok": true' "$scratch/selftest.json" && head -c 400 "$scratch/selftest.json"; echo
 # The extractor's workers fork from a fork server in the frozen app too (not a fallback).
 grep -q '"worker": "forkserver"' "$scratch/selftest.json" || fail "extractor worker not forked"
+# Passage vectors come from the vector worker process, started the same way.
+python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["checks"]["vector_worker"]; \
+sys.exit(0 if v["where"] == "worker" and v["started_by"] == "forkserver" else f"vector worker: {v}")' \
+    "$scratch/selftest.json" || fail "vectors not computed in the worker process"
 
 step "index + search the bundled sample notes"
 as_user quire index "$notes"

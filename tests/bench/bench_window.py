@@ -183,6 +183,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         switch("done")
         result["phases"] = {name: _summary(gaps) for name, gaps in phases.items()}
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        result["vectors"] = _vector_worker_peak()
         status = window.last_status
         if status is not None:
             result["files"] = len(status.files)
@@ -243,6 +244,22 @@ def _stage(args: argparse.Namespace, notes: Path) -> tuple[str, int]:
     return source, sum(1 for p in notes.rglob("*") if p.suffix in (".md", ".txt"))
 
 
+def _vector_worker_peak() -> dict[str, object]:
+    """Where the vectors were computed and, for the worker process, its peak RSS (Linux)."""
+    from desktop_app.core.ingest import vector_worker
+
+    state = vector_worker.shared().state
+    found: dict[str, object] = {"where": state.where, "restarts": state.restarts}
+    try:
+        status = Path(f"/proc/{state.pid}/status").read_text("utf-8") if state.pid else ""
+    except OSError:
+        status = ""
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            found["peak_rss_mb"] = round(int(line.split()[1]) / 1024)
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
@@ -292,6 +309,11 @@ def main(argv: list[str] | None = None) -> int:
             f"its reason): {result.get('failed_or_skipped')}; the window stayed up"
         )
     lines.append(f"peak memory (max RSS of the window process): {result['peak_rss_mb']:.0f} MB")
+    vectors = result.get("vectors") or {}
+    lines.append(
+        f"passage vectors computed in: {vectors.get('where')}; the vector worker's peak memory: "
+        f"{vectors.get('peak_rss_mb', '–')} MB"
+    )
     for name, s in result["phases"].items():
         lines.append(
             f"{name:>10}: longest stall {s['longest_stall_ms']} ms (goal ≤ 100 ms), "

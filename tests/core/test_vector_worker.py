@@ -8,12 +8,13 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from desktop_app.core.api import Quire
+from desktop_app.core.api import Quire, Watching
 from desktop_app.core.cancel import Phase, Progress
 from desktop_app.core.ingest import processes, vector_worker
 from desktop_app.core.ingest.vector_worker import VectorWorker
@@ -77,6 +78,8 @@ def test_killing_the_worker_while_indexing_loses_nothing_and_embeds_nothing_twic
         status = quire.status()
         assert killed and worker.state.restarts == restarts + 1
         assert status.counts.pending_embedding == 0
+        assert status.vectors is not None and status.vectors["where"] == "worker"  # quire status
+        assert status.vectors["restarts"] == restarts + 1
         with quire.database.read() as db:
             parts = db.execute("SELECT count(DISTINCT embed_hash) FROM chunk_parts").fetchone()[0]
             stored = db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
@@ -108,7 +111,7 @@ def test_a_worker_that_cannot_start_leaves_the_vectors_to_this_process(
 WINDOW_PROCESS = """
 import sys
 from pathlib import Path
-from desktop_app.core.api import Quire
+from desktop_app.core.api import Quire, Watching
 from desktop_app.paths import sample_notes
 quire = Quire.open(Path(sys.argv[1]))
 quire.index([sample_notes()])
@@ -128,3 +131,38 @@ def test_the_window_process_never_loads_torch_to_index_and_answer(tmp_path: Path
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_pausing_stops_the_vectors_after_the_batch_in_hand_and_resuming_finishes_them(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(150):  # a few batches in each vector space
+        text = f"# Note {i}\n\nThe kettle number {i} whistles at dawn beside jar {i * 7 + 1000}.\n"
+        (notes / f"n{i:03}.md").write_text(text, "utf-8")
+    quire = Quire.open(tmp_path / "home", embedder=Embedder())
+    embedded = threading.Event()
+
+    def on_progress(progress: Progress) -> None:
+        if progress.phase == Phase.EMBED and progress.done > 0:
+            embedded.set()
+
+    try:
+        quire.live.watch(notes)
+        quire.live.start(Watching(progress=on_progress))
+        assert embedded.wait(300), "no batch of vectors came back"
+        quire.live.pause()
+        time.sleep(5)  # the batch in hand comes back and is stored; no other is sent
+        paused_at = quire.status(False).counts.pending_embedding
+        time.sleep(3)
+        assert quire.status(False).counts.pending_embedding == paused_at > 0
+        quire.live.resume()
+        deadline = time.monotonic() + 300
+        while quire.status(False).counts.pending_embedding and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert quire.status(False).counts.pending_embedding == 0
+        found = quire.search("kettle number 42 whistles")
+        assert found and found[0].path == "n042.md"
+    finally:
+        quire.close()

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from desktop_app.core.cancel import Cancelled, CancelToken, ProgressCallback, no_progress
 from desktop_app.core.events import Change, ChangeCallback, ChangeKind
-from desktop_app.core.ingest import indexer, loaders
+from desktop_app.core.ingest import indexer, loaders, vector_worker
 from desktop_app.core.ingest.indexer import IndexOptions
 from desktop_app.core.ingest.observer import Debouncer, Handler, Watches, report_changes
 from desktop_app.core.ingest.priority import lower_this_thread
@@ -82,6 +82,7 @@ class LiveIndex:
         self._threads: list[threading.Thread] = []
         self.idle = threading.Event()  # set whenever no lexical work is queued
         self.embedding = threading.Event()  # set while an embedding pass runs
+        self._told_where = ""  # why vectors are computed in this process, once said
         self.full_disk = FullDiskRetry()
 
     @property
@@ -194,6 +195,13 @@ class LiveIndex:
             self.on_change(Change(ChangeKind.REMOVED, str(folder), "folder"))
 
     # -- reporting ----------------------------------------------------------------------
+    def _tell_where_vectors_are_computed(self) -> None:
+        """Once: the vector worker could not run, so vectors are computed in this process."""
+        why = vector_worker.shared().state.why
+        if why and why != self._told_where:
+            self._told_where = why
+            self._notice(f"{why}; passage vectors are computed in this process")
+
     def _notice(self, text: str) -> None:
         self.on_change(Change(ChangeKind.NOTICE, detail=text))
 
@@ -389,6 +397,7 @@ class LiveIndex:
                 continue
             finally:
                 self.embedding.clear()
+            self._tell_where_vectors_are_computed()
             if count:
                 self._wrote()
                 self.on_change(Change(ChangeKind.EMBEDDED, detail=f"{count} new passages"))

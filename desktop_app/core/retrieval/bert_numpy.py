@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_app.core.retrieval.packed_e5 import PackedModel, Q4Rows, packed_tokenizer
+from desktop_app.core.retrieval.packed_e5 import PackedModel, Q4Rows
 
 SUPPORTED_TYPES = ("bert",)
 BATCH_TOKENS = 512
@@ -150,7 +150,7 @@ class NumpyBertEncoder:
         encoder._setup(
             model.heads,
             model.eps,
-            packed_tokenizer(model, model.max_positions),
+            model.tokenizer,  # shared with the embedder; `encode` cuts to max_length
             model.word_rows(),
             weights,
         )
@@ -184,28 +184,32 @@ class NumpyBertEncoder:
         threads."""
         from threadpoolctl import threadpool_limits
 
-        encodings = self.tokenizer.encode_batch(list(texts))
-        lengths = [len(e.ids) for e in encodings]
-        batches = _batches(lengths, batch_size)
+        pieces = [self._cut(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
+        batches = _batches([len(p) for p in pieces], batch_size)
         out = np.zeros((len(texts), self.word.shape[1]), dtype=np.float32)
         workers = max(1, min(len(batches), os.cpu_count() or 1, 4))
         with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
-            vectors = pool.map(lambda b: self._encode_batch([encodings[i] for i in b]), batches)
+            vectors = pool.map(lambda b: self._encode_batch([pieces[i] for i in b]), batches)
             for chosen, rows in zip(batches, vectors, strict=True):
                 out[chosen] = rows
         if self.normalize or normalize_embeddings:
             out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out
 
-    def _encode_batch(self, encodings: list[Any]) -> np.ndarray:
-        length = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), length), dtype=np.int64)
-        types = np.zeros_like(ids)
-        mask = np.zeros((len(encodings), length), dtype=np.float32)
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            ids[row, :n], types[row, :n], mask[row, :n] = encoding.ids, encoding.type_ids, 1.0
-        hidden = self.word[ids] + self.position[:length] + self.token_type[types]
+    def _cut(self, ids: list[int]) -> list[int]:
+        """A text's word pieces cut to max_length, its closing special token kept (as the
+        tokenizer's own truncation does: the packed model's tokenizer is shared and cuts
+        nothing)."""
+        return ids if len(ids) <= self.max_length else ids[: self.max_length - 1] + ids[-1:]
+
+    def _encode_batch(self, texts: list[list[int]]) -> np.ndarray:
+        """One batch of texts given as word-piece ids (one sequence each: token type 0)."""
+        length = max(len(pieces) for pieces in texts)
+        ids = np.zeros((len(texts), length), dtype=np.int64)
+        mask = np.zeros((len(texts), length), dtype=np.float32)
+        for row, pieces in enumerate(texts):
+            ids[row, : len(pieces)], mask[row, : len(pieces)] = pieces, 1.0
+        hidden = self.word[ids] + self.position[:length] + self.token_type[0]
         hidden = _layer_norm(hidden, *self.embed_norm, self.eps)
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         for layer in self.layers:

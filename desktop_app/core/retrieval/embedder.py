@@ -30,7 +30,6 @@ from desktop_app.core.retrieval.packed_e5 import (
     PackedModelError,
     is_packed_model,
     load_packed,
-    packed_tokenizer,
 )
 from desktop_app.paths import data_package_dir
 
@@ -240,9 +239,7 @@ class Embedder:
         from tokenizers import Tokenizer
 
         if self.packed:
-            tokenizer = packed_tokenizer(self._packed, self._packed.max_positions)
-            tokenizer.no_truncation()
-            return tokenizer
+            return self._packed.tokenizer
         file = self.path / "tokenizer.json"
         if not file.is_file():
             return None

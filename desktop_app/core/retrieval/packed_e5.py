@@ -10,9 +10,10 @@ tokenizer is rebuilt for the `tokenizers` library, so word-piece offsets come wi
 from __future__ import annotations
 
 import hashlib
+import mmap
 import struct
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,13 @@ class PackedModel:
     specials: dict[str, int]  # bos, eos, pad, unk
     tensors: dict[str, np.ndarray | Q4Rows]
     digest: str  # of the header and the vocabulary: the model's identity in an index
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        """The model's unigram tokenizer, one per model in the process (each costs a quarter
+        of a gigabyte of memory): no truncation, so the embedder counts every word piece of
+        a passage; the encoder cuts its pieces to `max_positions` itself."""
+        return _unigram_tokenizer(self)
 
     def word_rows(self) -> Q4Rows:
         word = self.tensors["emb.word"]
@@ -154,8 +162,10 @@ def _load_packed(path: str, size: int, mtime_ns: int) -> PackedModel:
 
 
 def read_packed(path: Path) -> PackedModel:
-    """Parse the whole file (it is read into memory once; arrays are views of it)."""
-    data = path.read_bytes()
+    """Parse the whole file, mapped read-only into memory: arrays are views of it, so the word
+    table (most of the file) takes memory only for the rows of the words actually read."""
+    with path.open("rb") as file:
+        data: Any = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     if data[:4] != MAGIC:
         raise PackedModelError(f"{path.name} is not a packed e5 model")
     reader = _Cursor(data)
@@ -164,12 +174,23 @@ def read_packed(path: Path) -> PackedModel:
     eps, _ = reader.take("fi")
     try:
         pieces, specials = _vocabulary(reader)
-        digest = hashlib.sha1(data).hexdigest()[:12]
+        digest = _digest(data)
         _skip_normalization(reader)
         tensors = _tensors(reader, data, hidden)
     except (ValueError, IndexError, struct.error) as exc:
         raise PackedModelError(f"{path.name} is damaged: {exc}") from exc
     return PackedModel(hidden, layers, heads, max_positions, eps, pieces, specials, tensors, digest)
+
+
+def _digest(data: Any) -> str:
+    """sha1 of the whole file, a slice at a time; its pages are then given back (Linux: they
+    count as the process's memory until dropped)."""
+    digest = hashlib.sha1()
+    for at in range(0, len(data), 1 << 22):
+        digest.update(data[at : at + (1 << 22)])
+    if hasattr(mmap, "MADV_DONTNEED") and hasattr(data, "madvise"):
+        data.madvise(mmap.MADV_DONTNEED)
+    return digest.hexdigest()[:12]
 
 
 def _vocabulary(reader: _Cursor) -> tuple[list[tuple[str, float]], dict[str, int]]:
@@ -209,7 +230,7 @@ def _tensors(reader: _Cursor, data: bytes, hidden: int) -> dict[str, np.ndarray 
     return tensors
 
 
-def packed_tokenizer(model: PackedModel, max_length: int) -> Any:
+def _unigram_tokenizer(model: PackedModel) -> Any:
     """The model's unigram tokenizer for `tokenizers`: `<s> pieces </s>`, with offsets."""
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
 
@@ -229,5 +250,5 @@ def packed_tokenizer(model: PackedModel, max_length: int) -> Any:
         special_tokens=[(model.pieces[bos][0], bos), (model.pieces[eos][0], eos)],
     )
     tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.no_truncation()
     return tokenizer

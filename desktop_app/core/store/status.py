@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -87,6 +88,8 @@ class IndexStatus:
     files: list[FileStatus]
     recovery: LastRepair | None = None
     companion_model: str | None = None  # the multilingual model beside it, if in use
+    # where the last embedding pass computed vectors (the vector worker's state then), if any
+    vectors: dict[str, object] | None = None
 
     @property
     def integrity_ok(self) -> bool:
@@ -117,6 +120,15 @@ def integrity(database: Database) -> Integrity:
     return Integrity(sqlite_ok, fts_ok, fts_error, orphans == 0)
 
 
+VECTORS_KEY = "vectors_computed"
+
+
+def record_vectors(database: Database, record: dict[str, object]) -> None:
+    """Where the embedding pass that just ended computed its vectors (for `quire status`)."""
+    with database.write() as db:
+        meta.set_meta(db, VECTORS_KEY, json.dumps(record, ensure_ascii=False))
+
+
 def collect_status(database: Database, check_integrity: bool = True) -> IndexStatus:
     """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
     with database.read() as db:
@@ -134,10 +146,12 @@ def collect_status(database: Database, check_integrity: bool = True) -> IndexSta
         model, _ = meta.embedding_model(db)
         companion = companion_model(db)
         files = file_statuses(db)
+        vectors = json.loads(meta.read_meta(db, VECTORS_KEY) or "null")
     return IndexStatus(
         database=str(database.path),
         embedding_model=model,
         companion_model=companion,
+        vectors=vectors if isinstance(vectors, dict) else None,
         counts=counts,
         migrations=database.applied_migrations(),
         integrity=integrity(database) if check_integrity else None,
