@@ -22,7 +22,7 @@ def cmd_index(quire: Quire, args: argparse.Namespace) -> int:
     if not args.no_embed and (why := quire.embedder_problem()):
         print(f"quire: no vectors made (keyword index only): {why}", file=sys.stderr)
     elif not args.no_embed and (why := quire.vectors_where.why):
-        print(f"quire: {why}; passage vectors were computed in this process", file=sys.stderr)
+        print(f"quire: {why}", file=sys.stderr)
     return 0
 
 

@@ -40,7 +40,7 @@ def _where(vectors: dict[str, object]) -> str:
     """Where the last embedding pass computed its vectors, as a line."""
     at, restarts = vectors.get("at", "?"), vectors.get("restarts", 0)
     if vectors.get("where") == "in-process":
-        return f"computed in Quire's own process at {at}: {vectors.get('why', '')}"
+        return f"{vectors.get('why', '')} (at {at})"
     started = vectors.get("started_by") or "?"
     return f"computed in the vector worker process ({started}; restarted {restarts}×) at {at}"
 

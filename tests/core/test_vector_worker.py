@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -39,6 +40,23 @@ def test_the_worker_returns_the_vectors_this_process_would_compute() -> None:
     assert np.allclose(vectors, embedder.encode_few(TEXTS), atol=1e-4)  # the window's NumPy path
 
 
+class _Announcing:
+    """A worker's pipe that sets `sent` once a batch has gone through it."""
+
+    def __init__(self, conn: Any, sent: threading.Event) -> None:
+        self.conn, self.sent = conn, sent
+
+    def send(self, request: object) -> None:
+        self.conn.send(request)
+        self.sent.set()
+
+    def recv(self) -> Any:
+        return self.conn.recv()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 def test_a_worker_killed_mid_batch_is_started_again_and_the_batch_sent_again() -> None:
     embedder = Embedder()
     worker = VectorWorker()
@@ -46,10 +64,13 @@ def test_a_worker_killed_mid_batch_is_started_again_and_the_batch_sent_again() -
         worker.encode(embedder, TEXTS[:2])  # running, its model loaded
         first = worker.state.pid
         assert first is not None
+        sent = threading.Event()
+        worker._conn = _Announcing(worker._conn, sent)  # type: ignore[assignment]
         result: list[np.ndarray] = []
         batch = threading.Thread(target=lambda: result.append(worker.encode(embedder, TEXTS * 8)))
         batch.start()
-        os.kill(first, signal.SIGKILL)
+        assert sent.wait(60)
+        os.kill(first, signal.SIGKILL)  # while it encodes: its answer never comes
         batch.join(120)
         assert result and result[0].shape == (len(TEXTS) * 8, embedder.dimension)
         assert worker.state.restarts == 1 and worker.state.pid not in (None, first)
@@ -94,18 +115,22 @@ def test_killing_the_worker_while_indexing_loses_nothing_and_embeds_nothing_twic
 def test_a_worker_that_cannot_start_leaves_the_vectors_to_this_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def cannot(*_args: object) -> object:
+    tries: list[object] = []
+
+    def cannot(*args: object) -> object:
+        tries.append(args)
         raise OSError("no processes here")
 
     monkeypatch.setattr(processes, "started", cannot)
     embedder = Embedder()
     worker = VectorWorker()
     vectors = worker.encode(embedder, TEXTS[:4])
-    worker.encode(embedder, TEXTS[4:8])  # not tried again
+    worker.encode(embedder, TEXTS[4:8])
+    assert len(tries) == 1  # not tried again
     assert np.allclose(vectors, embedder.encode(TEXTS[:4]), atol=1e-6)
     state = worker.state
     assert state.where == "in-process" and "no processes here" in state.why
-    assert "cannot start the vector worker" in state.why
+    assert "cannot start the vector worker" in state.why and "own process" in state.why
 
 
 WINDOW_PROCESS = """

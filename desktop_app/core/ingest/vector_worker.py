@@ -39,7 +39,7 @@ class WorkerState:
     where: str  # "worker" (its own process), "in-process" (it could not start), "idle"
     started_by: str = ""  # "forkserver" or "spawn"
     restarts: int = 0  # times it was started again after it stopped
-    why: str = ""  # why vectors are computed in this process
+    why: str = ""  # why vectors are computed in this process, as a sentence to show
     pid: int | None = None
 
 
@@ -78,7 +78,7 @@ class VectorWorker:
                 if status != "ok":
                     raise EmbedderError(value)
                 return np.asarray(value, dtype=np.float32)
-            self._why = f"the vector worker stopped {TRIES} times on one batch of passages"
+            self._why = _in_process(f"the vector worker stopped {TRIES} times on one batch")
             return embedder.encode(texts)
 
     @property
@@ -104,7 +104,7 @@ class VectorWorker:
                 serve, (), "quire-vectors"
             )
         except Exception as exc:  # a frozen app or a system without processes for us
-            self._why = f"cannot start the vector worker ({type(exc).__name__}: {exc})"
+            self._why = _in_process(f"cannot start the vector worker ({type(exc).__name__}: {exc})")
             return None
         return self._conn
 
@@ -136,6 +136,10 @@ def serve(conn: Connection) -> None:
         except Exception as exc:  # the batch fails, the worker serves the next one
             answer = ("failed", f"cannot compute vectors: {type(exc).__name__}: {exc}")
         conn.send(answer)
+
+
+def _in_process(reason: str) -> str:
+    return f"{reason}: passage vectors are computed in Quire's own process"
 
 
 _SHARED: list[VectorWorker] = []

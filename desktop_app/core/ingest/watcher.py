@@ -200,7 +200,7 @@ class LiveIndex:
         why = vector_worker.shared().state.why
         if why and why != self._told_where:
             self._told_where = why
-            self._notice(f"{why}; passage vectors are computed in this process")
+            self._notice(why)
 
     def _notice(self, text: str) -> None:
         self.on_change(Change(ChangeKind.NOTICE, detail=text))

@@ -82,7 +82,7 @@ class PackedModel:
     pieces: list[tuple[str, float]]
     specials: dict[str, int]  # bos, eos, pad, unk
     tensors: dict[str, np.ndarray | Q4Rows]
-    digest: str  # of the header and the vocabulary: the model's identity in an index
+    digest: str  # of the whole file: the model's identity in an index
 
     @cached_property
     def tokenizer(self) -> Any:
