@@ -67,12 +67,12 @@ def test_a_worker_killed_mid_batch_is_started_again_and_the_batch_sent_again() -
         sent = threading.Event()
         worker._conn = _Announcing(worker._conn, sent)  # type: ignore[assignment]
         result: list[np.ndarray] = []
-        batch = threading.Thread(target=lambda: result.append(worker.encode(embedder, TEXTS * 8)))
+        batch = threading.Thread(target=lambda: result.append(worker.encode(embedder, TEXTS * 2)))
         batch.start()
         assert sent.wait(60)
         os.kill(first, signal.SIGKILL)  # while it encodes: its answer never comes
         batch.join(120)
-        assert result and result[0].shape == (len(TEXTS) * 8, embedder.dimension)
+        assert result and result[0].shape == (len(TEXTS) * 2, embedder.dimension)
         assert worker.state.restarts == 1 and worker.state.pid not in (None, first)
         assert np.allclose(result[0][: len(TEXTS)], embedder.encode(TEXTS), atol=1e-5)
     finally:
