@@ -21,6 +21,7 @@ from desktop_app.core.cancel import CancelToken
 from desktop_app.core.retrieval.embedder import (
     Embedder,
     EmbedderError,
+    ModelHost,
     TextEmbedder,
     meaning_model,
     model_path_for,
@@ -134,14 +135,15 @@ class HandleSlot:
 
 
 def make_embedder(
-    settings: Settings, given: TextEmbedder | None
+    settings: Settings, given: TextEmbedder | None, host: ModelHost | None = None
 ) -> tuple[TextEmbedder | None, str | None]:
-    """The embedder (`given`, else the settings' model) or why there is none."""
+    """The embedder (`given`, else the settings' model, its queries encoded by `host` if one
+    is given) or why there is none."""
     if given is not None:
         return given, None
     try:
         model = settings.embedding_model
-        return Embedder(model_path_for(model)), None
+        return Embedder(model_path_for(model), host=host), None
     except EmbedderError as exc:
         return None, str(exc)
 

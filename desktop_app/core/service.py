@@ -28,12 +28,11 @@ from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallba
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
 from desktop_app.core.ingest import embed_pass, formats, indexer, vector_worker
-from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.repair import FolderReport, Repair
 from desktop_app.core.retrieval import dates
-from desktop_app.core.retrieval.embedder import EmbedderError, TextEmbedder
+from desktop_app.core.retrieval.embedder import EmbedderError, ModelHost, TextEmbedder
 from desktop_app.core.retrieval.scope import Scope, ScopedQuery, read_scope
 from desktop_app.core.retrieval.search import ScopedSearch, Searcher, SearchOptions, SearchResult
 from desktop_app.core.store import folder_rows, vectors
@@ -56,10 +55,12 @@ class Quire:
         opened: tuple[Recovery | None, str],
         given: tuple[TextEmbedder | None, answering.ChatModel | None] = (None, None),
         today: Callable[[], date] = dates.today,
+        model_host: ModelHost | None = None,
     ) -> None:
         """Use `Quire.open`; `opened`: the recovery on open (or None) and the check that ran;
         `given`: an embedder and a chat model used instead of the settings' (tests' fakes)."""
         self.home, self.settings, self._slot = home, settings, slot
+        self.model_host = model_host
         recovery, self.checked_on_open = opened
         self._given_embedder = given[0]
         self.today = today  # what "last week" in a question is counted from
@@ -78,19 +79,22 @@ class Quire:
         embedder: TextEmbedder | None = None,
         chat_model: answering.ChatModel | None = None,
         today: Callable[[], date] = dates.today,
+        models_in_worker: bool = False,
     ) -> Quire:
         """The app on `home` (QUIRE_HOME by default). A damaged index is replaced on open
         (`recovery` says so; the caller tells the user). `check` picks the check on open
         (health.LEVELS; by default it depends on the size). `embedder`, `chat_model`: used
-        instead of the settings' models (kept on a settings change)."""
+        instead of the settings' models (kept on a settings change). `models_in_worker` (the
+        window): queries are encoded by the vector worker, so this process loads no embedding
+        model at all."""
         home = home or paths.quire_home()
         settings = settings or Settings.load(home / "settings.json")
         database, recovery, checked = open_index(home / "quire.sqlite", check)
-        chosen, problem = make_embedder(settings, embedder)
+        host = vector_worker.shared() if models_in_worker else None
+        chosen, problem = make_embedder(settings, embedder, host)
         handle = handle_on(database, chosen, problem, settings.multilingual_companion)
-        return cls(
-            home, settings, HandleSlot(handle), (recovery, checked), (embedder, chat_model), today
-        )
+        given = (embedder, chat_model)
+        return cls(home, settings, HandleSlot(handle), (recovery, checked), given, today, host)
 
     @property
     def database(self) -> Database:
@@ -165,7 +169,7 @@ class Quire:
         Without an embedder the settings' model is tried again (its folder may be back)."""
         if self._slot.current.embedder is not None:
             return None
-        embedder, problem = make_embedder(self.settings, self._given_embedder)
+        embedder, problem = make_embedder(self.settings, self._given_embedder, self.model_host)
         if embedder is not None:
             self._slot.replace(lambda h: dataclasses.replace(h, embedder=embedder))
         return problem
@@ -236,7 +240,7 @@ class Quire:
             embed_pass.use_embedding_model(database, model.model_id, model.dimension, space)
         for model, space in spaces:
             progress(Progress(Phase.EMBED, 0, 0))
-            planner = PartPlanner(model.token_offsets, model.max_tokens)
+            planner = vector_worker.shared().planner(model)
             encode = vector_worker.shared().encoder(model)
             done += embed_pass.embed_pending(
                 database, encode, planner, progress, cancel, space=space
@@ -339,7 +343,7 @@ class Quire:
         changed = []
         companion = new.multilingual_companion
         if (new.embedding_model, companion) != (old.embedding_model, old.multilingual_companion):
-            embedder, problem = make_embedder(new, self._given_embedder)
+            embedder, problem = make_embedder(new, self._given_embedder, self.model_host)
             self._slot.replace(lambda h: handle_on(h.database, embedder, problem, companion))
             changed.append("embedding model")
         if new.chunk_tokens != old.chunk_tokens:

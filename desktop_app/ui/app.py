@@ -75,7 +75,7 @@ def _application(argv: list[str]) -> QApplication:
 def _open_quire(smoke: bool) -> Quire | None:
     """The facade on the user's index; None (after saying why) when a newer Quire wrote it."""
     try:
-        return Quire.open()
+        return Quire.open(models_in_worker=True)  # the window loads no embedding model
     except NewerDatabaseError as exc:
         print(f"quire: {exc}", file=sys.stderr)
         if not smoke:

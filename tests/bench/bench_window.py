@@ -124,7 +124,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
 
     app = QApplication([])
     apply_theme(app)
-    window = MainWindow(Quire.open(), [notes])
+    window = MainWindow(Quire.open(models_in_worker=True), [notes])  # as run_app opens it
     window.show()
     result: dict[str, Any] = {}
     phase = Phase("indexing")

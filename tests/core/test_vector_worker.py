@@ -18,8 +18,9 @@ import pytest
 from desktop_app.core.api import Quire, Watching
 from desktop_app.core.cancel import Phase, Progress
 from desktop_app.core.ingest import processes, vector_worker
+from desktop_app.core.ingest.note_analysis import PartPlanner
 from desktop_app.core.ingest.vector_worker import VectorWorker
-from desktop_app.core.retrieval.embedder import Embedder
+from desktop_app.core.retrieval.embedder import Embedder, multilingual_model_path
 from desktop_app.paths import sample_notes
 
 pytestmark = pytest.mark.slow
@@ -65,7 +66,9 @@ def test_a_worker_killed_mid_batch_is_started_again_and_the_batch_sent_again() -
         first = worker.state.pid
         assert first is not None
         sent = threading.Event()
-        worker._conn = _Announcing(worker._conn, sent)  # type: ignore[assignment]
+        conns = worker._conns
+        assert conns is not None
+        conns[vector_worker.BULK] = _Announcing(conns[vector_worker.BULK], sent)  # type: ignore[call-overload]
         result: list[np.ndarray] = []
         batch = threading.Thread(target=lambda: result.append(worker.encode(embedder, TEXTS * 2)))
         batch.start()
@@ -117,7 +120,7 @@ def test_a_worker_that_cannot_start_leaves_the_vectors_to_this_process(
 ) -> None:
     tries: list[object] = []
 
-    def cannot(*args: object) -> object:
+    def cannot(*args: object, **options: object) -> object:
         tries.append(args)
         raise OSError("no processes here")
 
@@ -133,20 +136,61 @@ def test_a_worker_that_cannot_start_leaves_the_vectors_to_this_process(
     assert "cannot start the vector worker" in state.why and "own process" in state.why
 
 
+def test_plans_and_queries_from_the_worker_are_this_process_s() -> None:
+    embedder = Embedder(multilingual_model_path())
+    worker = VectorWorker()
+    long_text = " ".join(f"Der Sauerteig ruht {i} Stunden im Kühlschrank." for i in range(120))
+    chunks = [("Brot", ("Teig",), 0, long_text), ("Notes", (), 40, TEXTS[0])]
+    try:
+        planned = worker.planner(embedder).plan(chunks)
+        vectors = worker.encode_now(embedder.path, ["query: Wie lange ruht der Teig?"])
+    finally:
+        worker.close()
+    assert planned == PartPlanner(embedder.token_offsets, embedder.max_tokens).plan(chunks)
+    assert len(planned[0]) > 1  # the long chunk was cut into parts
+    assert np.allclose(vectors, embedder.encode_query(["Wie lange ruht der Teig?"]), atol=1e-6)
+
+
+def test_a_query_is_answered_while_a_batch_of_passages_is_being_encoded() -> None:
+    embedder = Embedder()
+    worker = VectorWorker()
+    sent = threading.Event()
+    try:
+        worker.encode(embedder, TEXTS[:2])
+        conns = worker._conns
+        assert conns is not None
+        conns[vector_worker.BULK] = _Announcing(conns[vector_worker.BULK], sent)  # type: ignore[call-overload]
+        batch = threading.Thread(target=worker.encode, args=(embedder, TEXTS * 100), daemon=True)
+        batch.start()
+        assert sent.wait(60)
+        query = worker.encode_now(embedder.path, ["How long does the dough rest?"])
+        assert batch.is_alive()  # 4,000 passages take minutes; the query did not wait for them
+    finally:
+        worker.close()
+    assert np.allclose(query, embedder.encode_query(["How long does the dough rest?"]), atol=1e-6)
+
+
 WINDOW_PROCESS = """
 import sys
 from pathlib import Path
 from desktop_app.core.api import Quire, Watching
+from desktop_app.core.retrieval import embedder
 from desktop_app.paths import sample_notes
-quire = Quire.open(Path(sys.argv[1]))
+quire = Quire.open(Path(sys.argv[1]), models_in_worker=True)  # as the window opens it
 quire.index([sample_notes()])
+assert quire.search("Wie viel Salz kommt in das Sauerteigbrot?")[0].path == "recipes/bread.md"
 events = list(quire.answers.ask("Wie viel Salz kommt in das Sauerteigbrot?", max_tokens=16))
 assert quire.status().counts.pending_embedding == 0
-print(sorted(m for m in ("torch", "sentence_transformers") if m in sys.modules))
+models = [quire.searcher.embedder, quire.searcher.companion]
+tokenizers = [m.path.name for m in models if "_tokenizer" in vars(m)]
+heavy = sorted(m for m in ("torch", "sentence_transformers") if m in sys.modules)
+print(heavy, embedder._MODELS, tokenizers)
 """
 
 
-def test_the_window_process_never_loads_torch_to_index_and_answer(tmp_path: Path) -> None:
+def test_the_window_process_loads_no_embedding_model_to_index_search_and_answer(
+    tmp_path: Path,
+) -> None:
     run = subprocess.run(
         [sys.executable, "-c", WINDOW_PROCESS, str(tmp_path / "home")],
         capture_output=True,
@@ -155,7 +199,8 @@ def test_the_window_process_never_loads_torch_to_index_and_answer(tmp_path: Path
         env={**os.environ, "QUIRE_HOME": str(tmp_path / "home")},
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip().splitlines()[-1] == "[]"
+    # the worker planned the parts and encoded the queries: no model, no tokenizer loaded here
+    assert run.stdout.strip().splitlines()[-1] == "[] {} []"
 
 
 def test_pausing_stops_the_vectors_after_the_batch_in_hand_and_resuming_finishes_them(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
-from desktop_app.core.ingest.note_analysis import PartPlanner, embedding_input
+from desktop_app.core.ingest.note_analysis import Planner, embedding_input
 from desktop_app.core.store import meta, vectors
 from desktop_app.core.store.db import Database
 
@@ -57,7 +57,7 @@ def pending_embeddings(
 
 def plan_parts(
     database: Database,
-    planner: PartPlanner,
+    planner: Planner,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     batch: int = 512,
@@ -69,13 +69,16 @@ def plan_parts(
         rows = vectors.unplanned_chunks(db, space)
     for i in range(0, len(rows), batch):
         cancel.raise_if_cancelled()
+        chunks = rows[i : i + batch]
+        planned = planner.plan(
+            [(name or "", tuple(json.loads(head or "[]")), a, t) for _, name, head, a, t in chunks]
+        )
         part_rows: list[vectors.PartRow] = []
-        for chunk_id, title, heading_json, start, text in rows[i : i + batch]:
-            heading = tuple(json.loads(heading_json or "[]"))
-            for p, hash_ in planner.parts(title or "", heading, start, text):
-                part_rows.append(
-                    (chunk_id, p.number, p.count, p.start, p.end, hash_, chunk_id, text)
-                )
+        for (chunk_id, _, _, _, text), parts in zip(chunks, planned, strict=True):
+            part_rows.extend(
+                (chunk_id, p.number, p.count, p.start, p.end, hash_, chunk_id, text)
+                for p, hash_ in parts
+            )
         with database.write() as db:
             vectors.insert_parts(db, part_rows, space)
         progress(Progress(Phase.PARTS, min(i + batch, len(rows)), len(rows)))
@@ -85,7 +88,7 @@ def plan_parts(
 def embed_pending(
     database: Database,
     encode: Encode,
-    planner: PartPlanner,
+    planner: Planner,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     batch: int = EMBED_BATCH,

@@ -152,7 +152,7 @@ class Extractor:
         if self._process is None or not self._process.is_alive() or self._conn is None:
             self.close()
             try:
-                self._process, self._conn, self.started_by = processes.started(
+                self._process, (self._conn,), self.started_by = processes.started(
                     serve, (self.memory,), "quire-extractor"
                 )
             except Exception as exc:

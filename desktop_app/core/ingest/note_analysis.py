@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from desktop_app.core.heavy import collector_paused
 from desktop_app.core.ingest import days_and_tags, paged
@@ -269,6 +269,15 @@ def chunk_terms(
     return analyzed
 
 
+PlanRow = tuple[str, tuple[str, ...], int, str]  # a chunk to plan: title, headings, start, text
+
+
+class Planner(Protocol):
+    """Plans the embedding parts of chunks (`PartPlanner`, here or in the vector worker)."""
+
+    def plan(self, chunks: list[PlanRow]) -> list[list[tuple[Part, str]]]: ...
+
+
 class PartPlanner:
     """Cuts chunks the embedder would truncate into labelled parts, each with the hash of its
     embedding input (vectors are stored by that hash, so unchanged texts are never re-embedded)."""
@@ -299,3 +308,7 @@ class PartPlanner:
             (p, embed_hash(embedding_input(title, heading_path, piece(p), p.number, p.count)))
             for p in parts
         ]
+
+    def plan(self, chunks: list[PlanRow]) -> list[list[tuple[Part, str]]]:
+        """`parts` of each (title, heading path, start, text)."""
+        return [self.parts(*chunk) for chunk in chunks]

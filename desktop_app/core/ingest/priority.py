@@ -15,8 +15,10 @@ import threading
 
 BACKGROUND_NICE = 10  # POSIX niceness added to the window's: well below it, above `nice 19`
 _THREAD_PRIORITY_BELOW_NORMAL = -1
+_THREAD_PRIORITY_HIGHEST = 2
 _BELOW_NORMAL_PRIORITY_CLASS = 0x4000
 _QOS_CLASS_UTILITY = 0x11
+_QOS_CLASS_USER_INITIATED = 0x19
 
 
 def lower_this_thread() -> None:
@@ -38,7 +40,8 @@ def lower_this_thread() -> None:
 
 def lower_this_process() -> None:
     """Lower a worker process's priority, called first thing in it: its threads, all started
-    later, inherit it (Linux keeps niceness per thread, other systems per process)."""
+    later inherit it (Linux keeps niceness per thread: a thread started before keeps its own;
+    other systems keep it per process)."""
     try:
         if sys.platform == "win32":
             kernel32 = _kernel32()
@@ -47,6 +50,22 @@ def lower_this_process() -> None:
             os.setpriority(
                 os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICE)
             )
+    except (OSError, AttributeError):
+        pass
+
+
+def keep_this_thread_at_normal_priority() -> None:
+    """The one thread of a lowered worker process that serves the user at once (its queries),
+    started before the process lowers itself: on Linux it never was lowered (niceness is per
+    thread); on Windows the highest thread priority in a below-normal process is a normal
+    thread's; on macOS it asks for user-initiated service."""
+    try:
+        if sys.platform == "win32":
+            kernel32 = _kernel32()
+            kernel32.SetThreadPriority(kernel32.GetCurrentThread(), _THREAD_PRIORITY_HIGHEST)
+        elif sys.platform == "darwin":
+            system = ctypes.CDLL("/usr/lib/libSystem.dylib")
+            system.pthread_set_qos_class_self_np(_QOS_CLASS_USER_INITIATED, 0)
     except (OSError, AttributeError):
         pass
 

@@ -37,44 +37,50 @@ def context() -> Any:
     return forkserver
 
 
-def start(context: Any, target: Callable[..., None], args: tuple[Any, ...], name: str) -> Any:
-    """A started worker process (a daemon) running `target(child_end, *args)`, and the
-    caller's end of its pipe: (process, connection)."""
-    parent, child = context.Pipe()
-    process = context.Process(target=target, args=(child, *args), name=name, daemon=True)
+def start(
+    context: Any, target: Callable[..., None], args: tuple[Any, ...], name: str, pipes: int = 1
+) -> tuple[Any, list[Connection]]:
+    """A started worker process (a daemon) running `target(*child_ends, *args)`, and the
+    caller's ends of its `pipes` pipes: (process, connections)."""
+    ends = [context.Pipe() for _ in range(pipes)]
+    children = [child for _, child in ends]
+    process = context.Process(target=target, args=(*children, *args), name=name, daemon=True)
     try:
         with _lean_main():
             process.start()
     except BaseException:  # e.g. no new process from inside a worker's bootstrap
-        parent.close()
+        for parent, _ in ends:
+            parent.close()
         raise
     finally:
-        child.close()
-    return process, parent
+        for child in children:
+            child.close()
+    return process, [parent for parent, _ in ends]
 
 
 def started(
-    target: Callable[..., None], args: tuple[Any, ...], name: str
-) -> tuple[Any, Connection, str]:
+    target: Callable[..., None], args: tuple[Any, ...], name: str, pipes: int = 1
+) -> tuple[Any, list[Connection], str]:
     """A worker started by the fork server, or, when that fails (noted in FORK_SERVER_FAILED),
-    as a new interpreter: (process, connection, how it started). What spawn raises is the
+    as a new interpreter: (process, its pipes, how it started). What spawn raises is the
     caller's to report."""
     chosen = context()
     try:
-        process, conn = start(chosen, target, args, name)
+        process, conns = start(chosen, target, args, name, pipes)
     except Exception as exc:
         if chosen.get_start_method() == "spawn":
             raise
         FORK_SERVER_FAILED.append(f"{type(exc).__name__}: {exc}")
         chosen = context()
-        process, conn = start(chosen, target, args, name)
-    return process, conn, chosen.get_start_method()
+        process, conns = start(chosen, target, args, name, pipes)
+    return process, conns, chosen.get_start_method()
 
 
-def stop(process: Any, conn: Connection | None) -> None:
-    """Close the pipe and end the process (killed if still running)."""
-    if conn is not None:
-        conn.close()
+def stop(process: Any, *conns: Connection | None) -> None:
+    """Close the pipes and end the process (killed if still running)."""
+    for conn in conns:
+        if conn is not None:
+            conn.close()
     if process is not None:
         if process.is_alive():
             process.kill()

@@ -102,6 +102,13 @@ class TextEmbedder(Protocol):
     def encode_query(self, texts: list[str]) -> np.ndarray: ...  # the same, read as questions
 
 
+class ModelHost(Protocol):
+    """Another process that runs the models (the vector worker): the window's process asks it
+    for a query's vectors instead of loading a model itself."""
+
+    def encode_now(self, path: Path, texts: list[str]) -> np.ndarray: ...  # texts as prompted
+
+
 def similarity(embedder: TextEmbedder, cosine: float, crossed: bool = False) -> float:
     """A cosine on the scale the gate's bars are set on, whatever the model; `crossed`: the
     passage is in another language than the question."""
@@ -111,30 +118,35 @@ def similarity(embedder: TextEmbedder, cosine: float, crossed: bool = False) -> 
 
 
 _MEANING_LOCK = threading.Lock()
-_MEANING: list[Embedder | None] = []  # the multilingual model, once looked for
+_MEANING: dict[ModelHost | None, Embedder | None] = {}  # the multilingual model, looked for
 
 
 def meaning_model(embedder: TextEmbedder) -> Embedder | None:
     """A model for the meaning of a question and a sentence in any pair of languages beside an
     index's real embedder that knows fewer: the bundled multilingual model, loaded once per
-    process (None where it is not installed, and beside a stand-in embedder)."""
+    process and run where `embedder` runs its queries (None where it is not installed, and
+    beside a stand-in embedder)."""
     if not isinstance(embedder, Embedder) or embedder.multilingual:
         return None
     with _MEANING_LOCK:
-        if not _MEANING:
+        if embedder.host not in _MEANING:
             try:
-                _MEANING.append(Embedder(multilingual_model_path()))
+                _MEANING[embedder.host] = Embedder(multilingual_model_path(), host=embedder.host)
             except EmbedderError:
-                _MEANING.append(None)
-        return _MEANING[0]
+                _MEANING[embedder.host] = None
+        return _MEANING[embedder.host]
 
 
 class Embedder:
     """A model folder of sentence-transformers, or the packed e5 file. Passages and queries are
-    read with the model's own prompts (e5: `passage: ` / `query: `)."""
+    read with the model's own prompts (e5: `passage: ` / `query: `). With a `host`, queries and
+    an answer's sentences are encoded there (the window's process then loads no model)."""
 
-    def __init__(self, model_path: Path | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self, model_path: Path | None = None, batch_size: int = 64, host: ModelHost | None = None
+    ) -> None:
         self.path = (model_path or bundled_model_path()).resolve()
+        self.host = host
         self.packed = self.path.is_file() and is_packed_model(self.path)
         if not self.packed and not (self.path / "config.json").is_file():
             raise EmbedderError(f"not a sentence-transformers model folder: {self.path}")
@@ -267,14 +279,20 @@ class Embedder:
         return _load_model(str(self.path), "packed" if self.packed else None)
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
-        """Query vectors (with the query prompt), computed in this process (`_encode_here`)."""
-        return self._encode_here([self.query_prompt + text for text in texts])
+        """Query vectors (with the query prompt), computed now (`encode_now`)."""
+        return self.encode_now([self.query_prompt + text for text in texts])
 
     def encode_few(self, texts: list[str]) -> np.ndarray:
-        """Passage vectors of a few texts (an answer's sentences), computed in this process."""
-        return self._encode_here([self.passage_prompt + text for text in texts])
+        """Passage vectors of a few texts (an answer's sentences), computed now."""
+        return self.encode_now([self.passage_prompt + text for text in texts])
 
-    def _encode_here(self, texts: list[str]) -> np.ndarray:
+    def encode_now(self, texts: list[str]) -> np.ndarray:
+        """Vectors of texts already prompted, by the host if there is one, else here."""
+        if self.host is not None:
+            return self.host.encode_now(self.path, texts)
+        return self.encode_here(texts)
+
+    def encode_here(self, texts: list[str]) -> np.ndarray:
         """With the NumPy encoder of the same model where it runs it: no torch in the window's
         process (the vector worker runs the heavy backend), the NumPy encoder loads far sooner,
         and a steady time a query where torch's threads, competing with the indexer's, make it
