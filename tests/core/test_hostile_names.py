@@ -18,7 +18,7 @@ from desktop_app import cli
 from desktop_app.core.api import Quire
 from desktop_app.core.as_json import as_json
 from desktop_app.core.events import Change, ChangeKind
-from desktop_app.core.ingest import indexer
+from desktop_app.core.ingest import analysis_pool
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_analysis import AnalyzedNote
 from tests.conftest import ROOT
@@ -120,19 +120,19 @@ def test_an_unexpected_error_fails_only_that_note(
     folder.mkdir()
     for n in range(3):
         (folder / f"n{n}.md").write_text(f"# N{n}\n\nAbout {word(n)}.\n", "utf-8")
-    real = indexer.analyze_note
+    real = analysis_pool.analyze_note  # three notes: read in this process, not in the pool
 
     def analyze(rel: str, document: Document, chunk_tokens: int, mtime_ns: int) -> AnalyzedNote:
         if rel == "n1.md":
             raise RuntimeError("a bug in the analyzer")
         return real(rel, document, chunk_tokens, mtime_ns)
 
-    monkeypatch.setattr(indexer, "analyze_note", analyze)
+    monkeypatch.setattr(analysis_pool, "analyze_note", analyze)
     code, out, _ = run(capsys, "index", "--no-embed", str(folder))
     assert code == 0
     assert "2 indexed" in out
     assert "  failed: n1.md: unexpected error: RuntimeError: a bug in the analyzer" in out
-    monkeypatch.setattr(indexer, "analyze_note", real)
+    monkeypatch.setattr(analysis_pool, "analyze_note", real)
     code, out, _ = run(capsys, "index", "--no-embed", str(folder))  # a failed note is retried
     assert "1 indexed, 2 unchanged" in out
 

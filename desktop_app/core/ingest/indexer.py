@@ -7,12 +7,12 @@ embeddings follow in `embed_pass.embed_pending`, which only encodes texts it has
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,10 @@ from desktop_app.core.cancel import (
     ProgressCallback,
     no_progress,
 )
-from desktop_app.core.ingest import budget, formats, loaders, note_file
+from desktop_app.core.ingest import analysis_pool, formats, loaders, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
-from desktop_app.core.ingest.formats.plain import text_document
-from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
+from desktop_app.core.ingest.note_analysis import AnalyzedNote
 from desktop_app.core.ingest.writer import (
     FileProblem,
     IndexReport,
@@ -136,6 +135,9 @@ def _index_files(
     pending = Pending()
     extractor = Extractor(cancel=cancel)  # its worker starts with the first PDF, DOCX or page
     extractor.expect(_to_extract(files, known, options))
+    here = partial(analysis_pool.read_and_analyze, extract=extractor.load)
+    ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))
+    analyze = ahead.analyzer(here) if ahead is not None else here
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -144,14 +146,7 @@ def _index_files(
             progress(Progress(Phase.INDEX, done, len(files), key))
             try:
                 write = _index_file(
-                    folder_id,
-                    rel,
-                    path,
-                    known.get(key),
-                    options,
-                    report,
-                    extractor.load,
-                    unsupported,
+                    folder_id, rel, path, known.get(key), options, report, analyze, unsupported
                 )
             except Cancelled:
                 raise  # a stop, not this file's problem: the next run reads it again
@@ -165,7 +160,42 @@ def _index_files(
                 report.write_seconds += flush(database, full, report)
     finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
         extractor.close()
+        if ahead is not None:
+            ahead.close()
         report.write_seconds += flush(database, pending, report)
+
+
+def _to_read_ahead(
+    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
+) -> list[analysis_pool.Job]:
+    """The text notes whose size or time changed, as `_index_file` will ask for them."""
+    jobs = []
+    for rel, path, unsupported in files:
+        if unsupported or formats.suffix_of(rel) in formats.ISOLATED:
+            continue
+        note = known.get(rel)
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        if names.storable(rel) == rel and not _unchanged(note, stat):
+            jobs.append(_job(rel, path, note, options, stat))
+    return jobs
+
+
+def _job(
+    rel: str, path: Path, known: KnownNote | None, options: IndexOptions, stat: os.stat_result
+) -> analysis_pool.Job:
+    indexed = known is not None and known.status == NoteStatus.INDEXED
+    return analysis_pool.Job(
+        rel,
+        path,
+        formats.size_cap(rel, options.max_file_bytes),
+        known.content_hash if known is not None and indexed else None,
+        options.chunk_tokens,
+        stat.st_size,
+        stat.st_mtime_ns,
+    )
 
 
 def _to_extract(
@@ -251,7 +281,7 @@ def _index_file(
     known: KnownNote | None,
     options: IndexOptions,
     report: IndexReport,
-    extract: Callable[[Path, int], Document],
+    analyze: Callable[[analysis_pool.Job], analysis_pool.NoteRead],
     unsupported: str | None = None,
 ) -> Write | None:
     key = names.storable(rel)
@@ -270,28 +300,24 @@ def _index_file(
         return None  # a skipped or failed file is looked at again: a permission fix or a
         # larger size limit changes no mtime, and every run reports every problem
     try:
-        max_bytes = formats.size_cap(rel, options.max_file_bytes)
-        content_hash, loaded = _content(path, max_bytes)
-        if known and known.content_hash == content_hash and known.status == NoteStatus.INDEXED:
-            report.unchanged += 1
-            return touch_writer(known.id, stat.st_size, stat.st_mtime_ns)
-        document = loaded or extract(path, max_bytes)
-        if not document.text.strip():
-            raise note_file.NoteSkipped("empty note")
-        with budget.note_budget(stat.st_size):  # one note over its budget fails alone
-            analyzed = analyze_note(rel, document, options.chunk_tokens, stat.st_mtime_ns)
+        read = analyze(_job(rel, path, known, options, stat))
     except (note_file.NoteSkipped, note_file.NoteFailed) as exc:
         skipped = isinstance(exc, note_file.NoteSkipped)
         status = NoteStatus.SKIPPED if skipped else NoteStatus.FAILED
         return _problem(
             folder_id, key, known, report, status, str(exc), stat.st_size, stat.st_mtime_ns
         )
+    if read.analyzed is None or read.document is None:  # the content it had when indexed
+        report.unchanged += 1
+        assert known is not None
+        return touch_writer(known.id, stat.st_size, stat.st_mtime_ns)
+    document, analyzed = read.document, read.analyzed
     report.indexed += 1
     report.changed_paths.append(rel)
     for warning in (document.warning, analyzed.warning):
         if warning:
             report.problems.append(FileProblem(rel, NoteStatus.INDEXED, warning))
-    note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
+    note = _note_row(folder_id, rel, stat, read.content_hash, analyzed, document)
     return NoteRows(note, analyzed, replaces=known is not None)
 
 
@@ -300,15 +326,6 @@ def _unchanged(known: KnownNote | None, stat: os.stat_result) -> bool:
     if not known or known.status != NoteStatus.INDEXED:
         return False
     return (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
-
-
-def _content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
-    """The file's content hash, and its Document when it is a text note (read once); a
-    parsed format is extracted only when its hash changed."""
-    if formats.suffix_of(path.name) in formats.ISOLATED:
-        return note_file.hash_file(path, max_bytes), None
-    decoded, raw = note_file.read_note(path, max_bytes)
-    return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
 
 
 def _note_row(

@@ -19,6 +19,7 @@ from typing import Any
 # What the fork server imports once for every worker forked from it (the first start decides
 # for the whole run): the workers' own modules and the readers the extractor uses.
 PRELOADED = (
+    "desktop_app.core.ingest.analysis_pool",
     "desktop_app.core.ingest.extractor",
     "desktop_app.core.ingest.vector_worker",
     "pypdfium2",
@@ -46,7 +47,7 @@ def start(
     children = [child for _, child in ends]
     process = context.Process(target=target, args=(*children, *args), name=name, daemon=True)
     try:
-        with _lean_main():
+        with lean_main():
             process.start()
     except BaseException:  # e.g. no new process from inside a worker's bootstrap
         for parent, _ in ends:
@@ -88,7 +89,7 @@ def stop(process: Any, *conns: Connection | None) -> None:
 
 
 @contextmanager
-def _lean_main() -> Iterator[None]:
+def lean_main() -> Iterator[None]:
     """Spawn runs the parent's main script again in the child (for the CLI: importing the
     whole app, which delays the worker's start); a worker needs only its module, so it is
     shown an empty main."""

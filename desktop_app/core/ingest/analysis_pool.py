@@ -1,0 +1,146 @@
+"""Notes read and analyzed ahead of the writer in worker processes: every core works on the
+first index of a large folder, and the process that writes (the window's) never runs a long
+analysis holding its interpreter lock.
+
+`read_and_analyze` is one file's whole reading (its content hash, its text, its chunks and
+terms) wherever it runs. `Ahead` submits the text notes of one indexing run to a pool of
+worker processes, started like the extractor and the vector worker (`processes.context()`),
+one per core; the indexer takes each note's reading in its own order. A worker that dies (a
+note that ended its interpreter, the system out of memory) breaks the pool: the files not
+analyzed yet are read in the indexer's process, as without a pool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_app.core.ingest import budget, formats, note_file, processes
+from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.formats.plain import text_document
+from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
+
+MIN_FILES = 64  # fewer notes to read than this are read in the indexer's process: no pool
+MAX_WORKERS = 4
+BATCH = 16  # notes a worker reads per task: the pool's cost per task is not small
+Extract = Callable[[Path, int], Document]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One note to read: where, its limits, and the hash it had when it was last indexed."""
+
+    rel: str
+    path: Path
+    max_bytes: int
+    known_hash: str | None  # an indexed note's content hash: the same content is not analyzed
+    chunk_tokens: int
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class NoteRead:
+    """The note's content hash, and its text and analysis unless the hash was `known_hash`."""
+
+    content_hash: str
+    document: Document | None = None
+    analyzed: AnalyzedNote | None = None
+
+
+def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
+    """Read and analyze one note (`extract` reads a parsed format); NoteSkipped or NoteFailed
+    say why a note has no text to index."""
+    content_hash, loaded = content(job.path, job.max_bytes)
+    if content_hash == job.known_hash:
+        return NoteRead(content_hash)
+    document = loaded or extract(job.path, job.max_bytes)
+    if not document.text.strip():
+        raise note_file.NoteSkipped("empty note")
+    with budget.note_budget(job.size):  # one note over its budget fails alone
+        analyzed = analyze_note(job.rel, document, job.chunk_tokens, job.mtime_ns)
+    return NoteRead(content_hash, document, analyzed)
+
+
+def content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
+    """The file's content hash, and its Document when it is a text note (read once); a
+    parsed format is extracted only when its hash changed."""
+    if formats.suffix_of(path.name) in formats.ISOLATED:
+        return note_file.hash_file(path, max_bytes), None
+    decoded, raw = note_file.read_note(path, max_bytes)
+    return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
+
+
+def _read_text_notes(jobs: list[Job]) -> list[NoteRead | Exception]:
+    """In a worker: each job's reading, or why its note has none (one bad note fails alone)."""
+    out: list[NoteRead | Exception] = []
+    for job in jobs:
+        try:
+            out.append(read_and_analyze(job, _no_extractor))
+        except Exception as exc:
+            out.append(exc)
+    return out
+
+
+def _no_extractor(path: Path, max_bytes: int) -> Document:
+    raise note_file.NoteFailed("a parsed format is read by the extractor, not here")
+
+
+class Ahead:
+    """Text notes submitted to worker processes at once, their reads taken in any order."""
+
+    def __init__(self, jobs: list[Job], workers: int | None = None) -> None:
+        count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
+        self._pool = ProcessPoolExecutor(count, mp_context=processes.context())
+        self._futures: dict[str, tuple[Job, int, Future[list[NoteRead | Exception]]]] = {}
+        self.broken = ""  # why the pool stopped, once it did
+        try:
+            with processes.lean_main():  # the first submits start the workers
+                for i in range(0, len(jobs), BATCH):
+                    batch = jobs[i : i + BATCH]
+                    future = self._pool.submit(_read_text_notes, batch)
+                    self._futures.update((job.rel, (job, n, future)) for n, job in enumerate(batch))
+        except (OSError, RuntimeError, BrokenProcessPool) as exc:  # no worker could start
+            self._stopped(exc)
+
+    def analyzer(self, here: Callable[[Job], NoteRead]) -> Callable[[Job], NoteRead]:
+        """`analyze(job)`: the worker's reading of a job submitted as it is, else `here(job)`
+        (a note changed since, one not submitted, or the pool stopped)."""
+
+        def analyze(job: Job) -> NoteRead:
+            submitted = self._futures.pop(job.rel, None)
+            if submitted is None or submitted[0] != job or self.broken:
+                return here(job)
+            try:
+                read = submitted[2].result()[submitted[1]]
+            except BrokenProcessPool as exc:
+                self._stopped(exc)
+                return here(job)
+            except Exception:  # a batch whose answer could not come back: read here
+                return here(job)
+            if isinstance(read, Exception):
+                raise read
+            return read
+
+        return analyze
+
+    def _stopped(self, exc: BaseException) -> None:
+        self.broken = self.broken or f"the note readers stopped ({type(exc).__name__}: {exc})"
+
+    def close(self) -> None:
+        """Drop what was not taken and end the workers (one may be deep in a large note)."""
+        workers = list(getattr(self._pool, "_processes", {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+
+
+def ahead_of(jobs: list[Job]) -> Ahead | None:
+    """A pool reading `jobs` ahead, or None when they are too few to be worth one."""
+    return Ahead(jobs) if len(jobs) >= MIN_FILES else None
