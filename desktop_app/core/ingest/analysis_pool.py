@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from desktop_app.core.ingest import budget, formats, note_file, processes
@@ -28,6 +29,7 @@ from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
 MIN_FILES = 64  # fewer notes to read than this are read in the indexer's process: no pool
 MAX_WORKERS = 4
 BATCH = 16  # notes a worker reads per task: the pool's cost per task is not small
+PACKED_CHUNKS = 256
 Extract = Callable[[Path, int], Document]
 
 
@@ -76,15 +78,38 @@ def content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
     return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
 
 
-def _read_text_notes(jobs: list[Job]) -> list[NoteRead | Exception]:
-    """In a worker: each job's reading, or why its note has none (one bad note fails alone)."""
-    out: list[NoteRead | Exception] = []
+def _read_text_notes(jobs: list[Job]) -> list[list[bytes] | Exception]:
+    """In a worker: each job's reading, packed (`_pack`), or why its note has none (one bad
+    note fails alone)."""
+    out: list[list[bytes] | Exception] = []
     for job in jobs:
         try:
-            out.append(read_and_analyze(job, _no_extractor))
+            out.append(_pack(read_and_analyze(job, _no_extractor)))
         except Exception as exc:
             out.append(exc)
     return out
+
+
+def _pack(read: NoteRead) -> list[bytes]:
+    """The reading pickled in pieces of at most PACKED_CHUNKS chunks: the pool's thread only
+    receives bytes, and the indexer unpickles a large note a piece at a time, never holding
+    the interpreter lock (the window's) for the whole of it."""
+    chunks = read.analyzed.chunks if read.analyzed is not None else []
+    if len(chunks) <= PACKED_CHUNKS:
+        return [pickle.dumps(read, pickle.HIGHEST_PROTOCOL)]
+    head = replace(read, analyzed=replace(read.analyzed, chunks=[])) if read.analyzed else read
+    pieces = [chunks[i : i + PACKED_CHUNKS] for i in range(0, len(chunks), PACKED_CHUNKS)]
+    return [pickle.dumps(head, pickle.HIGHEST_PROTOCOL)] + [
+        pickle.dumps(piece, pickle.HIGHEST_PROTOCOL) for piece in pieces
+    ]
+
+
+def _unpack(packed: list[bytes]) -> NoteRead:
+    head: NoteRead = pickle.loads(packed[0])
+    if head.analyzed is None or len(packed) == 1:
+        return head
+    chunks = [chunk for piece in packed[1:] for chunk in pickle.loads(piece)]
+    return replace(head, analyzed=replace(head.analyzed, chunks=chunks))
 
 
 def _no_extractor(path: Path, max_bytes: int) -> Document:
@@ -97,7 +122,7 @@ class Ahead:
     def __init__(self, jobs: list[Job], workers: int | None = None) -> None:
         count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
         self._pool = ProcessPoolExecutor(count, mp_context=processes.context())
-        self._futures: dict[str, tuple[Job, int, Future[list[NoteRead | Exception]]]] = {}
+        self._futures: dict[str, tuple[Job, int, Future[list[list[bytes] | Exception]]]] = {}
         self.broken = ""  # why the pool stopped, once it did
         try:
             with processes.lean_main():  # the first submits start the workers
@@ -125,7 +150,7 @@ class Ahead:
                 return here(job)
             if isinstance(read, Exception):
                 raise read
-            return read
+            return _unpack(read)
 
         return analyze
 

@@ -73,16 +73,40 @@ def _expand(blocks: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Vocabulary:
+    """The word pieces as the file stores them: their text end to end, where each ends, and
+    their scores."""
+
+    offsets: np.ndarray
+    scores: np.ndarray
+    blob: bytes
+
+
+@dataclass(frozen=True)
 class PackedModel:
     hidden: int
     layers: int
     heads: int
     max_positions: int
     eps: float
-    pieces: list[tuple[str, float]]
+    vocabulary: Vocabulary
     specials: dict[str, int]  # bos, eos, pad, unk
     tensors: dict[str, np.ndarray | Q4Rows]
     digest: str  # of the whole file: the model's identity in an index
+
+    @cached_property
+    def pieces(self) -> list[tuple[str, float]]:
+        """(piece, score) of each word piece, made when the tokenizer is (a process that only
+        needs the model's id and width, the window's, never holds the interpreter for it)."""
+        offsets, scores, blob = (
+            self.vocabulary.offsets,
+            self.vocabulary.scores,
+            self.vocabulary.blob,
+        )
+        return [
+            (blob[offsets[i] : offsets[i + 1]].decode("utf-8"), float(scores[i]))
+            for i in range(len(scores))
+        ]
 
     @cached_property
     def tokenizer(self) -> Any:
@@ -173,13 +197,15 @@ def read_packed(path: Path) -> PackedModel:
     hidden, layers, heads, _, _, max_positions, _ = reader.take("7i")
     eps, _ = reader.take("fi")
     try:
-        pieces, specials = _vocabulary(reader)
+        vocabulary, specials = _vocabulary(reader)
         digest = _digest(data)
         _skip_normalization(reader)
         tensors = _tensors(reader, data, hidden)
     except (ValueError, IndexError, struct.error) as exc:
         raise PackedModelError(f"{path.name} is damaged: {exc}") from exc
-    return PackedModel(hidden, layers, heads, max_positions, eps, pieces, specials, tensors, digest)
+    return PackedModel(
+        hidden, layers, heads, max_positions, eps, vocabulary, specials, tensors, digest
+    )
 
 
 def _digest(data: Any) -> str:
@@ -193,17 +219,16 @@ def _digest(data: Any) -> str:
     return digest.hexdigest()[:12]
 
 
-def _vocabulary(reader: _Cursor) -> tuple[list[tuple[str, float]], dict[str, int]]:
+def _vocabulary(reader: _Cursor) -> tuple[Vocabulary, dict[str, int]]:
     count, bos, eos, pad, unk = reader.take("5i")
     (blob_size,) = reader.take("Q")
     offsets = reader.array(np.uint32, count + 1)
     scores = reader.array(np.float32, count)
     blob = reader.data[reader.at : reader.at + blob_size]
+    if len(blob) < blob_size or int(offsets[-1]) > blob_size:
+        raise PackedModelError("the model file is cut short")
     reader.at += blob_size
-    pieces = [
-        (blob[offsets[i] : offsets[i + 1]].decode("utf-8"), float(scores[i])) for i in range(count)
-    ]
-    return pieces, {"bos": bos, "eos": eos, "pad": pad, "unk": unk}
+    return Vocabulary(offsets, scores, blob), {"bos": bos, "eos": eos, "pad": pad, "unk": unk}
 
 
 def _skip_normalization(reader: _Cursor) -> None:
