@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from desktop_app.core.answer import readability
-from desktop_app.core.answer.llm import Generation, LocalModel
+from desktop_app.core.answer.chat_worker import ChatWorker
+from desktop_app.core.answer.llm import Generation, bundled_chat_model_path
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest import vector_worker
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
-from desktop_app.core.ingest.processes import FORK_SERVER_FAILED
+from desktop_app.core.processes import FORK_SERVER_FAILED
 from desktop_app.core.retrieval.embedder import (
     Embedder,
     EmbedderError,
@@ -88,13 +89,18 @@ def _check_multilingual_embedder() -> dict[str, Any]:
 
 
 def _check_chat_model() -> dict[str, Any]:
-    model = LocalModel(n_ctx=1024)
-    prompt = model.render([{"role": "user", "content": "Say OK."}])
-    stats = Generation()
-    text = "".join(model.stream(prompt, 4, CancelToken(), stats=stats))
+    """The bundled chat model answering from its own process, as the window runs it."""
+    model = ChatWorker(bundled_chat_model_path(), n_ctx=1024)
+    try:
+        prompt = model.render([{"role": "user", "content": "Say OK."}])
+        stats = Generation()
+        text = "".join(model.stream(prompt, 4, CancelToken(), stats=stats))
+    finally:
+        model.close()
     if stats.completion_tokens == 0 and stats.stopped != "eos":
         raise RuntimeError("the chat model produced nothing")
-    return {"model": model.path.name, "n_ctx": model.n_ctx, "sample": text[:40]}
+    report = {"model": model.path.name, "n_ctx": model.n_ctx, "sample": text[:40]}
+    return {**report, "started_by": model.started_by}
 
 
 def _check_index_and_search() -> dict[str, Any]:

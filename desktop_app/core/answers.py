@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from desktop_app.core.answer import ask as answering
+from desktop_app.core.answer.chat_worker import ChatWorker
 from desktop_app.core.answer.decision import gate_decision
 from desktop_app.core.answer.gate import GateDecision
 from desktop_app.core.answer.gguf import ModelFileError
@@ -35,12 +36,15 @@ class Answers:
         search: Search,
         answer_scope: AnswerScope,
         given_model: answering.ChatModel | None = None,
+        in_worker: bool = False,
     ) -> None:
         """`settings`: the facade's settings now (they change); `given_model`: a chat model used
-        instead of the settings' (tests' fakes)."""
+        instead of the settings' (tests' fakes); `in_worker` (the window): the chat model runs
+        in a process of its own (`ChatWorker`)."""
         self._slot, self._settings = slot, settings
         self._search, self._answer_scope = search, answer_scope
         self._given_model = given_model
+        self._in_worker = in_worker
         self._model_lock = threading.Lock()
         self._ask_lock = threading.Lock()
         self._running: CancelToken | None = None
@@ -60,9 +64,12 @@ class Answers:
             current = self._slot.current.chat_model
             languages = self.settings.languages_of(wanted)
             if current is None or current.path != wanted or current.requested_ctx != n_ctx:
-                model = LocalModel(wanted, n_ctx=n_ctx, languages=languages)
-                model.llm  # load now, so errors surface here  # noqa: B018
+                kind = ChatWorker if self._in_worker else LocalModel
+                model = kind(wanted, n_ctx=n_ctx, languages=languages)
+                model.load()  # now, so errors surface here
                 self._slot.replace(lambda h: dataclasses.replace(h, chat_model=model))
+                if current is not None:
+                    current.close()
                 current = model
             # the user may have corrected its languages since it was loaded
             current.profile = profile_of(current.info, current.n_ctx, languages)

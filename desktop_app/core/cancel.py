@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Cancelled(Exception):
@@ -13,8 +14,9 @@ class Cancelled(Exception):
 
 
 class CancelToken:
-    def __init__(self) -> None:
-        self._event = threading.Event()
+    def __init__(self, event: Any = None) -> None:
+        """`event`: one shared with another process (a worker's `multiprocessing` Event)."""
+        self._event = event if event is not None else threading.Event()
 
     def cancel(self) -> None:
         self._event.set()

@@ -31,6 +31,7 @@ from desktop_app.core.store.db import Database
 from desktop_app.settings import Settings
 
 if TYPE_CHECKING:
+    from desktop_app.core.answer.chat_worker import ChatWorker
     from desktop_app.core.answer.llm import LocalModel
 
 
@@ -40,7 +41,7 @@ class IndexHandle:
     searcher: Searcher  # keyword-only (no embedder) when `embedder_problem` says why
     embedder: TextEmbedder | None
     embedder_problem: str | None = None
-    chat_model: LocalModel | None = None  # loaded on first use
+    chat_model: LocalModel | ChatWorker | None = None  # loaded on first use
 
 
 # How long a swap waits for cancelled answers to end: one whose events nobody reads any more

@@ -66,7 +66,7 @@ class Quire:
         self.today = today  # what "last week" in a question is counted from
         self.live = LiveFolders(self._live_index)
         self.answers = Answers(
-            slot, lambda: self.settings, self._search, self.answer_scope, given[1]
+            slot, lambda: self.settings, self._search, self.answer_scope, given[1], bool(model_host)
         )
         self.repair = Repair(slot, home / "quire.sqlite", recovery, self.live, self._index_into)
 
@@ -85,8 +85,8 @@ class Quire:
         (`recovery` says so; the caller tells the user). `check` picks the check on open
         (health.LEVELS; by default it depends on the size). `embedder`, `chat_model`: used
         instead of the settings' models (kept on a settings change). `models_in_worker` (the
-        window): queries are encoded by the vector worker, so this process loads no embedding
-        model at all."""
+        window): queries are encoded by the vector worker and the chat model runs in a process
+        of its own, so this process loads no model at all."""
         home = home or paths.quire_home()
         settings = settings or Settings.load(home / "settings.json")
         database, recovery, checked = open_index(home / "quire.sqlite", check)
@@ -122,6 +122,8 @@ class Quire:
     def close(self) -> None:
         self.live.stop()
         self.live.join_stopped()
+        if self._slot.current.chat_model is not None:
+            self._slot.current.chat_model.close()  # its process, if it has one
         self._slot.current.database.close()
 
     def _live_index(self, folders: list[Path], watching: Watching) -> LiveIndex:

@@ -285,7 +285,7 @@ def test_each_worker_is_a_fork_of_one_fork_server_not_of_this_process(tmp_path: 
 def test_a_fork_server_that_cannot_start_leaves_a_new_interpreter_per_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop_app.core.ingest import processes
+    from desktop_app.core import processes
 
     started = processes.start
     monkeypatch.setattr(processes, "FORK_SERVER_FAILED", [])

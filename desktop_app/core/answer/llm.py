@@ -94,6 +94,13 @@ class LocalModel:
             self._llm = self._load()
         return self._llm
 
+    def load(self) -> None:
+        """Load the model now, so that a file llama.cpp cannot read says so here."""
+        self.llm  # noqa: B018
+
+    def close(self) -> None:
+        """Nothing to end: the model is freed with its last reference."""
+
     def _load(self) -> Any:
         Llama = import_heavy("llama_cpp").Llama
         load_cpu_backend()  # a portable build picks its CPU variant here

@@ -21,7 +21,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from desktop_app.core.ingest import budget, formats, note_file, processes
+from desktop_app.core import processes
+from desktop_app.core.ingest import budget, formats, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.formats.plain import text_document
 from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note

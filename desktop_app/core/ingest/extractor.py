@@ -14,8 +14,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core import processes
 from desktop_app.core.cancel import Cancelled, CancelToken
-from desktop_app.core.ingest import formats, processes
+from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 

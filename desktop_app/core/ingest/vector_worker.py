@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_app.core.ingest import processes
+from desktop_app.core import processes
 from desktop_app.core.ingest.chunker import Part
 from desktop_app.core.ingest.note_analysis import PartPlanner, Planner, PlanRow
 from desktop_app.core.ingest.priority import keep_this_thread_at_normal_priority, lower_this_process

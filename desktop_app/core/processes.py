@@ -1,4 +1,5 @@
-"""The worker processes Quire starts (the extractor, the vector worker): how they start.
+"""The worker processes Quire starts (the extractor, the note readers, the vector worker, the
+chat model's): how they start.
 
 A fork server where the system has one (Linux, macOS): a fresh interpreter, never a fork of
 the window's threaded process, that imports the workers' modules once; each worker is a fork
@@ -19,6 +20,7 @@ from typing import Any
 # What the fork server imports once for every worker forked from it (the first start decides
 # for the whole run): the workers' own modules and the readers the extractor uses.
 PRELOADED = (
+    "desktop_app.core.answer.chat_worker",
     "desktop_app.core.ingest.analysis_pool",
     "desktop_app.core.ingest.extractor",
     "desktop_app.core.ingest.vector_worker",
