@@ -13,8 +13,9 @@ a junk DOCX, a 52 MB web page, and good files of every format): the stall goal h
 With --crafted it runs on bench_crafted's corpus (tests/support/crafted.py `write_corpus`: YAML
 bombs, 200,000 headings, unbroken runs, data URIs, deep lists and tables, very long lines, 2,000
 small notes, 12 good ones; issue 36): it measures the stalls until every file has a status (the
-keyword index), then --embed-seconds of embedding, and asks nothing. The longest stall is a
-latency: run it on a quiet machine (it prints the load average beside it).
+keyword index), then --embed-seconds of embedding, and asks nothing (--embed-seconds does the
+same on any vault). The longest stall is a latency: run it on a quiet machine (it prints the
+load average beside it), and with --busy N beside N CPU-bound processes it starts itself.
 
 Tracing a stall: QUIRE_TRACE_STALLS=1 samples every thread's frames every 2 ms and reports them
 for each tick over 50 ms (a tick without samples: one call held the GIL); QUIRE_TRACE_STALLS=FILE
@@ -22,7 +23,7 @@ writes every thread's stack to FILE whenever no tick came for 50 ms (faulthandle
 stacks without the GIL, so it names the call that held it).
 
 usage: python tests/bench/bench_window.py [NOTES_DIR] [--generate N | --hostile | --crafted]
-       [--embed-seconds S] [--page FILE]
+       [--embed-seconds S] [--busy N] [--page FILE]
 """
 
 from __future__ import annotations
@@ -268,7 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generate", type=int, default=0, help="a generated vault of N notes")
     parser.add_argument("--hostile", action="store_true", help="the robustness corpus")
     parser.add_argument("--crafted", action="store_true", help="bench_crafted's hostile corpus")
-    parser.add_argument("--embed-seconds", type=float, default=60.0, help="with --crafted")
+    parser.add_argument(
+        "--embed-seconds", type=float, help="stop after that long of embedding (crafted: 60)"
+    )
+    parser.add_argument("--busy", type=int, default=0, help="CPU-bound processes run beside it")
     parser.add_argument("--page", type=Path, help="with --crafted: write into this page")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
@@ -278,13 +282,21 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, QUIRE_HOME=str(Path(tmp) / "home"), HF_HUB_OFFLINE="1")
         if not env.get("DISPLAY"):
             env["QT_QPA_PLATFORM"] = "offscreen"
+        busy = [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)
+        ]
         started = time.time()
-        embed_seconds = str(args.embed_seconds if args.crafted else 0)
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", str(notes), str(started), str(expected),
-             embed_seconds],
-            env=env, capture_output=True, text=True, timeout=7200,
-        )  # fmt: skip
+        seconds = args.embed_seconds if args.embed_seconds is not None else 60.0 * args.crafted
+        try:
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", str(notes), str(started), str(expected),
+                 str(seconds)],
+                env=env, capture_output=True, text=True, timeout=7200,
+            )  # fmt: skip
+        finally:
+            for process in busy:
+                process.kill()
+                process.wait()
     if out.returncode != 0:
         print(
             out.stdout[-2000:], out.stderr[-4000:], f"exit status {out.returncode}", file=sys.stderr
@@ -301,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     keyword = result.get("keyword_searchable_s")
     what = "every file has a status" if args.crafted else "every note keyword-searchable"
     lines.append(f"{what} after: {keyword:.1f} s" if keyword else f"{what}: n/a")
-    if not args.crafted:
+    if not seconds:
         lines.append(f"indexed and embedded after: {result['indexed_s']:.1f} s")
     else:
         lines.append(
@@ -319,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:>10}: longest stall {s['longest_stall_ms']} ms (goal ≤ 100 ms), "
             f"p99 {s['p99_stall_ms']} ms, >50 ms: {s['stalls_over_50ms']} of {s['ticks']} ticks"
         )
+    if args.busy:
+        load += f"; {args.busy} CPU-bound processes ran beside it"
     lines.append(load)
     print("\n".join(lines))
     print(json.dumps(result))
@@ -326,8 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench.page import write_section
 
         command = (
-            f"python tests/bench/bench_window.py --crafted --embed-seconds {args.embed_seconds:g}"
-            f" --page {args.page}"
+            f"python tests/bench/bench_window.py --crafted --embed-seconds {seconds:g}"
+            f"{f' --busy {args.busy}' if args.busy else ''} --page {args.page}"
         )
         text = "```\n" + "\n".join(lines) + "\n```"
         write_section(args.page, "bench_window crafted", text, command)
