@@ -82,6 +82,27 @@ def test_a_front_matter_too_deep_or_too_large_is_not_read() -> None:
     assert markdown.read_front_matter("---\ntitle: Fine\n---\nbody\n").problem == ""
 
 
+FRONT_MATTERS = [
+    "title: Grüße aus Brno\ndate: 2026-02-31\ntags: [bake, {kind: bread}]\n",
+    "aliases:\n  - Svíčková\n  - sauce: cream\nday: 2024-01-01 10:00:00\nn: 1e3\nok: yes\n",
+    "x: |\n  a block\n  of text\nempty:\nnone: ~\nhex: 0x1F\ninf: .inf\n",
+    "a: b: c\n",  # not YAML: both read nothing
+    "k: !!python/object:os.system ls\n",  # a tag the safe loaders refuse
+]
+
+
+@pytest.mark.parametrize("raw", FRONT_MATTERS)
+def test_a_plain_front_matter_read_by_libyaml_is_what_the_checked_loader_reads(raw: str) -> None:
+    assert markdown._plain(raw)
+    assert markdown._load_yaml(raw) == markdown._load_checked(raw)
+
+
+def test_aliases_and_deep_nesting_never_reach_libyaml() -> None:
+    assert not markdown._plain("a: &x [1, 2]\nb: *x\n")
+    assert not markdown._plain("a: " + "[" * 25 + "]" * 25 + "\n")
+    assert not markdown._plain("a:\n" + "".join("  " * n + "k:\n" for n in range(1, 12)))
+
+
 def test_a_note_of_headings_only_is_chunked_to_size() -> None:
     text = many_headings(20_000)
     chunks, _ = chunk_note(text, count_tokens, 200)

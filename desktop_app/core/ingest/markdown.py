@@ -91,6 +91,19 @@ def parse_front_matter(text: str) -> tuple[dict[str, Any], int]:
 def _load_yaml(raw: str) -> dict[str, Any]:
     import yaml
 
+    fast = _fast_loader() if _plain(raw) else None
+    if fast is not None:
+        try:
+            data = yaml.load(raw, Loader=fast)
+        except (yaml.YAMLError, ValueError, RecursionError):
+            return _load_checked(raw)  # the checked loader says what is wrong, as it always did
+        return data if isinstance(data, dict) else {}
+    return _load_checked(raw)
+
+
+def _load_checked(raw: str) -> dict[str, Any]:
+    import yaml
+
     try:
         data = yaml.load(raw, Loader=_front_matter_loader())
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
@@ -98,6 +111,23 @@ def _load_yaml(raw: str) -> dict[str, Any]:
             raise
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _plain(raw: str) -> bool:
+    """No alias or anchor can be in it, and no nesting near FRONT_MATTER_DEPTH: each level takes
+    a character of indentation, a `- ` or a bracket, so the count of those bounds the depth.
+    Such a front matter (nearly every one) is read by libyaml's C parser (`_fast_loader`)."""
+    if "*" in raw or "&" in raw:
+        return False
+    indent = max((len(ln) - len(ln.lstrip(" -")) for ln in raw.splitlines()), default=0)
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(raw):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return indent + deepest < FRONT_MATTER_DEPTH
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 @cache
@@ -123,6 +153,25 @@ def _front_matter_loader() -> type:
 
     def as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
         return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", as_text)
+    return Loader
+
+
+@cache
+def _fast_loader() -> type | None:
+    """libyaml's safe loader, dates kept as text too; None where PyYAML was built without it."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", None)
+    if base is None:
+        return None
+
+    class Loader(base):  # type: ignore[misc,valid-type]
+        pass
+
+    def as_text(loader: Any, node: Any) -> str:
+        return str(loader.construct_scalar(node))
 
     Loader.add_constructor("tag:yaml.org,2002:timestamp", as_text)
     return Loader
