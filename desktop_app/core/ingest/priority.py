@@ -8,6 +8,7 @@ the operating system refuses, the work runs at normal priority as before.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import sys
@@ -24,18 +25,12 @@ _QOS_CLASS_USER_INITIATED = 0x19
 def lower_this_thread() -> None:
     """Lower the calling thread's priority; threads it starts later inherit it on Linux (the
     embedding library's worker pool)."""
-    try:
-        if sys.platform.startswith("linux"):
-            # Linux: niceness is per thread; the process id names the main (window) thread
+    if sys.platform.startswith("linux"):
+        # Linux: niceness is per thread; the process id names the main (window) thread
+        with contextlib.suppress(OSError):
             _renice(threading.get_native_id(), below=os.getpid())
-        elif sys.platform == "win32":
-            kernel32 = _kernel32()
-            kernel32.SetThreadPriority(kernel32.GetCurrentThread(), _THREAD_PRIORITY_BELOW_NORMAL)
-        elif sys.platform == "darwin":
-            system = ctypes.CDLL("/usr/lib/libSystem.dylib")
-            system.pthread_set_qos_class_self_np(_QOS_CLASS_UTILITY, 0)
-    except (OSError, AttributeError):
-        pass
+    else:
+        _set_this_thread(_THREAD_PRIORITY_BELOW_NORMAL, _QOS_CLASS_UTILITY)
 
 
 def lower_this_process() -> None:
@@ -59,13 +54,19 @@ def keep_this_thread_at_normal_priority() -> None:
     started before the process lowers itself: on Linux it never was lowered (niceness is per
     thread); on Windows the highest thread priority in a below-normal process is a normal
     thread's; on macOS it asks for user-initiated service."""
+    if not sys.platform.startswith("linux"):
+        _set_this_thread(_THREAD_PRIORITY_HIGHEST, _QOS_CLASS_USER_INITIATED)
+
+
+def _set_this_thread(windows_priority: int, macos_qos_class: int) -> None:
+    """The calling thread's priority on Windows, or its QoS class on macOS (best effort)."""
     try:
         if sys.platform == "win32":
             kernel32 = _kernel32()
-            kernel32.SetThreadPriority(kernel32.GetCurrentThread(), _THREAD_PRIORITY_HIGHEST)
+            kernel32.SetThreadPriority(kernel32.GetCurrentThread(), windows_priority)
         elif sys.platform == "darwin":
             system = ctypes.CDLL("/usr/lib/libSystem.dylib")
-            system.pthread_set_qos_class_self_np(_QOS_CLASS_USER_INITIATED, 0)
+            system.pthread_set_qos_class_self_np(macos_qos_class, 0)
     except (OSError, AttributeError):
         pass
 
