@@ -44,6 +44,9 @@ class Settings:
     # Beside an English-only embedding model, the bundled multilingual one reads questions and
     # notes in other languages (its own vectors of every passage: more time to embed).
     multilingual_companion: bool = True
+    # Passage vectors wait while this is on (the window's and `quire watch`'s live index; an
+    # explicit `quire index` still computes them): keyword search and answers keep working.
+    pause_vectors: bool = False
     # Retrieval: a wide net from each retriever, then a relevance floor and a final cap.
     candidates: int = 60
     min_relevance: float = 0.0

@@ -19,6 +19,9 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
     print(f"embedding model: {status.embedding_model or '(none yet)'}")
     if status.companion_model:
         print(f"  beside it, for other languages: {status.companion_model}")
+    if status.vectors_paused:
+        waiting = status.counts.pending_embedding
+        print(f"vectors: paused in Settings ({waiting} passages wait; keyword search works)")
     if status.vectors:
         print(f"vectors: {_where(status.vectors)}")
     print(

@@ -40,6 +40,7 @@ from desktop_app.core.models.download import DownloadError, download_entry
 from desktop_app.core.models.finder import FoundModel, describe, find_models
 from desktop_app.core.names import printable
 from desktop_app.core.passage import day_label, pages_label
+from desktop_app.core.process_memory import ProcessMemory
 from desktop_app.core.repair import FolderReport, Reindex, Repair
 from desktop_app.core.retrieval.embedder import MULTILINGUAL as MULTILINGUAL
 from desktop_app.core.retrieval.highlight import matching_spans
@@ -94,6 +95,7 @@ __all__ = [
     "Passage",
     "Period",
     "Phase",
+    "ProcessMemory",
     "Progress",
     "ProgressCallback",
     "Quire",

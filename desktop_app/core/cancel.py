@@ -14,19 +14,21 @@ class Cancelled(Exception):
 
 
 class CancelToken:
-    def __init__(self, event: Any = None) -> None:
-        """`event`: one shared with another process (a worker's `multiprocessing` Event)."""
+    def __init__(self, event: Any = None, within: CancelToken | None = None) -> None:
+        """`event`: one shared with another process (a worker's `multiprocessing` Event);
+        `within`: a token whose cancel cancels this one too (a part of a larger job)."""
         self._event = event if event is not None else threading.Event()
+        self._within = within
 
     def cancel(self) -> None:
         self._event.set()
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._event.is_set() or (self._within is not None and self._within.cancelled)
 
     def raise_if_cancelled(self) -> None:
-        if self._event.is_set():
+        if self.cancelled:
             raise Cancelled()
 
 

@@ -10,6 +10,7 @@ parameters). What is replaced at run time sits in one `IndexHandle` (core/handle
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_emb
 from desktop_app.core.ingest import embed_pass, formats, indexer, vector_worker
 from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.core.live import LiveFolders, Watching
+from desktop_app.core.process_memory import ProcessMemory, resident_bytes
 from desktop_app.core.repair import FolderReport, Repair
 from desktop_app.core.retrieval import dates
 from desktop_app.core.retrieval.embedder import EmbedderError, ModelHost, TextEmbedder
@@ -136,6 +138,7 @@ class Quire:
             progress=watching.progress,
             force_polling=watching.force_polling,
             home=self.home,
+            vectors_paused=lambda: self.settings.pause_vectors,
         )
 
     def index_is_empty(self) -> bool:
@@ -151,7 +154,10 @@ class Quire:
             raise
         if status.integrity is not None and not status.integrity.ok:
             raise IndexDamaged(status.integrity.problems)
-        return dataclasses.replace(status, recovery=last_repair(self.repair.last()))
+        recovery = last_repair(self.repair.last())
+        return dataclasses.replace(
+            status, recovery=recovery, vectors_paused=self.settings.pause_vectors
+        )
 
     @cached_property
     def conversations(self) -> ConversationStore:
@@ -252,6 +258,13 @@ class Quire:
             record = {**dataclasses.asdict(state), "at": time.strftime("%Y-%m-%d %H:%M:%S")}
             record_vectors(database, record)
         return done
+
+    def memory(self) -> list[ProcessMemory]:
+        """The resident memory of Quire's own process and of its running model processes."""
+        processes = [("Quire", os.getpid()), ("passage vectors", self.vectors_where.pid)]
+        chat = self._slot.current.chat_model
+        processes.append(("chat model", chat.pid if chat is not None else None))
+        return [ProcessMemory(what, pid, resident_bytes(pid)) for what, pid in processes if pid]
 
     @property
     def vectors_where(self) -> vector_worker.WorkerState:
@@ -354,6 +367,8 @@ class Quire:
             changed.append("file types")  # files of a type now read are indexed, others dropped
         if changed and self.live.index is not None:
             self.live.index.redo()  # interrupt the current pass and compare everything again
+        if new.pause_vectors != old.pause_vectors and self.live.index is not None:
+            self.live.index.vectors_changed()
         return changed
 
     def known_folders(self) -> list[Path]:

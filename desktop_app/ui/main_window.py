@@ -270,7 +270,7 @@ class MainWindow(QMainWindow):
 
     # -- settings --------------------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.quire.settings, self)
+        dialog = SettingsDialog(self.quire.settings, self, memory=self.quire.memory)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
         dialog.open()
         return dialog

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.api import (
     MULTILINGUAL,
     ModelFileError,
+    ProcessMemory,
     bundled_chat_model_path,
     formats,
     inspect_model,
@@ -91,8 +94,25 @@ def _default_languages(chosen: str) -> str:
     return f"{profile.languages_label()} (what {profile.family} models write)"
 
 
+def memory_line(processes: list[ProcessMemory]) -> str:
+    """What each of Quire's processes holds now, and all of them together."""
+    known = [(p.what, p.resident_bytes) for p in processes if p.resident_bytes is not None]
+    if not known:
+        return "Not shown on this system"
+    parts = [f"{what} {size / 2**20:,.0f} MB" for what, size in known]
+    if len(known) > 1:
+        parts.append(f"in all {sum(size for _, size in known) / 2**20:,.0f} MB")
+    return " · ".join(parts)
+
+
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        memory: Callable[[], list[ProcessMemory]] | None = None,
+    ) -> None:
+        """`memory`: Quire's processes and what they hold now (shown every two seconds)."""
         super().__init__(parent)
         self.setWindowTitle("Quire settings")
         self.original = settings
@@ -111,6 +131,20 @@ class SettingsDialog(QDialog):
             "Beside an English-only model, the multilingual one also embeds every passage, so "
             "Czech and German questions and notes are found by meaning, across languages too."
         )
+        self.pause_vectors = QCheckBox("Pause passage vectors")
+        self.pause_vectors.setChecked(settings.pause_vectors)
+        self.pause_vectors.setToolTip(
+            "Vectors are computed in a background process; while paused, new and changed notes "
+            "are found by their words only. Keyword search and answers keep working."
+        )
+        self.memory = QLabel()
+        self.memory.setWordWrap(True)
+        self._memory_of = memory
+        self._memory_timer = QTimer(self, interval=2000)
+        self._memory_timer.timeout.connect(self._show_memory)
+        self._show_memory()
+        if memory is not None:
+            self._memory_timer.start()
         self._number_fields(settings)
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -178,6 +212,8 @@ class SettingsDialog(QDialog):
             ("Passages shown", self.top_k),
             ("Files read", self._kinds_row()),
             ("Colours", self.theme),
+            ("Background work", self.pause_vectors),
+            ("Memory in use", self.memory),
         )
         for label, widget in rows:
             widget.setAccessibleName(label)
@@ -218,6 +254,12 @@ class SettingsDialog(QDialog):
         layout.addStretch(1)
         return row
 
+    def _show_memory(self) -> None:
+        if self._memory_of is None:
+            self.memory.setText("Not shown here")
+            return
+        self.memory.setText(memory_line(self._memory_of()))
+
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.models and not self.models.scanned:
             self.models.rescan()  # looked for only when the user opens the tab
@@ -229,6 +271,7 @@ class SettingsDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.models.stop()
+        self._memory_timer.stop()
         super().done(result)
 
     def _choose_chat_model(self) -> None:
@@ -249,6 +292,7 @@ class SettingsDialog(QDialog):
             model_folders=list(self.models.folders),
             embedding_model=self.embedding_model.text().strip(),
             multilingual_companion=self.companion.isChecked(),
+            pause_vectors=self.pause_vectors.isChecked(),
             chunk_tokens=self.chunk_tokens.value(),
             context_tokens=self.context_tokens.value(),
             temperature=round(self.temperature.value(), 2),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -284,6 +285,30 @@ def test_settings_validate_and_rechunk(qtbot: QtBot, window: MainWindow, tmp_pat
         lambda: window.ready and chunks() > chunks_before,
         timeout=INDEXED,
     )
+
+
+def test_settings_show_memory_and_pause_passage_vectors(
+    qtbot: QtBot, window: MainWindow, notes: Path
+) -> None:
+    dialog = window.open_settings()
+    assert re.search(r"Quire [\d,]+ MB", dialog.memory.text()), dialog.memory.text()
+    dialog.pause_vectors.setChecked(True)
+    dialog.accept()
+    assert window.quire.settings.pause_vectors
+
+    def waiting() -> int:
+        status = window.last_status
+        return -1 if status is None else status.counts.pending_embedding
+
+    (notes / "kettle.md").write_text("# Kettle\n\nThe zqkettle whistles at dawn.\n", "utf-8")
+    qtbot.waitUntil(lambda: bool(window.quire.search("zqkettle")), timeout=INDEXED)
+    qtbot.waitUntil(lambda: window.ready and waiting() > 0, timeout=INDEXED)
+    assert window.quire.status(False).vectors_paused  # `quire status` says so too
+    dialog = window.open_settings()
+    assert dialog.pause_vectors.isChecked()
+    dialog.pause_vectors.setChecked(False)
+    dialog.accept()
+    qtbot.waitUntil(lambda: window.ready and waiting() == 0, timeout=INDEXED)
 
 
 def test_viewer_shows_local_images_and_never_fetches_remote_ones(

@@ -21,6 +21,21 @@ def _button(box: QMessageBox, text: str) -> QAbstractButton:
     return next(b for b in box.buttons() if b.text() == text)
 
 
+def test_the_memory_line_names_each_process_and_the_sum() -> None:
+    from desktop_app.core.api import ProcessMemory
+    from desktop_app.ui.settings_dialog import memory_line
+
+    line = memory_line(
+        [
+            ProcessMemory("Quire", 1, 400 * 2**20),
+            ProcessMemory("passage vectors", 2, 1200 * 2**20),
+            ProcessMemory("chat model", 3, None),
+        ]
+    )
+    assert line == "Quire 400 MB · passage vectors 1,200 MB · in all 1,600 MB"
+    assert memory_line([]) == "Not shown on this system"
+
+
 def test_error_details_can_be_copied(qtbot: QtBot) -> None:
     box = show_error(None, "Cannot open the model.", "Traceback: line 1\nModelFileError: x")
     qtbot.addWidget(box)

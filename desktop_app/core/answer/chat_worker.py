@@ -45,6 +45,12 @@ class ChatWorker:
         self._stop: Any = None  # the cancel event shared with the worker
         self.started_by = ""  # "forkserver" or "spawn"
 
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id, if one runs."""
+        alive = self._process is not None and self._process.is_alive()
+        return int(self._process.pid) if alive else None
+
     def load(self) -> None:
         """Start the worker and load the model there; ModelFileError says why it cannot."""
         with self.lock:

@@ -101,6 +101,11 @@ class LocalModel:
     def close(self) -> None:
         """Nothing to end: the model is freed with its last reference."""
 
+    @property
+    def pid(self) -> None:
+        """No process of its own: it is in Quire's."""
+        return None
+
     def _load(self) -> Any:
         Llama = import_heavy("llama_cpp").Llama
         load_cpu_backend()  # a portable build picks its CPU variant here

@@ -58,8 +58,11 @@ class LiveIndex:
         force_polling: bool = False,
         progress: ProgressCallback = no_progress,
         home: Path | None = None,
+        vectors_paused: Callable[[], bool] = lambda: False,
     ) -> None:
         self.database = database
+        self.vectors_paused = vectors_paused  # the user's choice of the moment (Settings)
+        self._vectors_pass = CancelToken()  # the running embedding pass's (within `_work`)
         self.options = options
         self.embed = embed
         self.home = home
@@ -152,6 +155,16 @@ class LiveIndex:
         self._embed_needed.set()
         self._debouncer.wake()
         self._notice("indexing resumed")
+
+    def vectors_changed(self) -> None:
+        """The user paused or resumed passage vectors: a pause stops the running pass after
+        the batch in hand (it is stored); a resume computes what waits."""
+        if self.vectors_paused():
+            self._vectors_pass.cancel()
+            self._notice("passage vectors paused")
+        else:
+            self._embed_needed.set()
+            self._notice("passage vectors resumed")
 
     def redo(self) -> None:
         """Settings changed: interrupt the current pass and compare everything again."""
@@ -383,10 +396,14 @@ class LiveIndex:
             self._running.wait()
             if self._stop.cancelled:
                 return
+            if self.vectors_paused():
+                self._embed_needed.clear()  # vectors_changed() asks again
+                continue
             self.embedding.set()  # before the request is cleared: `busy` never blinks false
             self._embed_needed.clear()
+            self._vectors_pass = CancelToken(within=self._work)
             try:
-                count = self.embed(self.progress, cancel=self._work)
+                count = self.embed(self.progress, cancel=self._vectors_pass)
             except Cancelled:
                 continue  # paused or stopped; resume() asks again
             except DiskFull as exc:

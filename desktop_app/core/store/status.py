@@ -90,6 +90,7 @@ class IndexStatus:
     companion_model: str | None = None  # the multilingual model beside it, if in use
     # where the last embedding pass computed vectors (the vector worker's state then), if any
     vectors: dict[str, object] | None = None
+    vectors_paused: bool = False  # the user paused them (Settings): pending ones wait
 
     @property
     def integrity_ok(self) -> bool:
