@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -35,11 +36,18 @@ class GgufInfo:
 
 
 def inspect_model(path: Path) -> GgufInfo:
+    """The model file's header, read once while the file stays as it is (the window asks for
+    it on every answer and in Settings; reading a tokenizer's list takes a while in Python)."""
     if not path.exists():
         raise ModelFileError(f"model file not found: {path}")
     if not path.is_file():
         raise ModelFileError(f"not a file: {path}")
-    size = path.stat().st_size
+    stat = path.stat()
+    return _inspect(path, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=16)
+def _inspect(path: Path, size: int, mtime_ns: int) -> GgufInfo:
     with path.open("rb") as f:
         head = f.read(512)
         _reject_known_impostors(head, size)
