@@ -23,7 +23,7 @@ class ModelFileError(Exception):
     """The file is not a usable GGUF chat model; the message says why in plain words."""
 
 
-@dataclass
+@dataclass(frozen=True)  # shared: `inspect_model` keeps one per file
 class GgufInfo:
     path: Path
     version: int
