@@ -125,26 +125,7 @@ class SettingsDialog(QDialog):
         )
         embed_browse = QPushButton("Choose…")
         embed_browse.clicked.connect(self._choose_embedding_model)
-        self.companion = QCheckBox(f"Read other languages with {MULTILINGUAL} beside it")
-        self.companion.setChecked(settings.multilingual_companion)
-        self.companion.setToolTip(
-            "Beside an English-only model, the multilingual one also embeds every passage, so "
-            "Czech and German questions and notes are found by meaning, across languages too."
-        )
-        self.pause_vectors = QCheckBox("Pause passage vectors")
-        self.pause_vectors.setChecked(settings.pause_vectors)
-        self.pause_vectors.setToolTip(
-            "Vectors are computed in a background process; while paused, new and changed notes "
-            "are found by their words only. Keyword search and answers keep working."
-        )
-        self.memory = QLabel()
-        self.memory.setWordWrap(True)
-        self._memory_of = memory
-        self._memory_timer = QTimer(self, interval=2000)
-        self._memory_timer.timeout.connect(self._show_memory)
-        self._show_memory()
-        if memory is not None:
-            self._memory_timer.start()
+        self._switches(settings, memory)
         self._number_fields(settings)
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -171,6 +152,31 @@ class SettingsDialog(QDialog):
         outer = QVBoxLayout(self)
         for widget in (self.tabs, self.problem, self.buttons):
             outer.addWidget(widget)
+
+    def _switches(
+        self, settings: Settings, memory: Callable[[], list[ProcessMemory]] | None
+    ) -> None:
+        """Other languages, pausing vectors, and the memory line."""
+        self.companion = QCheckBox(f"Read other languages with {MULTILINGUAL} beside it")
+        self.companion.setChecked(settings.multilingual_companion)
+        self.companion.setToolTip(
+            "Beside an English-only model, the multilingual one also embeds every passage, so "
+            "Czech and German questions and notes are found by meaning, across languages too."
+        )
+        self.pause_vectors = QCheckBox("Pause passage vectors")
+        self.pause_vectors.setChecked(settings.pause_vectors)
+        self.pause_vectors.setToolTip(
+            "Vectors are computed in a background process; while paused, new and changed notes "
+            "are found by their words only. Keyword search and answers keep working."
+        )
+        self.memory = QLabel()
+        self.memory.setWordWrap(True)
+        self._memory_of = memory
+        self._memory_timer = QTimer(self, interval=2000)
+        self._memory_timer.timeout.connect(self._show_memory)
+        self._show_memory()
+        if memory is not None:
+            self._memory_timer.start()
 
     def _number_fields(self, settings: Settings) -> None:
         low, high = RANGES["chunk_tokens"]  # the dialog allows what loading accepts

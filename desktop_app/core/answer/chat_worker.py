@@ -76,6 +76,8 @@ class ChatWorker:
         with self.lock:
             conn = self._connection()
             self._stop.clear()
+            if cancel.cancelled:  # before the worker reads the prompt, as in-process
+                self._stop.set()
             conn.send(("stream", prompt, max_tokens, temperature, grammar))
             finished = False
             try:

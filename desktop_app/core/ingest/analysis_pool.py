@@ -159,12 +159,13 @@ class Ahead:
         self.broken = self.broken or f"the note readers stopped ({type(exc).__name__}: {exc})"
 
     def close(self) -> None:
-        """Drop what was not taken and end the workers (one may be deep in a large note)."""
-        workers = list(getattr(self._pool, "_processes", {}).values())
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
+        """Drop what was not taken and end the workers (one may be deep in a large note), then
+        the pool's own threads."""
+        workers = dict(getattr(self._pool, "_processes", None) or {})  # the pool has no kill
+        for process in workers.values():
+            if process.is_alive():
+                process.kill()
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def ahead_of(jobs: list[Job]) -> Ahead | None:

@@ -167,14 +167,14 @@ def _fast_loader() -> type | None:
     if base is None:
         return None
 
-    class Loader(base):  # type: ignore[misc,valid-type]
+    class LibyamlLoader(base):  # type: ignore[misc,valid-type]
         pass
 
     def as_text(loader: Any, node: Any) -> str:
         return str(loader.construct_scalar(node))
 
-    Loader.add_constructor("tag:yaml.org,2002:timestamp", as_text)
-    return Loader
+    LibyamlLoader.add_constructor("tag:yaml.org,2002:timestamp", as_text)
+    return LibyamlLoader
 
 
 class _Blocks:
