@@ -55,6 +55,10 @@ grep -q '"worker": "forkserver"' "$scratch/selftest.json" || fail "extractor wor
 python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["checks"]["vector_worker"]; \
 sys.exit(0 if v["where"] == "worker" and v["started_by"] == "forkserver" else f"vector worker: {v}")' \
     "$scratch/selftest.json" || fail "vectors not computed in the worker process"
+# The chat model answers from its own process (as the window runs it), started the same way.
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["checks"]["chat_model"]; \
+sys.exit(0 if c["started_by"] == "forkserver" else f"chat model: {c}")' \
+    "$scratch/selftest.json" || fail "the chat model's process did not fork from the fork server"
 
 step "index + search the bundled sample notes"
 as_user quire index "$notes"

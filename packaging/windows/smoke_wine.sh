@@ -47,6 +47,7 @@ report = json.loads(open(sys.argv[1], encoding="utf-8").read())
 passed = [name for name, check in report["checks"].items() if check.get("ok")]
 print(f"self-test: {len(passed)}/{len(report['checks'])} passed")
 print("vector worker:", report["checks"].get("vector_worker"))  # spawned on Windows
+print("chat model:", report["checks"].get("chat_model"))
 sys.exit(0 if report["ok"] else f"self-test failed: {json.dumps(report, ensure_ascii=False)}")
 PY
 
