@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,6 +69,26 @@ def test_a_cancel_stops_the_answer_and_the_worker_serves_the_next(worker: ChatWo
     cancelled.cancel()
     with pytest.raises(Cancelled):  # cancelled before the prompt is read
         list(worker.stream(prompt, 20, cancelled))
+
+
+def test_a_prompt_too_long_fails_as_in_process_and_the_worker_serves_the_next(
+    worker: ChatWorker,
+) -> None:
+    prompt = worker.render([{"role": "user", "content": "salt " * 1500}])  # over 1,024 tokens
+    raised: list[BaseException] = []
+
+    def answer() -> None:
+        try:
+            list(worker.stream(prompt, 8, CancelToken()))
+        except BaseException as exc:  # what it raised is the assertion
+            raised.append(exc)
+
+    reader = threading.Thread(target=answer, daemon=True)
+    reader.start()
+    reader.join(120)
+    assert not reader.is_alive(), "the answer never ended"
+    assert isinstance(raised[0], ValueError) and "exceeds the context" in str(raised[0])
+    assert worker.tokenize("salt") == LocalModel(n_ctx=1024).tokenize("salt")
 
 
 def test_a_worker_that_stops_mid_answer_says_so_and_starts_again(worker: ChatWorker) -> None:

@@ -86,7 +86,8 @@ class ChatWorker:
                     if kind == "piece":
                         yield value
                         continue
-                    finished = True
+                    finished = True  # "done", "cancelled" or "failed" ends the answer
+                    _raise_if_failed(kind, value)
                     _copy(value, stats)
                     if kind == "cancelled":
                         raise Cancelled
@@ -115,7 +116,6 @@ class ChatWorker:
             kind, value = conn.recv()
         except (EOFError, OSError):
             self._lost("it stopped while answering")
-        _raise_if_failed(kind, value)
         return kind, value
 
     def _ask(self, request: tuple[Any, ...]) -> Any:
