@@ -38,7 +38,13 @@ import numpy as np  # noqa: E402
 
 from desktop_app import paths  # noqa: E402
 from desktop_app.core.api import Quire  # noqa: E402
-from desktop_app.core.ingest import embed_pass, formats, loaders, note_analysis  # noqa: E402
+from desktop_app.core.ingest import (  # noqa: E402
+    embed_pass,
+    formats,
+    loaders,
+    note_analysis,
+    vector_worker,
+)
 from desktop_app.core.ingest.chunker import chunk_note  # noqa: E402
 from desktop_app.core.ingest.document import Document  # noqa: E402
 from desktop_app.core.retrieval import analyzer  # noqa: E402
@@ -224,7 +230,8 @@ def bench_embedding(work: Path, limit: int, til: Path, setting: str = "") -> Non
     model = raw_model(quire)
     assert isinstance(embedder, Embedder)  # raw_model said so
     prompted = [embedder.passage_prompt + t for t in texts]  # as the model is meant to read them
-    model.encode(prompted[:64])  # warm-up for both
+    model.encode(prompted[:64])  # warm-up for both: the raw model here, Quire's in its worker
+    vector_worker.shared().encoder(embedder)(texts[:64])
     _, raw_time = timed(
         lambda: model.encode(
             prompted, batch_size=64, normalize_embeddings=True, convert_to_numpy=True

@@ -363,3 +363,61 @@ def test_reads_share_a_bounded_pool_and_close_with_the_database(tmp_path: Path) 
         db.close()  # the one in use closes when it comes back
         assert db.readers.open_connections == 1
     assert db.readers.open_connections == 0
+
+
+def _twelve_notes(tmp_path: Path) -> Path:
+    folder = tmp_path / "twelve"
+    folder.mkdir()
+    for i in range(12):
+        (folder / f"n{i}.md").write_text(f"# Note {i}\n\nHerons number {i} wade.\n", "utf-8")
+    return folder
+
+
+def test_the_next_batch_is_encoded_while_one_is_written(tmp_path: Path) -> None:
+    """The model never waits for the database: batch k+1 is being encoded before batch k's
+    vectors are reported written (not pipelined, it would start only after)."""
+    import numpy as np
+
+    db = Database(tmp_path / "q.sqlite")
+    indexer.index_folder(db, _twelve_notes(tmp_path), indexer.IndexOptions())
+    embed_pass.use_embedding_model(db, "fake", 4)
+    started = [threading.Event() for _ in range(64)]
+    calls: list[int] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        started[len(calls) - 1].set()
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    def written(progress: Progress) -> None:
+        if progress.phase == Phase.EMBED and 0 < progress.done < progress.total:
+            batches = -(-progress.done // 2)
+            assert started[batches].wait(10), "the next batch waited for the write"
+
+    done = embed_pass.embed_pending(db, encode, PartPlanner(word_offsets, 200), written, batch=2)
+    assert done == sum(calls) and len(calls) == -(-done // 2) > 2
+    assert db.query("SELECT count(*) FROM embeddings")[0][0] == done
+
+
+def test_a_cancelled_pass_writes_no_batch_after_the_cancel(tmp_path: Path) -> None:
+    import numpy as np
+
+    from desktop_app.core.cancel import Cancelled, CancelToken
+
+    db = Database(tmp_path / "q.sqlite")
+    indexer.index_folder(db, _twelve_notes(tmp_path), indexer.IndexOptions())
+    embed_pass.use_embedding_model(db, "fake", 4)
+    cancel = CancelToken()
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    def written(progress: Progress) -> None:
+        if progress.phase == Phase.EMBED and progress.done == 4:
+            cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        embed_pass.embed_pending(
+            db, encode, PartPlanner(word_offsets, 200), written, cancel, batch=2
+        )
+    assert db.query("SELECT count(*) FROM embeddings")[0][0] == 4

@@ -4,7 +4,8 @@ vector yet (vectors are stored by the hash of their text, so nothing is encoded 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -102,10 +103,8 @@ def embed_pending(
     if todo:
         progress(Progress(Phase.EMBED, 0, len(todo)))
     done = 0
-    for i in range(0, len(todo), batch):
-        cancel.raise_if_cancelled()
-        part = todo[i : i + batch]
-        encoded = encode([text for _, text in part])
+    batches = [todo[i : i + batch] for i in range(0, len(todo), batch)]
+    for part, encoded in _encoded_ahead(encode, batches, cancel):
         with database.write() as db:
             pairs = [(h, v.tobytes()) for (h, _), v in zip(part, encoded, strict=True)]
             vectors.insert_vectors(db, pairs, space=space)
@@ -113,6 +112,29 @@ def embed_pending(
         progress(Progress(Phase.EMBED, done, len(todo)))
     drop_orphan_embeddings(database, space)
     return done
+
+
+def _encoded_ahead(
+    encode: Encode, batches: list[list[tuple[str, str]]], cancel: CancelToken
+) -> Iterator[tuple[list[tuple[str, str]], np.ndarray]]:
+    """Each batch with its vectors, in order. The next batch is being encoded (by the vector
+    worker, or on a thread of its own here) while this one is written, so the model never
+    waits for the database. A cancel stops before the next batch is sent; the one in flight
+    finishes unseen."""
+    if not batches:
+        return
+    ahead = ThreadPoolExecutor(1, thread_name_prefix="quire-encode")
+    try:
+        cancel.raise_if_cancelled()
+        future = ahead.submit(encode, [text for _, text in batches[0]])
+        for i, part in enumerate(batches):
+            encoded = future.result()
+            cancel.raise_if_cancelled()
+            if i + 1 < len(batches):
+                future = ahead.submit(encode, [text for _, text in batches[i + 1]])
+            yield part, encoded
+    finally:
+        ahead.shutdown(wait=False, cancel_futures=True)
 
 
 def _length_sorted_windows(
