@@ -39,6 +39,10 @@ class Settings:
     max_file_mb: float = 20.0  # for text notes; a PDF may be 10×, a Word file 5× as large
     # File types not indexed, e.g. [".html", ".pdf"]; every supported type is read by default.
     ignored_types: list[str] = field(default_factory=list)
+    # Scans, photos and PDF pages without text are read by OCR in these languages (Tesseract's
+    # codes, those Quire has data for: ces, deu, eng); `ocr` off leaves them unread.
+    ocr: bool = True
+    ocr_languages: list[str] = field(default_factory=lambda: ["ces", "deu", "eng"])
     # Embedding model: a local sentence-transformers folder; empty means the bundled MiniLM.
     embedding_model: str = ""
     # Beside an English-only embedding model, the bundled multilingual one reads questions and
@@ -151,6 +155,9 @@ def _check(name: str, value: Any, default: Any) -> Any:
         kept = [v for v in value if isinstance(v, str) and "\x00" not in v]
         if name == "ignored_types":  # "PDF", "pdf", ".pdf" all mean .pdf
             return sorted({"." + v.strip().lower().lstrip(".") for v in kept if v.strip(". ")})
+        if name == "ocr_languages":  # Tesseract's codes: "ces", "deu", "chi_sim"
+            codes = [v.strip().lower() for v in kept]
+            return codes if all(re.fullmatch(r"[a-z]{3}(_[a-z]+)?", c) for c in codes) else None
         return kept
     if isinstance(default, bool):
         return value if isinstance(value, bool) else None
@@ -178,6 +185,8 @@ def _allowed(name: str, default: Any) -> str:
     if isinstance(default, dict):
         return "model paths, each with a list of language codes"
     if isinstance(default, list):
+        if name == "ocr_languages":
+            return "a list of Tesseract language codes, such as ces, deu, eng"
         return "a list of file types" if name == "ignored_types" else "a list of folder paths"
     low, high = RANGES[name]
     kind = "a whole number" if isinstance(default, int) else "a number"

@@ -17,7 +17,7 @@ from desktop_app.core.answer import readability
 from desktop_app.core.answer.chat_worker import ChatWorker
 from desktop_app.core.answer.llm import Generation, bundled_chat_model_path
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.ingest import vector_worker
+from desktop_app.core.ingest import ocr, vector_worker
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.processes import FORK_SERVER_FAILED
@@ -30,7 +30,7 @@ from desktop_app.core.retrieval.embedder import (
 from desktop_app.core.service import Quire
 from desktop_app.core.store.db import fts5_available
 from desktop_app.core.tokens import ENCODING_NAME, count_tokens
-from desktop_app.paths import sample_notes
+from desktop_app.paths import resources_dir, sample_notes
 
 
 def _check_fts5() -> dict[str, Any]:
@@ -148,6 +148,24 @@ def _check_pdf() -> dict[str, Any]:
     return report
 
 
+def _check_ocr() -> dict[str, Any]:
+    """The bundled scanned page read by OCR in the extraction worker, a word's box on it."""
+    why = ocr.unavailable()
+    if why:
+        if sys.platform == "darwin":  # tesserocr's wheels need macOS 15: Quire runs without
+            return {"available": False, "why": why}
+        raise RuntimeError(why)
+    languages = tuple(ocr.usable_languages(ocr.DEFAULT_LANGUAGES))
+    with Extractor(ocr_languages=languages) as extractor:
+        document = extractor.load(resources_dir() / "scanned_sample.png", 10**8)
+        worker = extractor.started_by
+    at = document.text.find("bramboráky")
+    box = next((w[3:] for w in document.ocr_words if w[1] == at), None)
+    if at < 0 or box is None or not 0 <= box[0] < box[2] <= 1:
+        raise RuntimeError(f"the scanned sample read as {document.text[:60]!r}")
+    return {"engine": ocr.engine_name(), "languages": list(languages), "worker": worker}
+
+
 def _check_word_lists() -> dict[str, Any]:
     """The word lists the reading checks of an answer judge words by (wordfreq)."""
     found = {}
@@ -173,6 +191,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "vector_worker": _check_vector_worker,
     "chat_model": _check_chat_model,
     "index_and_search": _check_index_and_search,
+    "ocr": _check_ocr,
     "pdf": _check_pdf,
     "word_lists": _check_word_lists,
     "qt_offscreen": _check_qt,

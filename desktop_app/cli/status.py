@@ -29,9 +29,9 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
         f"pending embedding {c.pending_embedding}, skipped {c.skipped}, failed {c.failed}"
     )
     for f in status.files:
-        if f.status != NoteStatus.INDEXED or f.reason:
-            reason = f" — {printable(f.reason)}" if f.reason else ""
-            print(f"  {f.status}: {printable(f.path)}{reason}")
+        if f.status != NoteStatus.INDEXED or f.reason or f.ocr_pages:
+            said = "; ".join(printable(x) for x in (f.read_by_ocr, f.reason) if x)
+            print(f"  {f.status}: {printable(f.path)}{f' — {said}' if said else ''}")
     problems = "not checked" if integrity is None else "; ".join(integrity.problems)
     print("integrity: " + ("ok" if healthy else f"PROBLEM: {problems}"))
     if status.recovery is not None:

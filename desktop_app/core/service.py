@@ -187,6 +187,7 @@ class Quire:
             chunk_tokens=self.settings.chunk_tokens,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
             suffixes=formats.SUFFIXES - set(self.settings.ignored_types),
+            ocr_languages=tuple(self.settings.ocr_languages) if self.settings.ocr else (),
         )
 
     def index(

@@ -155,10 +155,12 @@ class FileStatusModel(QAbstractTableModel):
                 str(row.status),
                 row.chunks,
                 row.language,
-                row.reason,
+                "; ".join(x for x in (row.read_by_ocr, row.reason) if x),
             )[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.folder}/{row.path}\n{row.reason}".strip()
+            return "\n".join(
+                x for x in (f"{row.folder}/{row.path}", row.read_by_ocr, row.reason) if x
+            )
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1:
             color = self._COLORS.get(row.status)
             return QColor(color) if color else None

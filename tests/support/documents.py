@@ -263,3 +263,44 @@ def _text(pdf: Any, text: str) -> None:
     pdf.set_font("helvetica", size=11)
     pdf.multi_cell(0, 6, text)
     pdf.ln(4)
+
+
+FONTS = Path(__file__).resolve().parents[1] / "data" / "fonts"
+
+
+def draw_page(lines: list[str], size: int = 40, width: int = 1600) -> Any:
+    """A white picture with `lines` in black, as a 300-dpi scan of type about 10 pt would be;
+    `.info["boxes"]` holds each line's words' boxes in pixels (left, top, right, bottom)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(FONTS / "DejaVuSans.ttf"), size)
+    picture = Image.new("L", (width, 120 + len(lines) * size * 2), 255)
+    draw = ImageDraw.Draw(picture)
+    boxes: dict[str, tuple[int, int, int, int]] = {}
+    for n, line in enumerate(lines):
+        x, y = 60, 60 + n * size * 2
+        draw.text((x, y), line, font=font, fill=0)
+        for word in line.split():
+            left, top, right, bottom = draw.textbbox((x, y), word, font=font)
+            boxes[word.strip(".,")] = (left, top, right, bottom)
+            x = right + draw.textlength(" ", font=font)
+    picture.info["boxes"] = boxes
+    return picture
+
+
+def write_picture(path: Path, lines: list[str], **options: Any) -> Path:
+    draw_page(lines).save(path, **options)
+    return path
+
+
+def write_scanned_text_pdf(path: Path, pages: list[list[str]]) -> Path:
+    """An image-only PDF: each page a picture of its lines (no text layer), as a scanner makes."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    for lines in pages:
+        pdf.add_page()
+        picture = draw_page(lines)
+        pdf.image(picture, x=10, y=10, w=picture.width * 25.4 / 300)  # placed at 300 dpi
+    pdf.output(str(path))
+    return path

@@ -24,6 +24,9 @@ class PageBlock(NamedTuple):
 # left end, right end and baseline in points; a blank line before it in the text; fixed-pitch;
 # how far below the line before it on its page it stands (0: the page's first).
 MeasuredLine = tuple[int, int, int, float, bool, int, float, float, float, bool, bool, float]
+# A word read by OCR: 0-based page (0 for a picture), start and end in the document's text, and
+# its box (left, top, right, bottom) as fractions of the page's (picture's) width and height.
+OcrWord = tuple[int, int, int, float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class Document:
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
     title: str = ""  # the file's own (a PDF's document information), else its name's
     lines: tuple[MeasuredLine, ...] = ()  # a PDF's lines as they look, in reading order
+    ocr_pages: tuple[int, ...] = ()  # 0-based pages whose text OCR read (a picture: (0,))
+    ocr_words: tuple[OcrWord, ...] = ()
 
     def page_at(self, offset: int) -> int | None:
         """The 1-based page holding `offset`, None for a file without pages."""

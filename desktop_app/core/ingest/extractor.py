@@ -25,11 +25,14 @@ class Extracted(StrEnum):
     """How the worker's extraction of one file went (sent back over the pipe with its value)."""
 
     OK = "ok"  # the value: a Document's fields
+    PAGE = "page"  # OCR read a page of the file in hand (its time limit starts again)
     SKIPPED = "skipped"  # the value: why (not a note)
     FAILED = "failed"  # the value: why (damaged, hostile, too big)
 
 
-TIMEOUT_SECONDS = 60.0  # far beyond what a long PDF needs: only a stuck extraction meets it
+# Far beyond what a long PDF needs: only a stuck extraction meets it. A page OCR reads starts
+# the time again, so a long scan takes its time while one stuck page still fails.
+TIMEOUT_SECONDS = 60.0
 # Files sent ahead to the worker: more than one, so a file the worker is quick on does not
 # leave it idle while the caller is slow on another.
 READ_AHEAD = 2
@@ -47,8 +50,10 @@ class Extractor:
         timeout: float = TIMEOUT_SECONDS,
         memory: int = MEMORY_BYTES,
         cancel: CancelToken | None = None,
+        ocr_languages: tuple[str, ...] = (),
     ) -> None:
         self.timeout = timeout
+        self.ocr_languages = ocr_languages  # pictures and pages without text: () leaves them
         self.memory = memory
         self.cancel = cancel  # a stop or pause does not wait for a long extraction
         self._process: Any = None
@@ -77,7 +82,7 @@ class Extractor:
             if self._in_flight:
                 self.close()  # a fresh worker is quicker than extractions nobody asked for
             conn = self._connection()
-            conn.send(request)
+            conn.send((*request, self.ocr_languages))
         try:
             return self._answer(conn)
         finally:
@@ -92,11 +97,12 @@ class Extractor:
             return False
         before = self._in_flight.index(request)
         try:
-            for _ in range(before):
+            while before:
                 if not self._conn.poll(0):
                     return False
-                self._conn.recv()
-                self._in_flight.pop(0)
+                if self._conn.recv()[0] != Extracted.PAGE:
+                    self._in_flight.pop(0)
+                    before -= 1
         except (EOFError, OSError):
             self.close()
             return False
@@ -112,7 +118,7 @@ class Extractor:
             if self.cancel is not None and self.cancel.cancelled:
                 return
             try:
-                self._connection().send(self._expected[self._cursor])
+                self._connection().send((*self._expected[self._cursor], self.ocr_languages))
             except (NoteFailed, OSError):
                 self.close()  # each file's own load says why, in order
                 return
@@ -120,11 +126,20 @@ class Extractor:
             self._cursor += 1
 
     def _answer(self, conn: Connection) -> Document:
-        if not self._wait(conn):
-            self.close()
-            raise NoteFailed(
-                f"extraction took longer than {self.timeout:.0f} s (damaged or endless file?)"
-            )
+        status: Extracted = Extracted.PAGE
+        value: Any = None
+        while status == Extracted.PAGE:
+            if not self._wait(conn):
+                self.close()
+                raise NoteFailed(
+                    f"extraction took longer than {self.timeout:.0f} s (damaged or endless file?)"
+                )
+            status, value = self._received(conn)
+        if status == Extracted.OK:
+            return Document(**value)
+        raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
+
+    def _received(self, conn: Connection) -> tuple[Extracted, Any]:
         try:
             status, value = conn.recv()
         except (EOFError, OSError):
@@ -133,9 +148,7 @@ class Extractor:
             raise NoteFailed(
                 f"the extractor stopped on this file (exit code {code}): damaged or hostile file?"
             ) from None
-        if status == Extracted.OK:
-            return Document(**value)
-        raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
+        return Extracted(status), value
 
     def _wait(self, conn: Connection) -> bool:
         """Whether the answer came within the time limit; Cancelled (the worker stopped) if
@@ -181,16 +194,23 @@ def serve(conn: Connection, memory: int) -> None:
     _cap_memory(memory)
     while True:
         try:
-            path, max_bytes = conn.recv()
+            path, max_bytes, languages = conn.recv()
         except (EOFError, OSError):
             return
-        conn.send(_extract(Path(path), max_bytes, memory))
+        on_page = lambda: conn.send((Extracted.PAGE, None))  # noqa: E731
+        conn.send(_extract(Path(path), max_bytes, memory, languages, on_page))
 
 
-def _extract(path: Path, max_bytes: int, memory: int) -> tuple[Extracted, Any]:
+def _extract(
+    path: Path,
+    max_bytes: int,
+    memory: int,
+    languages: tuple[str, ...] = (),
+    on_page: formats.PageRead | None = None,
+) -> tuple[Extracted, Any]:
     failed = Extracted.FAILED
     try:
-        document = formats.load(path, max_bytes)
+        document = formats.load(path, max_bytes, languages, on_page)
     except NoteSkipped as exc:
         return Extracted.SKIPPED, str(exc)
     except NoteFailed as exc:

@@ -25,7 +25,7 @@ from desktop_app.core.cancel import (
     ProgressCallback,
     no_progress,
 )
-from desktop_app.core.ingest import analysis_pool, formats, loaders, note_file
+from desktop_app.core.ingest import analysis_pool, formats, loaders, note_file, ocr
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.note_analysis import AnalyzedNote
@@ -54,6 +54,7 @@ class IndexOptions:
     chunk_tokens: int = 200
     max_file_bytes: int = 20_000_000
     suffixes: frozenset[str] = formats.SUFFIXES  # the file types indexed (a setting)
+    ocr_languages: tuple[str, ...] = ocr.DEFAULT_LANGUAGES  # () : pictures are not read
 
     @property
     def chunking(self) -> str:
@@ -133,7 +134,8 @@ def _index_files(
     Whatever goes wrong with one file becomes that file's status; only a full disk (DiskFull)
     or a cancel stops the run."""
     pending = Pending()
-    extractor = Extractor(cancel=cancel)  # its worker starts with the first PDF, DOCX or page
+    # its worker starts with the first PDF, DOCX, web page or picture
+    extractor = Extractor(cancel=cancel, ocr_languages=options.ocr_languages)
     extractor.expect(_to_extract(files, known, options))
     here = partial(analysis_pool.read_and_analyze, extract=extractor.load)
     ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))
@@ -344,7 +346,13 @@ def _note_row(
         "content_hash": content_hash,
         "language": analyzed.language,
         "title": analyzed.title,
-        "metadata": json.dumps(analyzed.metadata, default=str, ensure_ascii=False),
+        "metadata": json.dumps(
+            {**analyzed.metadata, "ocr_pages": len(document.ocr_pages)}
+            if document.ocr_pages
+            else analyzed.metadata,
+            default=str,
+            ensure_ascii=False,
+        ),
         "encoding": document.encoding,
         "status": NoteStatus.INDEXED,
         "reason": "; ".join(w for w in (document.warning, analyzed.warning) if w) or None,

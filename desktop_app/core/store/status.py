@@ -45,6 +45,14 @@ class FileStatus:
     reason: str  # why it was skipped or failed, or what went wrong while indexing it ("")
     language: str
     chunks: int
+    ocr_pages: int = 0  # pages (a picture: 1) whose text OCR read
+
+    @property
+    def read_by_ocr(self) -> str:
+        """ "read by OCR (3 pages)", or "" for a file with a text layer."""
+        if not self.ocr_pages:
+            return ""
+        return f"read by OCR ({self.ocr_pages} page{'s' if self.ocr_pages > 1 else ''})"
 
 
 @dataclass(frozen=True)
@@ -164,14 +172,19 @@ def file_statuses(db: sqlite_utils.Database) -> list[FileStatus]:
     """Every note file, by folder and path; an indexed one with passages waiting for vectors
     is `PENDING_EMBEDDING`."""
     files = []
-    for folder, path, stored, reason, language, chunk_count, pending in db.execute(
+    for folder, path, stored, reason, language, chunk_count, pending, ocr_pages in db.execute(
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
-        f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {waits_for_vectors(db)})"
+        f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {waits_for_vectors(db)}),"
+        " json_extract(n.metadata, '$.ocr_pages')"
         " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
     ).fetchall():
         status = NoteStatus(stored)
         if status == NoteStatus.INDEXED and pending:
             status = NoteStatus.PENDING_EMBEDDING
-        files.append(FileStatus(folder, path, status, reason or "", language or "", chunk_count))
+        files.append(
+            FileStatus(
+                folder, path, status, reason or "", language or "", chunk_count, ocr_pages or 0
+            )
+        )
     return files

@@ -8,6 +8,7 @@ extracts them in a worker process with a time limit and a memory cap (`extractor
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from desktop_app.core.ingest.document import Document
@@ -22,14 +23,17 @@ _FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Word (.docx)": ("docx", (".docx",)),
     "Web pages": ("html", (".html", ".htm", ".xhtml")),
     "Org, reST, AsciiDoc": ("plain", (".org", ".rst", ".adoc", ".asciidoc")),
+    "Pictures (read by OCR)": ("image", (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")),
 }
+READ_BY_OCR = frozenset({"pdf", "image"})  # the modules whose `load` takes OCR's languages
+PageRead = Callable[[], None]  # told after each page OCR read
 KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}
 _LOADERS = {suffix: module for module, suffixes in _FORMATS.values() for suffix in suffixes}
 SUFFIXES = frozenset(_LOADERS)
 ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "plain")
 # The size cap per format, as a multiple of the text notes' cap (IndexOptions.max_file_bytes):
 # a PDF of scans and figures is large for little text; a web page is text.
-SIZE_FACTOR = {".pdf": 10, ".docx": 5}
+SIZE_FACTOR = {".pdf": 10, ".docx": 5, ".tif": 5, ".tiff": 5}
 
 
 def formats_read() -> str:
@@ -42,11 +46,22 @@ def size_cap(name: str, text_cap: int) -> int:
     return text_cap * SIZE_FACTOR.get(suffix_of(name), 1)
 
 
-def load(path: Path, max_bytes: int) -> Document:
-    """The file's Document. Raises note_file.NoteSkipped / NoteFailed with a readable reason."""
+def load(
+    path: Path,
+    max_bytes: int,
+    ocr_languages: Sequence[str] = (),
+    on_page: PageRead | None = None,
+) -> Document:
+    """The file's Document. Raises note_file.NoteSkipped / NoteFailed with a readable reason.
+    `ocr_languages`: what pictures and pages without text are read in (Tesseract's codes);
+    () leaves them unread. `on_page` hears of each page OCR read."""
 
     with reading():
         check_size(path, max_bytes)
-    module = importlib.import_module(f"{__name__}.{_LOADERS[suffix_of(path.name)]}")
+    name = _LOADERS[suffix_of(path.name)]
+    module = importlib.import_module(f"{__name__}.{name}")
+    if name in READ_BY_OCR:
+        read: Document = module.load(path, max_bytes, tuple(ocr_languages), on_page)
+        return read
     document: Document = module.load(path, max_bytes)
     return document

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.ingest import ocr
 from desktop_app.core.ingest.document import Document, MeasuredLine, page_at
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
@@ -28,17 +30,28 @@ MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no te
 # Fonts' names that say bold, and fixed pitch.
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
 _MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
+PageRead = Callable[[], None]  # told after each page OCR read (the extractor's time limit)
 
 
-def load(path: Path, max_bytes: int) -> Document:
-    """`max_bytes` is checked by `formats.load`."""
+def load(
+    path: Path, max_bytes: int, languages: Sequence[str] = (), on_page: PageRead | None = None
+) -> Document:
+    """`max_bytes` is checked by `formats.load`. A page without a text layer is read by OCR
+    in `languages` (Tesseract's codes; none: it stays empty); `on_page` hears of each."""
     pdf = open_pdf(path)
     texts: list[str] = []
     lines: list[MeasuredLine] = []
+    read_by_ocr: dict[int, ocr.ReadPage] = {}
+    can_ocr = bool(languages) and not ocr.unavailable()
     try:
         for i in range(len(pdf)):
             raw, measured = _read_page(pdf, i, measure=True)
             shown, page_lines = measured or (visible(raw), [])
+            if can_ocr and len(shown.strip()) < MIN_TEXT_PER_PAGE:
+                read_by_ocr[i] = read = _ocr_page(pdf, i, languages)
+                shown, page_lines = read.text, _ocr_lines(read, i, pdf.get_page_size(i))
+                if on_page is not None:
+                    on_page()
             texts.append(shown)
             lines += page_lines
         outline = _sections(pdf)
@@ -49,21 +62,62 @@ def load(path: Path, max_bytes: int) -> Document:
         raise NoteSkipped("empty PDF (no pages)")
     empty = sum(1 for t in texts if len(t.strip()) < MIN_TEXT_PER_PAGE)
     if empty == len(texts):
-        raise NoteSkipped("no text layer (scanned?)")
+        raise NoteSkipped("no text found, even by OCR" if can_ocr else "no text layer (scanned?)")
     pages, pos = [], 0
     for t in texts:
         pages.append(pos)
         pos += len(t) + len(PAGE_BREAK)
-    warning = f"{empty} of {len(texts)} pages have no text layer (scanned?)" if empty else ""
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
-        warning=warning,
+        warning=_empty_pages(empty, len(texts), can_ocr),
         pages=tuple(pages),
         sections=tuple((pages[n], p) for n, p in outline if n < len(pages)),
         title=title or path.stem.replace("_", " ").replace("-", " "),
         lines=tuple(lines),
+        ocr_pages=tuple(read_by_ocr),
+        ocr_words=tuple(
+            (n, pages[n] + a, pages[n] + b, left, top, right, bottom)
+            for n, read in read_by_ocr.items()
+            for a, b, left, top, right, bottom in read.words
+        ),
     )
+
+
+def _empty_pages(empty: int, pages: int, can_ocr: bool) -> str:
+    if not empty:
+        return ""
+    return f"{empty} of {pages} pages have no text" + ("" if can_ocr else " layer (scanned?)")
+
+
+OCR_DPI = 300
+OCR_MAX_PIXELS = 40_000_000  # a page larger than A2 at 300 dpi is read at a lower resolution
+
+
+def _ocr_page(pdf: Any, index: int, languages: Sequence[str]) -> ocr.ReadPage:
+    """A page without a text layer, rendered (in grey) and read by OCR."""
+    width, height = pdf.get_page_size(index)
+    scale = min(OCR_DPI / 72, math.sqrt(OCR_MAX_PIXELS / max(1.0, width * height)))
+    bitmap = pdf[index].render(scale=scale, grayscale=True, may_draw_forms=False)
+    return ocr.read_page(bitmap.to_pil(), round(72 * scale), languages)
+
+
+def _ocr_lines(read: ocr.ReadPage, page: int, size: tuple[float, float]) -> list[MeasuredLine]:
+    """OCR's lines as `read_lines` measures a text layer's (in points, from the page's
+    bottom), so a scanned page's headings and paragraphs are read as a text page's are. A
+    line's type size is its box's height over 1.2 (ascenders to descenders), to half points."""
+    width, height = size
+    lines: list[MeasuredLine] = []
+    above: float | None = None
+    for n, (start, end, left, top, right, bottom, paragraph) in enumerate(read.lines):
+        baseline = height * (1.0 - bottom)
+        pitch, above = (above - baseline if above is not None else 0.0), baseline
+        type_size = round(2 * height * (bottom - top) / 1.2) / 2
+        lines.append(
+            (page, start, end, type_size, False, 400, left * width, right * width, baseline,
+             paragraph and n > 0, False, pitch)
+        )  # fmt: skip
+    return lines
 
 
 def open_pdf(path: Path) -> Any:
