@@ -179,7 +179,7 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 
 def _turned(
-    box: tuple[int, int, int, int], size: tuple[int, int], turn: int
+    box: tuple[float, float, float, float], size: tuple[int, int], turn: int
 ) -> tuple[float, float, float, float]:
     """A box on the upright picture (pixels) as fractions of the picture turned
     counterclockwise by `turn`."""

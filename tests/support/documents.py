@@ -276,9 +276,9 @@ def draw_page(lines: list[str], size: int = 40, width: int = 1600) -> Any:
     font = ImageFont.truetype(str(FONTS / "DejaVuSans.ttf"), size)
     picture = Image.new("L", (width, 120 + len(lines) * size * 2), 255)
     draw = ImageDraw.Draw(picture)
-    boxes: dict[str, tuple[int, int, int, int]] = {}
+    boxes: dict[str, tuple[float, float, float, float]] = {}
     for n, line in enumerate(lines):
-        x, y = 60, 60 + n * size * 2
+        x, y = 60.0, 60 + n * size * 2
         draw.text((x, y), line, font=font, fill=0)
         for word in line.split():
             left, top, right, bottom = draw.textbbox((x, y), word, font=font)
