@@ -351,6 +351,13 @@ class Quire:
         with self._reading() as db:
             return store_notes.page_starts(db, str(folder), path)
 
+    def ocr_boxes(
+        self, folder: Path, path: str, start: int, end: int
+    ) -> list[tuple[int, tuple[float, float, float, float]]]:
+        """The boxes of the words OCR read in a span of a note (`store.notes.ocr_boxes`)."""
+        with self._reading() as db:
+            return store_notes.ocr_boxes(db, str(folder), path, start, end)
+
     def apply_settings(self, new: Settings) -> list[str]:
         """Use new settings from now on and save them; returns what changed that costs work
         ("embedding model" means every passage is embedded again, "chunking" re-chunks)."""

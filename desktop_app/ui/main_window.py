@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.search_tab, "Search")
         self.tabs.addTab(self.files, "Files")
         self.sources = SourcesPanel()
-        self.viewer = PassageViewer(self.quire.page_starts)
+        self.viewer = PassageViewer(self.quire.page_starts, self.quire.ocr_boxes)
         self._connect()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         for widget in (left, self.tabs, self._right_pane()):

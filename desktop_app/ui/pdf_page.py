@@ -1,17 +1,20 @@
-"""A PDF page as the viewer shows it: rendered by pdfium, the cited characters' boxes painted
-over it, scrolled so the first one is in view."""
+"""A PDF page or a picture as the viewer shows it: the page rendered by pdfium (the picture
+decoded by Qt), the cited characters' boxes (the words OCR read) painted over it, scrolled so
+the first one is in view."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QImage, QImageReader, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QScrollArea
 
 from desktop_app.core.api import pdf
 
 HIGHLIGHT = QColor(255, 210, 0, 110)
+Box = tuple[float, float, float, float]  # left, top, right, bottom: fractions of the page
 MIN_SCALE, MAX_SCALE = 0.5, 2.0  # pixels per PDF point: the page fits the pane's width
 
 
@@ -27,16 +30,37 @@ class PdfPageView(QScrollArea):
         self.scale = 1.0
         self.highlights: list[QRectF] = []  # in the rendered page's pixels
 
-    def show_span(self, path: Path, page: int, start: int, end: int) -> None:
-        """Render 1-based `page` with the characters `start:end` of its text highlighted."""
+    def show_span(
+        self, path: Path, page: int, start: int, end: int, read: Sequence[Box] = ()
+    ) -> None:
+        """Render 1-based `page` with the characters `start:end` of its text highlighted, and
+        the boxes `read` (fractions of the page: words OCR read on a scanned page)."""
 
         def fitted(width: float) -> float:
             return min(MAX_SCALE, max(MIN_SCALE, (self.viewport().width() - 8) / width))
 
         rendered, boxes = pdf.view_span(path, page, start, end, fitted)
         self.page, self.scale = page, rendered.scale
-        self.highlights = [QRectF(*rendered.rect(b)) for b in boxes]
         image = _image(rendered)
+        self._paint(image, [QRectF(*rendered.rect(b)) for b in boxes] + _rects(read, image))
+
+    def show_picture(self, path: Path, read: Sequence[Box]) -> None:
+        """A picture fitted to the pane's width, upright as its EXIF says, the boxes `read`
+        (fractions of the picture) highlighted."""
+        reader = QImageReader(str(path))  # Qt's allocation limit guards the window's memory
+        reader.setAutoTransform(True)
+        image = reader.read()
+        if image.isNull():
+            raise OSError(reader.errorString())
+        width = max(100, self.viewport().width() - 8)
+        if image.width() > width:
+            image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+        image = image.convertToFormat(QImage.Format.Format_RGB32)
+        self.page, self.scale = 1, 1.0
+        self._paint(image, _rects(read, image))
+
+    def _paint(self, image: QImage, highlights: list[QRectF]) -> None:
+        self.highlights = highlights
         painter = QPainter(image)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(HIGHLIGHT)
@@ -47,6 +71,14 @@ class PdfPageView(QScrollArea):
         if self.highlights:
             first = self.highlights[0]
             self.ensureVisible(int(first.x()), int(first.y()), 50, 200)
+
+
+def _rects(boxes: Sequence[Box], image: QImage) -> list[QRectF]:
+    width, height = image.width(), image.height()
+    return [
+        QRectF(left * width, top * height, (right - left) * width, (bottom - top) * height)
+        for left, top, right, bottom in boxes
+    ]
 
 
 def _image(rendered: pdf.RenderedPage) -> QImage:

@@ -4,7 +4,7 @@ open or reveal the note, and the note's local images. Remote images are never fe
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, Qt, QUrl
@@ -57,13 +57,19 @@ def _note_text(note: Path) -> str:
 
 
 PageStarts = Callable[[Path, str], list[int]]
+# The words OCR read in a span of a note: (0-based page, box as fractions of the page).
+OcrRead = Sequence[tuple[int, tuple[float, float, float, float]]]
+OcrBoxes = Callable[[Path, str, int, int], OcrRead]
 
 
 class PassageViewer(QWidget):
-    def __init__(self, page_starts: PageStarts | None = None) -> None:
+    def __init__(
+        self, page_starts: PageStarts | None = None, ocr_boxes: OcrBoxes | None = None
+    ) -> None:
         super().__init__()
         self.note: Path | None = None
         self.page_starts = page_starts or (lambda folder, path: [])
+        self.ocr_boxes = ocr_boxes or (lambda folder, path, start, end: [])
         self.heading = QLabel(EMPTY_HEADING)
         self.heading.setWordWrap(True)
         self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -118,9 +124,15 @@ class PassageViewer(QWidget):
     ) -> bool:
         note = folder / path
         try:
+            read = self.ocr_boxes(folder, path, start, end)  # scanned pages, pictures
             if suffix_of(path) == ".pdf":
-                page = self._show_pdf(note, self.page_starts(folder, path), start, end)
+                page = self._show_pdf(note, self.page_starts(folder, path), start, end, read)
                 where = f"p. {page}"
+            elif suffix_of(path) in formats.PICTURES:
+                self.views.setCurrentWidget(self.pdf_page)  # first: it fits the pane's width
+                self.pdf_page.show_picture(note, [box for _, box in read])
+                self._show_images(note, "")
+                where = "read by OCR"
             else:
                 self._show_text(note, start, end)
                 where = f"lines {line_start}–{line_end}"
@@ -144,11 +156,15 @@ class PassageViewer(QWidget):
         self.views.setCurrentWidget(self.text)
         self._show_images(note, text[start:end])
 
-    def _show_pdf(self, note: Path, pages: list[int], start: int, end: int) -> int:
-        """The page the span starts on, rendered, the span's characters highlighted."""
+    def _show_pdf(
+        self, note: Path, pages: list[int], start: int, end: int, read: OcrRead = ()
+    ) -> int:
+        """The page the span starts on, rendered, the span's characters (or the words OCR
+        read on it) highlighted."""
         page, local_start, local_end = span_on_page(pages, start, end)
         self.views.setCurrentWidget(self.pdf_page)  # first: the page fits the pane's width
-        self.pdf_page.show_span(note, page, local_start, local_end)
+        on_page = [box for at, box in read if at == page - 1]
+        self.pdf_page.show_span(note, page, local_start, local_end, on_page)
         self._show_images(note, "")
         return page
 

@@ -347,11 +347,7 @@ def _note_row(
         "language": analyzed.language,
         "title": analyzed.title,
         "metadata": json.dumps(
-            {**analyzed.metadata, "ocr_pages": len(document.ocr_pages)}
-            if document.ocr_pages
-            else analyzed.metadata,
-            default=str,
-            ensure_ascii=False,
+            {**analyzed.metadata, **_ocr_metadata(document)}, default=str, ensure_ascii=False
         ),
         "encoding": document.encoding,
         "status": NoteStatus.INDEXED,
@@ -360,6 +356,15 @@ def _note_row(
         "day_source": analyzed.day.source if analyzed.day else None,
         "indexed_at": time.time(),
     }
+
+
+def _ocr_metadata(document: Document) -> dict[str, Any]:
+    """How many pages OCR read, and its words' places and boxes (the viewer's highlight),
+    each box to a ten-thousandth of its page."""
+    if not document.ocr_pages:
+        return {}
+    words = [[*w[:3], *(round(x, 4) for x in w[3:])] for w in document.ocr_words]
+    return {"ocr_pages": len(document.ocr_pages), "ocr_words": words}
 
 
 def _problem(

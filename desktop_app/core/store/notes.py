@@ -119,6 +119,22 @@ def _count(db: sqlite_utils.Database, status: NoteStatus) -> int:
     return int(db.execute("SELECT count(*) FROM notes WHERE status = ?", (status,)).fetchone()[0])
 
 
+def ocr_boxes(
+    db: sqlite_utils.Database, folder: str, path: str, start: int, end: int
+) -> list[tuple[int, tuple[float, float, float, float]]]:
+    """The words OCR read between `start` and `end` of a note's text: each one's 0-based page
+    and its box (left, top, right, bottom) as fractions of the page ([] where OCR read none)."""
+    words = note_metadata(db, folder, path).get("ocr_words")
+    if not isinstance(words, list):
+        return []
+    found = []
+    for word in words:
+        if isinstance(word, list) and len(word) == 7 and word[1] < end and word[2] > start:
+            page, _, _, left, top, right, bottom = word
+            found.append((int(page), (float(left), float(top), float(right), float(bottom))))
+    return found
+
+
 def page_starts(db: sqlite_utils.Database, folder: str, path: str) -> list[int]:
     """Where each page of an indexed PDF starts in its text ([] for other notes)."""
     pages = note_metadata(db, folder, path).get("pages")

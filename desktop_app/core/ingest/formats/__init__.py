@@ -28,6 +28,7 @@ _FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
 READ_BY_OCR = frozenset({"pdf", "image"})  # the modules whose `load` takes OCR's languages
 PageRead = Callable[[], None]  # told after each page OCR read
 KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}
+PICTURES = frozenset(KINDS["Pictures (read by OCR)"])
 _LOADERS = {suffix: module for module, suffixes in _FORMATS.values() for suffix in suffixes}
 SUFFIXES = frozenset(_LOADERS)
 ISOLATED = frozenset(s for s, module in _LOADERS.items() if module != "plain")

@@ -1,0 +1,86 @@
+"""A passage of a picture or of a scanned PDF page opens the picture (the page) with the words
+OCR read there highlighted where they stand (real widgets offscreen, real Tesseract)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+pytest.importorskip("pytestqt")
+
+from desktop_app.ui.main_window import MainWindow
+from tests.support.clicks import indexed_window
+from tests.support.documents import draw_page, write_scanned_text_pdf
+
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
+CZECH = ["Příliš žluťoučký kůň úpěl ďábelské ódy.", "Smlouva o nájmu bytu v Brně."]
+LETTER = ["Vážený pane, posíláme vám žluťoučký kůň zpět.", "Děkujeme za trpělivost."]
+
+
+@pytest.fixture
+def window(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> Iterator[MainWindow]:
+    source = tmp_path / "source"
+    source.mkdir()
+    picture = draw_page(CZECH)
+    picture.save(source / "tabule.png")
+    cover = [f"Odstavec {n}: Die Straße ist schön und breit." for n in range(8)]
+    write_scanned_text_pdf(source / "scan.pdf", [cover, LETTER])
+    yield from indexed_window(qtbot, tmp_path / "notes", source, quire_home)
+
+
+def _word_span(window: MainWindow, path: str, word: str) -> tuple[int, int]:
+    hits = window.quire.search(word, top_k=5)
+    hit = next(r for r in hits if r.path == path and word in r.text)
+    at = hit.start + hit.text.index(word)
+    return at, at + len(word)
+
+
+def test_a_picture_opens_with_the_cited_word_highlighted_where_it_stands(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    start, end = _word_span(window, "tabule.png", "nájmu")
+    assert window.viewer.open_passage(folder, "tabule.png", start, end, 1, 1)
+    view = window.viewer.pdf_page
+    assert window.viewer.views.currentWidget() is view and "read by OCR" in view_heading(window)
+    assert len(view.highlights) == 1
+    image = view.page_label.pixmap().toImage()
+    drawn_page = draw_page(CZECH)  # drawn the same again: where the word stands
+    left, top, right, bottom = drawn_page.info["boxes"]["nájmu"]
+    scale = image.width() / drawn_page.width
+    rect = view.highlights[0]
+    drawn = (left * scale, top * scale, right * scale, bottom * scale)
+    shown = (rect.x(), rect.y(), rect.x() + rect.width(), rect.y() + rect.height())
+    assert _overlap(shown, drawn) > 0.6, (shown, drawn)
+    tint = image.pixelColor(int(rect.center().x()), int(rect.y() + 1))
+    assert (tint.red(), tint.green(), tint.blue()) != (255, 255, 255)
+
+
+def test_a_scanned_pdf_page_opens_with_the_cited_words_highlighted(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    start, end = _word_span(window, "scan.pdf", "žluťoučký kůň")
+    assert window.viewer.open_passage(folder, "scan.pdf", start, end, 1, 1)
+    view = window.viewer.pdf_page
+    assert view.page == 2 and "p. 2" in view_heading(window)
+    assert len(view.highlights) == 2  # two words, each its box
+    image = view.page_label.pixmap().toImage()
+    for rect in view.highlights:
+        assert 0 < rect.x() < image.width() and 0 < rect.y() < image.height() / 2
+        assert rect.width() > rect.height() > 0  # a word's box on its line
+
+
+def view_heading(window: MainWindow) -> str:
+    return window.viewer.heading.text()
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union else 0.0
