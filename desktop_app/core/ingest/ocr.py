@@ -12,8 +12,10 @@ Runs where the file formats run: in the extraction worker (`extractor`), one pag
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -56,7 +58,6 @@ class ReadPage:
     language: str  # the Tesseract languages it was read with at last, e.g. "deu"
     turned: int  # degrees (counterclockwise) the picture was turned to be read upright
     confidence: float  # Tesseract's mean word confidence, 0–100
-    read_by: tuple[str, ...] = ()  # the language model that read each word
 
 
 def tessdata_dir() -> Path:
@@ -95,18 +96,83 @@ def read_page(image: Image.Image, dpi: int, languages: Sequence[str]) -> ReadPag
     """The text and word boxes on `image` (any mode; read in grey), scanned at `dpi`."""
     grey = image.convert("L")
     joined = "+".join(usable_languages(languages))
-    page = _read(grey, dpi, joined)
-    if page.confidence < LOW_CONFIDENCE:
+    lines, confidence = _read(grey, dpi, joined)
+    turn = 0
+    if confidence < LOW_CONFIDENCE:
         turn = _orientation(grey, dpi)
         if turn:
-            upright = _read(grey.rotate(turn, expand=True), dpi, joined)
-            if upright.confidence > page.confidence:
-                page = _turned_back(upright, turn)
-    own = _own_language(page, languages)
-    if own and own != page.language:
-        again = _read(grey.rotate(page.turned, expand=True) if page.turned else grey, dpi, own)
-        page = _turned_back(again, page.turned) if page.turned else again
-    return page
+            turned = grey.rotate(turn, expand=True)
+            upright, better = _read(turned, dpi, joined)
+            if better > confidence:
+                grey, lines, confidence = turned, upright, better
+            else:
+                turn = 0
+    own = _own_language(lines, languages)
+    if own:  # only the lines where another language's letters crept in are read again
+        lines = [_reread(grey, dpi, own, line) if _misread(line, own) else line for line in lines]
+    page = _page(lines, grey.size, own or joined, confidence)
+    return _turned_back(page, turn) if turn else page
+
+
+@dataclass
+class _Line:
+    """A line as Tesseract read it: each word, its box in pixels and the model that read it."""
+
+    words: list[tuple[str, tuple[int, int, int, int], str]]
+    paragraph: bool  # it starts a paragraph (or a block)
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        boxes = [box for _, box, _ in self.words]
+        return (
+            min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes),
+        )  # fmt: skip
+
+
+def _own_language(lines: list[_Line], languages: Sequence[str]) -> str:
+    """The page's language (Tesseract's code) when its words say which and some word with a
+    letter beyond ASCII was read by another language's model; "" to keep the page as read."""
+    usable = usable_languages(languages)
+    words = [word for line in lines for word in line.words]
+    if len(usable) < 2 or len(words) < 5:
+        return ""
+    by_iso = {ISO_639_1[code]: code for code in usable if code in ISO_639_1}
+    text = " ".join(content for content, _, _ in words)
+    own = by_iso.get(detect_language(text, candidates=list(by_iso)), "")
+    return own if own and any(_misread(line, own) for line in lines) else ""
+
+
+def _misread(line: _Line, own: str) -> bool:
+    return any(model and model != own and not text.isascii() for text, _, model in line.words)
+
+
+def _page(lines: list[_Line], size: tuple[int, int], language: str, confidence: float) -> ReadPage:
+    """The page's text (words joined by spaces, lines by a line break, paragraphs by a blank
+    line) with each word's and line's place in it and box (fractions of the picture)."""
+    width, height = float(size[0]), float(size[1])
+    parts: list[str] = []
+    words: list[Word] = []
+    placed: list[Line] = []
+    pos = 0
+    for line in lines:
+        if parts:
+            gap = "\n\n" if line.paragraph else "\n"
+            parts.append(gap)
+            pos += len(gap)
+        first = pos
+        for n, (content, (left, top, right, bottom), _) in enumerate(line.words):
+            if n:
+                parts.append(" ")
+                pos += 1
+            words.append((pos, pos + len(content), left / width, top / height, right / width,
+                          bottom / height))  # fmt: skip
+            parts.append(content)
+            pos += len(content)
+        x0, y0, x1, y1 = line.box
+        placed.append((first, pos, x0 / width, y0 / height, x1 / width, y1 / height,
+                       line.paragraph or not placed))  # fmt: skip
+    return ReadPage("".join(parts), tuple(words), tuple(placed), language, 0, confidence)
 
 
 # --- Tesseract ---------------------------------------------------------------------------
@@ -124,38 +190,59 @@ def _engine() -> Any:
     return tesserocr
 
 
-@lru_cache(maxsize=4)
-def _api(languages: str) -> Any:
+@lru_cache(maxsize=6)
+def _api(languages: str, one_line: bool = False) -> Any:
     tesserocr = _engine()
-    psm = tesserocr.PSM.OSD_ONLY if languages == "osd" else tesserocr.PSM.AUTO
+    psm = tesserocr.PSM.AUTO
+    if languages == "osd":
+        psm = tesserocr.PSM.OSD_ONLY
+    elif one_line:
+        psm = tesserocr.PSM.SINGLE_LINE
     api = tesserocr.PyTessBaseAPI(path=str(tessdata_dir()), lang=languages, psm=psm)
     api.SetVariable("thresholding_method", SAUVOLA)
     return api
 
 
-def _read(grey: Image.Image, dpi: int, languages: str) -> ReadPage:
+def _read(
+    grey: Image.Image,
+    dpi: int,
+    languages: str,
+    within: tuple[int, int, int, int] | None = None,
+) -> tuple[list[_Line], float]:
+    """The lines Tesseract reads on the picture (in the box `within`: one line, in pixels)
+    and its mean word confidence."""
     tesserocr = _engine()
-    with _LOCK:
-        api = _api(languages)
+    with _LOCK, _native_messages_muted():
+        api = _api(languages, one_line=within is not None)
         api.SetImage(grey)
         api.SetSourceResolution(dpi)
+        if within is not None:
+            left, top, right, bottom = within
+            api.SetRectangle(left, top, right - left, bottom - top)
         api.Recognize()
         iterator = api.GetIterator()  # None when the page has nothing Tesseract calls text
-        found = _words(tesserocr, iterator, grey.size) if iterator is not None else None
-        text, words, lines, models = found or ("", [], [], [])
-        confidence = float(api.MeanTextConf()) if words else 0.0
+        lines = _lines(tesserocr, iterator) if iterator is not None else []
+        confidence = float(api.MeanTextConf()) if lines else 0.0
         api.Clear()
-    return ReadPage(text, tuple(words), tuple(lines), languages, 0, confidence, tuple(models))
+    return lines, confidence
 
 
-def _words(
-    tesserocr: Any, iterator: Any, size: tuple[int, int]
-) -> tuple[str, list[Word], list[Line], list[str]]:
-    """The page's text (words joined by spaces, lines by a line break, paragraphs by a blank
-    line), each word's place in it and box, each line's, and the model that read each word."""
-    level, width, height = tesserocr.RIL, float(size[0]), float(size[1])
-    text = _Text()
-    models: list[str] = []
+def _reread(grey: Image.Image, dpi: int, own: str, line: _Line) -> _Line:
+    """`line` read again in the page's own language alone (a little more than its box)."""
+    left, top, right, bottom = line.box
+    margin = max(2, (bottom - top) // 3)
+    within = (
+        max(0, left - margin), max(0, top - margin),
+        min(grey.width, right + margin), min(grey.height, bottom + margin),
+    )  # fmt: skip
+    again, _ = _read(grey, dpi, own, within)
+    words = [word for read in again for word in read.words]
+    return _Line(words, line.paragraph) if words else line
+
+
+def _lines(tesserocr: Any, iterator: Any) -> list[_Line]:
+    level = tesserocr.RIL
+    lines: list[_Line] = []
     for word in tesserocr.iterate_level(iterator, level.WORD):
         try:
             content = (word.GetUTF8Text(level.WORD) or "").strip()
@@ -164,55 +251,35 @@ def _words(
         box = word.BoundingBox(level.WORD)
         if not content or box is None:
             continue
-        if word.IsAtBeginningOf(level.PARA) or word.IsAtBeginningOf(level.BLOCK):
-            text.new_line(paragraph=True)
-        elif word.IsAtBeginningOf(level.TEXTLINE):
-            text.new_line(paragraph=False)
-        left, top, right, bottom = box
-        text.add(content, (left / width, top / height, right / width, bottom / height))
-        models.append(word.WordRecognitionLanguage() or "")
-    text.new_line(paragraph=False)
-    return "".join(text.parts), text.words, text.lines, models
+        paragraph = word.IsAtBeginningOf(level.PARA) or word.IsAtBeginningOf(level.BLOCK)
+        if not lines or paragraph or word.IsAtBeginningOf(level.TEXTLINE):
+            lines.append(_Line([], paragraph))
+        lines[-1].words.append((content, tuple(box), word.WordRecognitionLanguage() or ""))
+    return lines
 
 
-class _Text:
-    """A page's text as it is put together word by word, with its words' and lines' places."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.words: list[Word] = []
-        self.lines: list[Line] = []
-        self.pos = 0
-        self._line: list[Word] = []
-        self._paragraph = True
-
-    def new_line(self, paragraph: bool) -> None:
-        if self._line:
-            first, last = self._line[0], self._line[-1]
-            box = (
-                min(w[2] for w in self._line), min(w[3] for w in self._line),
-                max(w[4] for w in self._line), max(w[5] for w in self._line),
-            )  # fmt: skip
-            self.lines.append((first[0], last[1], *box, self._paragraph))
-            self._line = []
-        self._paragraph = paragraph or not self.parts
-
-    def add(self, content: str, box: tuple[float, float, float, float]) -> None:
-        if self.parts:
-            gap = " " if self._line else "\n\n" if self._paragraph else "\n"
-            self.parts.append(gap)
-            self.pos += len(gap)
-        word = (self.pos, self.pos + len(content), *box)
-        self.words.append(word)
-        self._line.append(word)
-        self.parts.append(content)
-        self.pos += len(content)
+@contextmanager
+def _native_messages_muted() -> Iterator[None]:
+    """Leptonica writes its complaints ("Error in boxClipToRectangle") straight to the
+    process's standard error: nothing for a user to act on, so it goes nowhere meanwhile."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as sink:
+            os.dup2(sink.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _orientation(grey: Image.Image, dpi: int) -> int:
     """Degrees (counterclockwise) to turn the picture so its text stands upright: 0 when
     Tesseract's orientation detection cannot tell."""
-    with _LOCK:
+    with _LOCK, _native_messages_muted():
         api = _api("osd")
         api.SetImage(grey)
         api.SetSourceResolution(dpi)
@@ -223,21 +290,6 @@ def _orientation(grey: Image.Image, dpi: int) -> int:
     if not found:
         return 0
     return int(found.get("orient_deg", 0)) % 360
-
-
-def _own_language(page: ReadPage, languages: Sequence[str]) -> str:
-    """The page's language when it has words enough to say, and some word with a letter
-    beyond ASCII was read by another language's model; "" to keep the page as read."""
-    usable = usable_languages(languages)
-    if len(usable) < 2 or len(page.words) < 5:
-        return ""
-    by_iso = {ISO_639_1[code]: code for code in usable if code in ISO_639_1}
-    own = by_iso.get(detect_language(page.text, candidates=list(by_iso)), "")
-    misread = any(
-        model and model != own and not page.text[start:end].isascii()
-        for (start, end, *_), model in zip(page.words, page.read_by, strict=True)
-    )
-    return own if own and misread else ""
 
 
 def _turned_back(page: ReadPage, turn: int) -> ReadPage:
