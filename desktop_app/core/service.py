@@ -373,6 +373,8 @@ class Quire:
             changed.append("chunking")
         if set(new.ignored_types) != set(old.ignored_types):
             changed.append("file types")  # files of a type now read are indexed, others dropped
+        if (new.ocr, new.ocr_languages) != (old.ocr, old.ocr_languages):
+            changed.append("OCR")  # pictures and scans it left unread are looked at again
         if changed and self.live.index is not None:
             self.live.index.redo()  # interrupt the current pass and compare everything again
         if new.pause_vectors != old.pause_vectors and self.live.index is not None:

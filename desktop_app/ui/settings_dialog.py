@@ -156,7 +156,7 @@ class SettingsDialog(QDialog):
     def _switches(
         self, settings: Settings, memory: Callable[[], list[ProcessMemory]] | None
     ) -> None:
-        """Other languages, pausing vectors, and the memory line."""
+        """Other languages, pausing vectors, OCR, and the memory line."""
         self.companion = QCheckBox(f"Read other languages with {MULTILINGUAL} beside it")
         self.companion.setChecked(settings.multilingual_companion)
         self.companion.setToolTip(
@@ -168,6 +168,12 @@ class SettingsDialog(QDialog):
         self.pause_vectors.setToolTip(
             "Vectors are computed in a background process; while paused, new and changed notes "
             "are found by their words only. Keyword search and answers keep working."
+        )
+        self.ocr = QCheckBox(f"Read scans and pictures by OCR ({' '.join(settings.ocr_languages)})")
+        self.ocr.setChecked(settings.ocr)
+        self.ocr.setToolTip(
+            "Pictures and PDF pages without a text layer are read on this machine, about a "
+            "second a page; off, they are not read (what was read stays found)."
         )
         self.memory = QLabel()
         self.memory.setWordWrap(True)
@@ -217,6 +223,7 @@ class SettingsDialog(QDialog):
             ("Candidates per retriever", self.candidates),
             ("Passages shown", self.top_k),
             ("Files read", self._kinds_row()),
+            ("Scans and pictures", self.ocr),
             ("Colours", self.theme),
             ("Background work", self.pause_vectors),
             ("Memory in use", self.memory),
@@ -299,6 +306,7 @@ class SettingsDialog(QDialog):
             embedding_model=self.embedding_model.text().strip(),
             multilingual_companion=self.companion.isChecked(),
             pause_vectors=self.pause_vectors.isChecked(),
+            ocr=self.ocr.isChecked(),
             chunk_tokens=self.chunk_tokens.value(),
             context_tokens=self.context_tokens.value(),
             temperature=round(self.temperature.value(), 2),

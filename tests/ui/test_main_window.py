@@ -415,3 +415,27 @@ def test_removing_a_folder_drops_its_notes_but_not_its_files(
     (notes / "after.md").write_text("# After\n\nWritten after the folder was removed.\n", "utf-8")
     qtbot.wait(1500)  # past the debounce: a watcher still on the folder would index it
     assert window.quire.status(False).files == []
+
+
+def test_switching_ocr_off_leaves_new_pictures_unread_and_on_reads_them(
+    qtbot: QtBot, window: MainWindow, notes: Path
+) -> None:
+    from tests.support.documents import write_picture
+
+    def status_of(name: str) -> tuple[str, str]:
+        status = window.last_status
+        found = [f for f in status.files if f.path == name] if status is not None else []
+        return (str(found[0].status), found[0].reason) if found else ("", "")
+
+    dialog = window.open_settings()
+    assert dialog.ocr.isChecked() and "ces deu eng" in dialog.ocr.text()
+    dialog.ocr.setChecked(False)
+    dialog.accept()
+    assert not window.quire.settings.ocr
+    write_picture(notes / "tabule.png", ["Smlouva o nájmu bytu v Brně."])
+    qtbot.waitUntil(lambda: "OCR is off" in status_of("tabule.png")[1], timeout=INDEXED)
+    dialog = window.open_settings()
+    dialog.ocr.setChecked(True)
+    dialog.accept()
+    qtbot.waitUntil(lambda: status_of("tabule.png")[0] not in ("", "skipped"), timeout=INDEXED)
+    assert window.quire.search("nájmu bytu")[0].path == "tabule.png"
