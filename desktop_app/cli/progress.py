@@ -16,6 +16,7 @@ _LABELS = {
     Phase.INDEX: "Indexing",
     Phase.PARTS: "Preparing passages",
     Phase.EMBED: "Embedding",
+    Phase.OCR: "Reading scanned pages",
     Phase.DOWNLOAD: "Downloading",
 }
 _BLOCKS = ("█", "·", "…")

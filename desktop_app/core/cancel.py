@@ -38,6 +38,7 @@ class Phase(StrEnum):
     INDEX = "index"
     PARTS = "parts"  # sizing passages for the embedder
     EMBED = "embed"
+    OCR = "ocr"  # a scan's pages read by OCR (`detail`: the file)
     DOWNLOAD = "download"
 
 

@@ -130,6 +130,8 @@ class LiveController(QObject):
         self.progress_changed.emit(p.done, max(p.total, 1))
         if p.phase == Phase.EMBED:
             text = f"Computing vectors {p.done}/{p.total} — keyword search already works"
+        elif p.phase == Phase.OCR:
+            text = f"Reading {p.detail} by OCR: page {p.done} of {p.total}"
         elif p.phase == Phase.PARTS:
             text = f"Preparing passages {p.done}/{p.total} — keyword search already works"
         else:

@@ -236,3 +236,38 @@ def test_status_names_each_file_read_by_ocr_with_its_pages(tmp_path: Path) -> No
         "tabule.png": "read by OCR (1 page)",
         "plain.md": "",
     }
+
+
+def test_indexing_progress_counts_the_pages_ocr_reads(tmp_path: Path) -> None:
+    from desktop_app.core.cancel import Phase, Progress
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_scanned_text_pdf(notes / "scan.pdf", [CZECH, GERMAN, CZECH[::-1]])
+    seen: list[Progress] = []
+    quire = Quire.open(tmp_path / "home")
+    try:
+        quire.index([notes], seen.append, embed=False)
+    finally:
+        quire.close()
+    pages = [(p.done, p.total, p.detail) for p in seen if p.phase == Phase.OCR]
+    assert pages == [(1, 3, "scan.pdf"), (2, 3, "scan.pdf"), (3, 3, "scan.pdf")]
+
+
+def test_a_mixed_pdf_ocrs_only_its_pages_without_text(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=12)
+    pdf.add_page()
+    pdf.multi_cell(0, 6, "A typed page about the rent of the flat in Brno. " * 4)
+    pdf.add_page()
+    picture = draw_page(CZECH)
+    pdf.image(picture, x=10, y=10, w=picture.width * 25.4 / 300)
+    pdf.output(str(tmp_path / "mixed.pdf"))
+    with Extractor(ocr_languages=ocr.DEFAULT_LANGUAGES) as extractor:
+        document = extractor.load(tmp_path / "mixed.pdf", 10**8)
+    assert document.ocr_pages == (1,)
+    assert "typed page about the rent" in document.text[: document.pages[1]]
+    assert "žluťoučký kůň" in document.text[document.pages[1] :]
+    assert all(word[0] == 1 for word in document.ocr_words)

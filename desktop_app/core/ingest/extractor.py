@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -54,6 +55,7 @@ class Extractor:
     ) -> None:
         self.timeout = timeout
         self.ocr_languages = ocr_languages  # pictures and pages without text: () leaves them
+        self.on_page: Callable[[Path, int, int], None] | None = None  # (file, page, of pages)
         self.memory = memory
         self.cancel = cancel  # a stop or pause does not wait for a long extraction
         self._process: Any = None
@@ -84,7 +86,7 @@ class Extractor:
             conn = self._connection()
             conn.send((*request, self.ocr_languages))
         try:
-            return self._answer(conn)
+            return self._answer(conn, path)
         finally:
             self._cursor = max(self._cursor, self._next.get(request, 0))
             self._read_ahead()
@@ -125,7 +127,7 @@ class Extractor:
             self._in_flight.append(self._expected[self._cursor])
             self._cursor += 1
 
-    def _answer(self, conn: Connection) -> Document:
+    def _answer(self, conn: Connection, path: Path) -> Document:
         status: Extracted = Extracted.PAGE
         value: Any = None
         while status == Extracted.PAGE:
@@ -135,6 +137,8 @@ class Extractor:
                     f"extraction took longer than {self.timeout:.0f} s (damaged or endless file?)"
                 )
             status, value = self._received(conn)
+            if status == Extracted.PAGE and self.on_page is not None:
+                self.on_page(path, *value)
         if status == Extracted.OK:
             return Document(**value)
         raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
@@ -197,7 +201,7 @@ def serve(conn: Connection, memory: int) -> None:
             path, max_bytes, languages = conn.recv()
         except (EOFError, OSError):
             return
-        on_page = lambda: conn.send((Extracted.PAGE, None))  # noqa: E731
+        on_page = lambda page, pages: conn.send((Extracted.PAGE, (page, pages)))  # noqa: E731
         conn.send(_extract(Path(path), max_bytes, memory, languages, on_page))
 
 

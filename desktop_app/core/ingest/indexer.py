@@ -136,6 +136,9 @@ def _index_files(
     pending = Pending()
     # its worker starts with the first PDF, DOCX, web page or picture
     extractor = Extractor(cancel=cancel, ocr_languages=options.ocr_languages)
+    extractor.on_page = lambda path, page, pages: progress(
+        Progress(Phase.OCR, page, pages, path.name)
+    )
     extractor.expect(_to_extract(files, known, options))
     here = partial(analysis_pool.read_and_analyze, extract=extractor.load)
     ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))

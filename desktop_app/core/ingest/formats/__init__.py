@@ -26,7 +26,7 @@ _FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Pictures (read by OCR)": ("image", (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")),
 }
 READ_BY_OCR = frozenset({"pdf", "image"})  # the modules whose `load` takes OCR's languages
-PageRead = Callable[[], None]  # told after each page OCR read
+PageRead = Callable[[int, int], None]  # told after each page OCR read: (page, of pages)
 KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}
 PICTURES = frozenset(KINDS["Pictures (read by OCR)"])
 _LOADERS = {suffix: module for module, suffixes in _FORMATS.values() for suffix in suffixes}

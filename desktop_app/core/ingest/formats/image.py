@@ -25,7 +25,7 @@ def load(
     path: Path,
     max_bytes: int,
     languages: Sequence[str] = (),
-    on_page: Callable[[], None] | None = None,
+    on_page: Callable[[int, int], None] | None = None,
 ) -> Document:
     """`max_bytes` is checked by `formats.load`; `languages`: Tesseract's codes, () for none
     (the picture is then not read: OCR is off); `on_page` hears when it was read."""
@@ -37,7 +37,7 @@ def load(
     picture, dpi = open_picture(path)
     page = ocr.read_page(picture, dpi, languages)
     if on_page is not None:
-        on_page()
+        on_page(1, 1)
     if not page.text.strip():
         raise NoteSkipped("no text found in the picture")
     words = tuple(

@@ -30,7 +30,7 @@ MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no te
 # Fonts' names that say bold, and fixed pitch.
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
 _MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
-PageRead = Callable[[], None]  # told after each page OCR read (the extractor's time limit)
+PageRead = Callable[[int, int], None]  # told after each page OCR read: (page, of pages)
 
 
 def load(
@@ -51,7 +51,7 @@ def load(
                 read_by_ocr[i] = read = _ocr_page(pdf, i, languages)
                 shown, page_lines = read.text, _ocr_lines(read, i, pdf.get_page_size(i))
                 if on_page is not None:
-                    on_page()
+                    on_page(i + 1, len(pdf))
             texts.append(shown)
             lines += page_lines
         outline = _sections(pdf)
