@@ -94,16 +94,34 @@ tail -n 1 "$scratch/ask-de.jsonl" | grep -q '10 g' || fail "the answer lacks the
 
 step "the window (Quire.exe) under Xvfb"
 shot="$scratch/window.png"
+found="$scratch/window.txt"
 # Wine's desktop process started by the steps above has no display: end it, so that the window
 # gets one started under Xvfb.
 wineserver --kill
 wineserver --wait
+# The window must be Quire's own: a visible window titled exactly "Quire", as large as the main
+# window opens (an error box such as "Failed to start embedded python interpreter!" carries the
+# app's name too, but is small). Its geometry is written down, then the window is captured.
 # shellcheck disable=SC2016  # expanded by the inner shell, from its arguments
 xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
     wine "$1\\Quire.exe" >/dev/null 2>&1 &
-    timeout 300 xdotool search --sync --onlyvisible --name "Quire" >/dev/null && sleep 10
-    import -window root "$2"  # after the first paint
-    wineserver --kill' _ "$app" "$shot" || true
+    if timeout 300 xdotool search --sync --onlyvisible --name "^Quire$" >/dev/null; then
+        sleep 10  # after the first paint; then the largest window of that title is kept
+        for wid in $(xdotool search --onlyvisible --name "^Quire$"); do
+            xdotool getwindowgeometry --shell "$wid" | tr "\n" " "; echo
+        done | awk "{for (i = 1; i <= NF; i++) { split(\$i, kv, \"=\"); v[kv[1]] = kv[2] }
+                     print v[\"WIDTH\"] * v[\"HEIGHT\"], \$0}" \
+            | sort -n | tail -n 1 | cut -d" " -f2- | tr " " "\n" >"$3"
+        import -window root "$2"
+    fi
+    wineserver --kill' _ "$app" "$shot" "$found" || true
+[ -s "$found" ] || fail "no visible window titled Quire appeared"
+# shellcheck disable=SC1090  # WIDTH and HEIGHT from xdotool
+. "$found"
+echo "window: ${WIDTH}x${HEIGHT}"
+if [ "${WIDTH:-0}" -lt 640 ] || [ "${HEIGHT:-0}" -lt 400 ]; then
+    fail "the window titled Quire is ${WIDTH:-?}x${HEIGHT:-?}: an error box, not Quire's window"
+fi
 [ -s "$shot" ] || fail "no screenshot"
 colours=$(convert "$shot" -format %k info:)
 echo "screenshot: $shot, $colours colours"
