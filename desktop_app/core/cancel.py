@@ -38,8 +38,8 @@ class Phase(StrEnum):
     INDEX = "index"
     PARTS = "parts"  # sizing passages for the embedder
     EMBED = "embed"
-    OCR = "ocr"  # a scan's pages read by OCR (`detail`: the file)
     DOWNLOAD = "download"
+    OCR = "ocr"  # a scan's pages read by OCR (`detail`: the file)
 
 
 @dataclass(frozen=True)

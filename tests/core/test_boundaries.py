@@ -87,7 +87,7 @@ def test_self_test_passes_offline(tmp_path: Path) -> None:
     assert out.returncode == 0, report
     assert set(report["checks"]) == {
         "fts5", "tiktoken", "embedding_model", "multilingual_embedding_model", "vector_worker",
-        "chat_model", "index_and_search", "pdf", "word_lists", "qt_offscreen",
+        "chat_model", "index_and_search", "ocr", "pdf", "word_lists", "qt_offscreen",
     }  # fmt: skip
     assert all(check["ok"] for check in report["checks"].values())
     worker = "spawn" if sys.platform == "win32" else "forkserver"

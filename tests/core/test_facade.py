@@ -295,7 +295,7 @@ def test_the_status_json_is_the_dict_status_once_was() -> None:
                       "pending_embedding": 6},
            "migrations": ["0001_initial"], "integrity": None,
            "files": [{"folder": "/notes", "path": "a.md", "status": "pending embedding",
-                      "reason": "", "language": "en", "chunks": 3}],
+                      "reason": "", "language": "en", "chunks": 3, "ocr_pages": 0}],
            "recovery": record, "companion_model": None}  # fmt: skip
     assert json.dumps(as_json(status), indent=2) == json.dumps(old, indent=2)
     assert status.recovery is not None and (status.recovery.at, status.recovery.message) == (

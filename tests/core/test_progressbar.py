@@ -44,7 +44,7 @@ def test_every_phase_has_a_label_and_its_json_is_its_old_string() -> None:
     from desktop_app.cli.progress import _LABELS
 
     assert set(_LABELS) == set(Phase)
-    assert [p.value for p in Phase] == ["index", "parts", "embed", "download"]
+    assert [p.value for p in Phase] == ["index", "parts", "embed", "download", "ocr"]
     progress = dataclasses.asdict(Progress(Phase.DOWNLOAD, 1, 2))
     assert json.dumps(progress) == '{"phase": "download", "done": 1, "total": 2, "detail": ""}'
     assert Progress(Phase.EMBED, 0, 0).phase == "embed"  # a StrEnum: equal to its string

@@ -238,7 +238,8 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live: Live, vault: Pa
     files = {f.path: f for f in quire.status().files}
     assert files["empty.md"].status == NoteStatus.SKIPPED and "empty" in files["empty.md"].reason
     assert files["binary.md"].status == NoteStatus.SKIPPED
-    assert "picture.png" not in files
+    assert files["picture.png"].status == NoteStatus.FAILED  # a picture, but a broken one
+    assert "picture" in files["picture.png"].reason
     assert paths_for(quire, "chata") == ["utf16.md"]
     assert paths_for(quire, "potoka") == ["czech.txt"]
     assert "CP1250" in files["czech.txt"].reason or "decoded" in files["czech.txt"].reason

@@ -33,9 +33,19 @@ SAUVOLA = "2"  # Tesseract's local thresholding: uneven light (a photo) stays re
 LOW_CONFIDENCE = 80.0  # a page read worse than this (0–100) may be turned: Tesseract's OSD says
 # Tesseract's codes (ISO 639-2/T) of the languages Quire's language identification knows.
 ISO_639_1 = {
-    "ces": "cs", "deu": "de", "eng": "en", "fra": "fr", "spa": "es", "ita": "it",
-    "pol": "pl", "slk": "sk", "nld": "nl", "por": "pt", "dan": "da", "swe": "sv",
-}  # fmt: skip
+    "ces": "cs",
+    "deu": "de",
+    "eng": "en",
+    "fra": "fr",
+    "spa": "es",
+    "ita": "it",
+    "pol": "pl",
+    "slk": "sk",
+    "nld": "nl",
+    "por": "pt",
+    "dan": "da",
+    "swe": "sv",
+}
 
 # (start, end) of a word in the page's text and its box (left, top, right, bottom) as
 # fractions of the picture's width and height (upright as stored, whatever was read).
@@ -125,9 +135,11 @@ class _Line:
     def box(self) -> tuple[int, int, int, int]:
         boxes = [box for _, box, _ in self.words]
         return (
-            min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes),
-        )  # fmt: skip
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
 
 
 def _own_language(lines: list[_Line], languages: Sequence[str]) -> str:
@@ -165,13 +177,30 @@ def _page(lines: list[_Line], size: tuple[int, int], language: str, confidence: 
             if n:
                 parts.append(" ")
                 pos += 1
-            words.append((pos, pos + len(content), left / width, top / height, right / width,
-                          bottom / height))  # fmt: skip
+            words.append(
+                (
+                    pos,
+                    pos + len(content),
+                    left / width,
+                    top / height,
+                    right / width,
+                    bottom / height,
+                )
+            )
             parts.append(content)
             pos += len(content)
         x0, y0, x1, y1 = line.box
-        placed.append((first, pos, x0 / width, y0 / height, x1 / width, y1 / height,
-                       line.paragraph or not placed))  # fmt: skip
+        placed.append(
+            (
+                first,
+                pos,
+                x0 / width,
+                y0 / height,
+                x1 / width,
+                y1 / height,
+                line.paragraph or not placed,
+            )
+        )
     return ReadPage("".join(parts), tuple(words), tuple(placed), language, 0, confidence)
 
 
@@ -232,9 +261,11 @@ def _reread(grey: Image.Image, dpi: int, own: str, line: _Line) -> _Line:
     left, top, right, bottom = line.box
     margin = max(2, (bottom - top) // 3)
     within = (
-        max(0, left - margin), max(0, top - margin),
-        min(grey.width, right + margin), min(grey.height, bottom + margin),
-    )  # fmt: skip
+        max(0, left - margin),
+        max(0, top - margin),
+        min(grey.width, right + margin),
+        min(grey.height, bottom + margin),
+    )
     again, _ = _read(grey, dpi, own, within)
     words = [word for read in again for word in read.words]
     return _Line(words, line.paragraph) if words else line

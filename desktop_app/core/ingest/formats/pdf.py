@@ -114,9 +114,21 @@ def _ocr_lines(read: ocr.ReadPage, page: int, size: tuple[float, float]) -> list
         pitch, above = (above - baseline if above is not None else 0.0), baseline
         type_size = round(2 * height * (bottom - top) / 1.2) / 2
         lines.append(
-            (page, start, end, type_size, False, 400, left * width, right * width, baseline,
-             paragraph and n > 0, False, pitch)
-        )  # fmt: skip
+            (
+                page,
+                start,
+                end,
+                type_size,
+                False,
+                400,
+                left * width,
+                right * width,
+                baseline,
+                paragraph and n > 0,
+                False,
+                pitch,
+            )
+        )
     return lines
 
 
