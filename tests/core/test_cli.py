@@ -128,9 +128,7 @@ def test_status_json_keeps_its_keys_in_their_order(
         list(f) == ["folder", "path", "status", "reason", "language", "chunks", "ocr_pages"]
         for f in status["files"]
     )
-    statuses = {f["path"]: f["status"] for f in status["files"]}
-    assert statuses.pop("picture.png") == "failed"  # the fixture's picture is only a PNG header
-    assert set(statuses.values()) <= {"indexed", "pending embedding", "skipped"}
+    assert {f["status"] for f in status["files"]} <= {"indexed", "pending embedding", "skipped"}
     assert all(isinstance(m, str) for m in status["migrations"]) and status["recovery"] is None
 
 

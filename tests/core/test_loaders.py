@@ -38,11 +38,11 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
         read_note(big, max_bytes=1000)
 
 
-def test_walk_skips_hidden_folders_and_editor_files_and_finds_pictures(notes_dir: Path) -> None:
+def test_walk_skips_hidden_folders_attachments_and_editor_files(notes_dir: Path) -> None:
     (notes_dir / "draft.md~").write_text("backup", "utf-8")
     (notes_dir / ".#lock.md").write_text("lock", "utf-8")
     found = sorted(p.relative_to(notes_dir).as_posix() for p in walk_notes(notes_dir))
-    assert found == ["garten.txt", "kolo.md", "picture.png", "sync/settings.md"]
+    assert found == ["garten.txt", "kolo.md", "sync/settings.md"]
 
 
 def test_a_file_that_disappears_while_being_read_fails_cleanly(tmp_path: Path) -> None:

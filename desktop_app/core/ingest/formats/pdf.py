@@ -42,11 +42,13 @@ def load(
     texts: list[str] = []
     lines: list[MeasuredLine] = []
     read_by_ocr: dict[int, ocr.ReadPage] = {}
-    can_ocr = bool(languages) and not ocr.unavailable()
+    can_ocr: bool | None = None if languages else False  # asked at the first page without text
     try:
         for i in range(len(pdf)):
             raw, measured = _read_page(pdf, i, measure=True)
             shown, page_lines = measured or (visible(raw), [])
+            if len(shown.strip()) < MIN_TEXT_PER_PAGE and can_ocr is None:
+                can_ocr = not ocr.unavailable()
             if can_ocr and len(shown.strip()) < MIN_TEXT_PER_PAGE:
                 read_by_ocr[i] = read = _ocr_page(pdf, i, languages)
                 shown, page_lines = read.text, _ocr_lines(read, i, pdf.get_page_size(i))
@@ -70,7 +72,7 @@ def load(
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
-        warning=_empty_pages(empty, len(texts), can_ocr),
+        warning=_empty_pages(empty, len(texts), bool(can_ocr)),
         pages=tuple(pages),
         sections=tuple((pages[n], p) for n, p in outline if n < len(pages)),
         title=title or path.stem.replace("_", " ").replace("-", " "),
