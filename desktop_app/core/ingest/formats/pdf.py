@@ -41,19 +41,13 @@ def load(
     pdf = open_pdf(path)
     texts: list[str] = []
     lines: list[MeasuredLine] = []
-    read_by_ocr: dict[int, ocr.ReadPage] = {}
-    can_ocr: bool | None = None if languages else False  # asked at the first page without text
+    scans = _Scans(languages, on_page)
     try:
         for i in range(len(pdf)):
             raw, measured = _read_page(pdf, i, measure=True)
             shown, page_lines = measured or (visible(raw), [])
-            if len(shown.strip()) < MIN_TEXT_PER_PAGE and can_ocr is None:
-                can_ocr = not ocr.unavailable()
-            if can_ocr and len(shown.strip()) < MIN_TEXT_PER_PAGE:
-                read_by_ocr[i] = read = _ocr_page(pdf, i, languages)
-                shown, page_lines = read.text, _ocr_lines(read, i, pdf.get_page_size(i))
-                if on_page is not None:
-                    on_page(i + 1, len(pdf))
+            if len(shown.strip()) < MIN_TEXT_PER_PAGE:
+                shown, page_lines = scans.read(pdf, i, shown, page_lines)
             texts.append(shown)
             lines += page_lines
         outline = _sections(pdf)
@@ -64,7 +58,7 @@ def load(
         raise NoteSkipped("empty PDF (no pages)")
     empty = sum(1 for t in texts if len(t.strip()) < MIN_TEXT_PER_PAGE)
     if empty == len(texts):
-        raise NoteSkipped("no text found, even by OCR" if can_ocr else "no text layer (scanned?)")
+        raise NoteSkipped("no text found, even by OCR" if scans.can else "no text layer (scanned?)")
     pages, pos = [], 0
     for t in texts:
         pages.append(pos)
@@ -72,18 +66,40 @@ def load(
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
-        warning=_empty_pages(empty, len(texts), bool(can_ocr)),
+        warning=_empty_pages(empty, len(texts), bool(scans.can)),
         pages=tuple(pages),
         sections=tuple((pages[n], p) for n, p in outline if n < len(pages)),
         title=title or path.stem.replace("_", " ").replace("-", " "),
         lines=tuple(lines),
-        ocr_pages=tuple(read_by_ocr),
+        ocr_pages=tuple(scans.read_by_ocr),
         ocr_words=tuple(
             (n, pages[n] + a, pages[n] + b, left, top, right, bottom)
-            for n, read in read_by_ocr.items()
+            for n, read in scans.read_by_ocr.items()
             for a, b, left, top, right, bottom in read.words
         ),
     )
+
+
+class _Scans:
+    """The pages of one PDF without a text layer, read by OCR where it can run."""
+
+    def __init__(self, languages: Sequence[str], on_page: PageRead | None) -> None:
+        self.languages, self.on_page = languages, on_page
+        self.can: bool | None = None if languages else False  # asked at the first such page
+        self.read_by_ocr: dict[int, ocr.ReadPage] = {}
+
+    def read(
+        self, pdf: Any, index: int, shown: str, lines: list[MeasuredLine]
+    ) -> tuple[str, list[MeasuredLine]]:
+        """Page `index`'s text and lines, by OCR when it can run (else as they were)."""
+        if self.can is None:
+            self.can = not ocr.unavailable()
+        if not self.can:
+            return shown, lines
+        self.read_by_ocr[index] = read = _ocr_page(pdf, index, self.languages)
+        if self.on_page is not None:
+            self.on_page(index + 1, len(pdf))
+        return read.text, _ocr_lines(read, index, pdf.get_page_size(index))
 
 
 def _empty_pages(empty: int, pages: int, can_ocr: bool) -> str:
