@@ -48,6 +48,10 @@ passed = [name for name, check in report["checks"].items() if check.get("ok")]
 print(f"self-test: {len(passed)}/{len(report['checks'])} passed")
 print("vector worker:", report["checks"].get("vector_worker"))  # spawned on Windows
 print("chat model:", report["checks"].get("chat_model"))
+ocr = report["checks"].get("ocr", {})
+print("ocr:", ocr)  # the bundled scanned page read in the extraction worker
+if not (ocr.get("ok") and ocr.get("engine", "").startswith("Tesseract 5")):
+    sys.exit(f"OCR did not read the bundled scanned page: {ocr}")
 sys.exit(0 if report["ok"] else f"self-test failed: {json.dumps(report, ensure_ascii=False)}")
 PY
 
