@@ -43,6 +43,8 @@ class Settings:
     # codes, those Quire has data for: ces, deu, eng); `ocr` off leaves them unread.
     ocr: bool = True
     ocr_languages: list[str] = field(default_factory=lambda: ["ces", "deu", "eng"])
+    # Folders whose scans and pictures are left unread even with OCR on (the Folders list's menu).
+    ocr_off_folders: list[str] = field(default_factory=list)
     # Embedding model: a local sentence-transformers folder; empty means the bundled MiniLM.
     embedding_model: str = ""
     # Beside an English-only embedding model, the bundled multilingual one reads questions and

@@ -182,13 +182,26 @@ class Quire:
             self._slot.replace(lambda h: dataclasses.replace(h, embedder=embedder))
         return problem
 
-    def index_options(self) -> indexer.IndexOptions:
+    def index_options(self, folder: Path | None = None) -> indexer.IndexOptions:
+        """How notes are read, in `folder` (OCR can be off for one folder)."""
         return indexer.IndexOptions(
             chunk_tokens=self.settings.chunk_tokens,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
             suffixes=formats.SUFFIXES - set(self.settings.ignored_types),
-            ocr_languages=tuple(self.settings.ocr_languages) if self.settings.ocr else (),
+            ocr_languages=tuple(self.settings.ocr_languages) if self.ocr_in(folder) else (),
         )
+
+    def ocr_in(self, folder: Path | None) -> bool:
+        """Whether scans and pictures in `folder` are read by OCR (Settings, and the folder's
+        own switch)."""
+        off = folder is not None and str(folder.resolve()) in self.settings.ocr_off_folders
+        return self.settings.ocr and not off
+
+    def set_ocr_in(self, folder: Path, on: bool) -> None:
+        """Switch OCR on or off for one folder (saved; the folder is looked at again)."""
+        key = str(folder.resolve())
+        off = [f for f in self.settings.ocr_off_folders if f != key] + ([] if on else [key])
+        self.apply_settings(dataclasses.replace(self.settings, ocr_off_folders=off))
 
     def index(
         self,
@@ -213,7 +226,7 @@ class Quire:
         reports = []
         for folder in folders:
             report = indexer.index_folder(
-                handle.database, folder, self.index_options(), progress, cancel
+                handle.database, folder, self.index_options(folder), progress, cancel
             )
             reports.append(FolderReport(str(folder.resolve()), report))
         if embed and self.embedder_problem() is None:
@@ -373,7 +386,8 @@ class Quire:
             changed.append("chunking")
         if set(new.ignored_types) != set(old.ignored_types):
             changed.append("file types")  # files of a type now read are indexed, others dropped
-        if (new.ocr, new.ocr_languages) != (old.ocr, old.ocr_languages):
+        ocr = (new.ocr, new.ocr_languages, set(new.ocr_off_folders))
+        if ocr != (old.ocr, old.ocr_languages, set(old.ocr_off_folders)):
             changed.append("OCR")  # pictures and scans it left unread are looked at again
         if changed and self.live.index is not None:
             self.live.index.redo()  # interrupt the current pass and compare everything again

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -14,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QStyle,
     QTableView,
@@ -51,6 +59,7 @@ class FoldersPanel(QWidget):
     add_requested = Signal()
     remove_requested = Signal(Path)
     pause_toggled = Signal(bool)
+    ocr_toggled = Signal(Path, bool)  # a folder, and whether its scans are read by OCR
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,13 +85,19 @@ class FoldersPanel(QWidget):
         buttons = QHBoxLayout()
         for button in (self.add_button, self.remove_button, self.pause_button):
             buttons.addWidget(button)
+        self.ocr_off: set[str] = set()  # folders (resolved) whose scans are left unread
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("<b>Folders</b>"))
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
 
-    def show_folders(self, folders: list[Path], files: list[FileStatus]) -> None:
+    def show_folders(
+        self, folders: list[Path], files: list[FileStatus], ocr_off: set[str] | None = None
+    ) -> None:
+        self.ocr_off = set() if ocr_off is None else ocr_off
         current = self.list.currentRow()
         self.list.clear()
         for folder in folders:
@@ -92,6 +107,8 @@ class FoldersPanel(QWidget):
                 lines.append(f"{s.pending} notes waiting for vectors")
             if s.problems:
                 lines.append(f"{s.problems} skipped or failed")
+            if str(folder.resolve()) in self.ocr_off:
+                lines.append("scans and pictures not read (OCR off)")
             item = QListWidgetItem("\n".join(lines))
             item.setToolTip(str(folder))
             item.setData(Qt.ItemDataRole.UserRole, str(folder))
@@ -102,6 +119,20 @@ class FoldersPanel(QWidget):
         item = self.list.currentItem()
         if item is not None:
             self.remove_requested.emit(Path(item.data(Qt.ItemDataRole.UserRole)))
+
+    def ocr_menu(self, folder: Path) -> QMenu:
+        """The folder's menu: its OCR switch."""
+        menu = QMenu(self)
+        action = menu.addAction("Read scans and pictures here (OCR)")
+        action.setCheckable(True)
+        action.setChecked(str(folder.resolve()) not in self.ocr_off)
+        action.toggled.connect(lambda on: self.ocr_toggled.emit(folder, on))
+        return menu
+
+    def _menu(self, at: QPoint) -> None:
+        item = self.list.itemAt(at)
+        if item is not None:
+            self.ocr_menu(Path(item.data(Qt.ItemDataRole.UserRole))).exec(self.list.mapToGlobal(at))
 
     def _toggle_pause(self, paused: bool) -> None:
         icon = QStyle.StandardPixmap.SP_MediaPlay if paused else QStyle.StandardPixmap.SP_MediaPause

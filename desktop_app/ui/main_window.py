@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         self.folders_panel.add_requested.connect(self.add_folder)
         self.folders_panel.remove_requested.connect(lambda f: self.live_status.remove_folder(f))
         self.folders_panel.pause_toggled.connect(lambda p: self.live_status.set_paused(p))
+        self.folders_panel.ocr_toggled.connect(self.set_ocr_in)
         self.conversations_pane = ConversationsPane(self.quire)
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -171,7 +172,8 @@ class MainWindow(QMainWindow):
             self.progress_bar.setValue(done)
 
     def _show_status(self, status: IndexStatus) -> None:
-        self.folders_panel.show_folders(self.quire.live.folders, status.files)
+        off = set(self.quire.settings.ocr_off_folders)
+        self.folders_panel.show_folders(self.quire.live.folders, status.files, off)
         self.files.show_status(status)
 
     def _tell_recovery(self, message: str, problems: str) -> None:
@@ -280,6 +282,11 @@ class MainWindow(QMainWindow):
         dialog = self.open_settings()
         dialog.tabs.setCurrentWidget(dialog.models_page)
         return dialog
+
+    def set_ocr_in(self, folder: Path, on: bool) -> None:
+        """One folder's OCR switch (its menu in the Folders list)."""
+        self.quire.set_ocr_in(folder, on)
+        self.live_status.refresh_status()
 
     def apply_settings(self, settings: Settings) -> None:
 

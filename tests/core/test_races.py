@@ -47,7 +47,7 @@ def test_changing_the_folder_list_never_hides_a_kept_folder_from_another_thread(
     for folder in (kept, *others):
         folder.mkdir()
     database = Database(tmp_path / "q.sqlite")
-    live = LiveIndex(database, [*others, kept], IndexOptions, no_embedding)
+    live = LiveIndex(database, [*others, kept], lambda _: IndexOptions(), no_embedding)
     note = str(kept.resolve() / "note.md")
     rounds, missed = 150, []
     start, end, churned = threading.Barrier(2), threading.Barrier(2), threading.Event()

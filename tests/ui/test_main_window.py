@@ -439,3 +439,29 @@ def test_switching_ocr_off_leaves_new_pictures_unread_and_on_reads_them(
     dialog.accept()
     qtbot.waitUntil(lambda: status_of("tabule.png")[0] not in ("", "skipped"), timeout=INDEXED)
     assert window.quire.search("nájmu bytu")[0].path == "tabule.png"
+
+
+def test_a_folders_menu_switches_ocr_off_for_that_folder_alone(
+    qtbot: QtBot, window: MainWindow, notes: Path
+) -> None:
+    from tests.support.documents import write_picture
+
+    def reason_of(name: str) -> str:
+        status = window.last_status
+        found = [f for f in status.files if f.path == name] if status is not None else []
+        return found[0].reason if found else ""
+
+    qtbot.waitUntil(lambda: window.ready, timeout=INDEXED)
+    action = window.folders_panel.ocr_menu(notes).actions()[0]
+    assert action.isCheckable() and action.isChecked()
+    action.setChecked(False)  # what unticking it in the folder's menu does
+    assert window.quire.settings.ocr_off_folders == [str(notes.resolve())]
+    assert window.quire.settings.ocr and not window.quire.ocr_in(notes)
+    write_picture(notes / "tabule.png", ["Smlouva o nájmu bytu v Brně."])
+    qtbot.waitUntil(lambda: "OCR is off" in reason_of("tabule.png"), timeout=INDEXED)
+    shown = window.folders_panel.list.item(0).text()
+    assert "OCR off" in shown
+    assert not window.folders_panel.ocr_menu(notes).actions()[0].isChecked()
+    window.folders_panel.ocr_menu(notes).actions()[0].setChecked(True)
+    qtbot.waitUntil(lambda: reason_of("tabule.png") == "" and window.ready, timeout=INDEXED)
+    assert window.quire.search("nájmu bytu")[0].path == "tabule.png"

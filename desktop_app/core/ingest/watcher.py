@@ -50,7 +50,7 @@ class LiveIndex:
         self,
         database: Database,
         folders: Iterable[Path],
-        options: Callable[[], IndexOptions],
+        options: Callable[[Path], IndexOptions],
         embed: EmbedPass,
         on_change: ChangeCallback = lambda _: None,
         debounce: float = DEBOUNCE_SECONDS,
@@ -326,7 +326,7 @@ class LiveIndex:
         for folder in self.folders:
             try:
                 report = indexer.index_folder(
-                    self.database, folder, self.options(), self.progress, cancel=self._work
+                    self.database, folder, self.options(folder), self.progress, cancel=self._work
                 )
             except Cancelled:
                 return False
@@ -369,7 +369,7 @@ class LiveIndex:
                 by_folder.setdefault(folder, []).append(rel)
         for folder, rels in by_folder.items():
             try:
-                report = indexer.index_paths(self.database, folder, rels, self.options())
+                report = indexer.index_paths(self.database, folder, rels, self.options(folder))
             except DiskFull as exc:
                 self._disk_full(exc, paths=[(folder, rel) for rel in rels])
                 continue
