@@ -271,3 +271,24 @@ def test_a_mixed_pdf_ocrs_only_its_pages_without_text(tmp_path: Path) -> None:
     assert "typed page about the rent" in document.text[: document.pages[1]]
     assert "žluťoučký kůň" in document.text[document.pages[1] :]
     assert all(word[0] == 1 for word in document.ocr_words)
+
+
+def test_the_command_line_says_which_files_ocr_read_and_what_it_is_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], quire_home: Path
+) -> None:
+    import json
+
+    from desktop_app import cli
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_scanned_text_pdf(notes / "scan.pdf", [CZECH, GERMAN])
+    assert cli.main(["index", "--no-embed", str(notes)]) == 0
+    _, err = capsys.readouterr()
+    assert "Reading scanned pages" in err  # the progress counts its pages
+    assert cli.main(["status"]) == 0
+    out, _ = capsys.readouterr()
+    assert "pending embedding: scan.pdf — read by OCR (2 pages)" in out  # --no-embed
+    assert cli.main(["status", "--json"]) == 0
+    files = json.loads(capsys.readouterr().out)["files"]
+    assert [(f["path"], f["ocr_pages"]) for f in files] == [("scan.pdf", 2)]
