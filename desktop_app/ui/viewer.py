@@ -164,6 +164,8 @@ class PassageViewer(QWidget):
         page, local_start, local_end = span_on_page(pages, start, end)
         self.views.setCurrentWidget(self.pdf_page)  # first: the page fits the pane's width
         on_page = [box for at, box in read if at == page - 1]
+        if on_page:  # a scanned page: its text is OCR's, not the few characters of its layer
+            local_start = local_end = 0
         self.pdf_page.show_span(note, page, local_start, local_end, on_page)
         self._show_images(note, "")
         return page

@@ -187,7 +187,7 @@ def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -
         reasons = {path: (status, reason) for path, status, reason in report.problems}
         assert reasons["locked.pdf"][0] == "failed" and "encrypted" in reasons["locked.pdf"][1]
         assert reasons["truncated.pdf"][0] == "failed"
-        assert reasons["scan.pdf"] == ("skipped", "no text found, even by OCR")
+        assert reasons["scan.pdf"] == ("skipped", "no text found by OCR (ces deu eng)")
         assert reasons["crafted.pdf"][0] == "failed" and reasons["crafted.pdf"][1]
         assert reasons["junk.docx"][0] == "failed" and "Word" in reasons["junk.docx"][1]
         assert reasons["huge.html"][0] == "skipped" and "too large" in reasons["huge.html"][1]

@@ -292,3 +292,57 @@ def test_the_command_line_says_which_files_ocr_read_and_what_it_is_reading(
     assert cli.main(["status", "--json"]) == 0
     files = json.loads(capsys.readouterr().out)["files"]
     assert [(f["path"], f["ocr_pages"]) for f in files] == [("scan.pdf", 2)]
+
+
+def test_a_picture_is_opened_only_as_the_format_its_name_says(tmp_path: Path) -> None:
+    """PostScript named .png would run Ghostscript under Pillow's EPS reader: never opened."""
+    eps = tmp_path / "drawing.png"
+    eps.write_bytes(b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\nshowpage\n")
+    with pytest.raises(NoteFailed, match="not a picture Quire can read"):
+        formats.load(eps, 10**8, ocr.DEFAULT_LANGUAGES)
+
+
+def test_a_very_tall_screenshot_is_read_smaller_not_ended(tmp_path: Path) -> None:
+    """Tesseract ends its process on a side over 32,767 pixels: such a picture is scaled."""
+    from PIL import Image
+
+    tall = Image.new("L", (1000, 33_000), 255)
+    tall.paste(draw_page(CZECH, width=1000), (0, 0))
+    page = ocr.read_page(tall, 300, ocr.DEFAULT_LANGUAGES)  # in this process: a crash ends it
+    assert "Smlouva" in page.text
+
+
+def test_a_picture_without_text_is_not_read_again_while_its_bytes_stay(tmp_path: Path) -> None:
+    from PIL import Image
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    Image.new("L", (400, 300), 255).save(notes / "blank.png")
+    quire = Quire.open(tmp_path / "home")
+    try:
+        first = quire.index([notes], embed=False)[0].report
+        assert first.problems == [("blank.png", "skipped", "no text found by OCR (ces deu eng)")]
+        again = quire.index([notes], embed=False)[0].report
+        assert (again.unchanged, again.problems) == (1, [])
+    finally:
+        quire.close()
+
+
+def test_a_multi_page_tiff_says_only_its_first_page_is_read(tmp_path: Path) -> None:
+    first, second = draw_page(CZECH), draw_page(GERMAN)
+    first.save(tmp_path / "fax.tif", save_all=True, append_images=[second])
+    document = formats.load(tmp_path / "fax.tif", 10**8, ocr.DEFAULT_LANGUAGES)
+    assert "žluťoučký" in document.text and "Straße" not in document.text
+    assert document.warning == "only the first of its 2 pages is read"
+
+
+def test_a_long_scan_past_the_page_cap_says_how_many_pages_were_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop_app.core.ingest.formats import pdf
+
+    monkeypatch.setattr(pdf, "MAX_OCR_PAGES", 2)
+    scan = write_scanned_text_pdf(tmp_path / "book.pdf", [CZECH, GERMAN, CZECH])
+    document = formats.load(scan, 10**8, ocr.DEFAULT_LANGUAGES)
+    assert document.ocr_pages == (0, 1)
+    assert "1 pages left unread (OCR reads 2 of a file)" in document.warning

@@ -138,7 +138,11 @@ class Extractor:
                 )
             status, value = self._received(conn)
             if status == Extracted.PAGE and self.on_page is not None:
-                self.on_page(path, *value)
+                try:
+                    self.on_page(path, *value)
+                except BaseException:  # the rest of this file's answer stays in the pipe
+                    self.close()
+                    raise
         if status == Extracted.OK:
             return Document(**value)
         raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)

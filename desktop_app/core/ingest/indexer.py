@@ -183,7 +183,7 @@ def _to_read_ahead(
             stat = path.stat()
         except OSError:
             continue
-        if names.storable(rel) == rel and not _unchanged(note, stat):
+        if names.storable(rel) == rel and not _unchanged(note, stat, options):
             jobs.append(_job(rel, path, note, options, stat))
     return jobs
 
@@ -212,7 +212,7 @@ def _to_extract(
         if unsupported or formats.suffix_of(rel) not in formats.ISOLATED:
             continue
         try:
-            if _unchanged(known.get(names.storable(rel)), path.stat()):
+            if _unchanged(known.get(names.storable(rel)), path.stat(), options):
                 continue
         except OSError:
             continue
@@ -300,7 +300,7 @@ def _index_file(
     except OSError as exc:
         reason = f"cannot stat: {exc.strerror or exc}"
         return _problem(folder_id, key, known, report, NoteStatus.FAILED, reason)
-    if _unchanged(known, stat):
+    if _unchanged(known, stat, options):
         report.unchanged += 1
         return None  # a skipped or failed file is looked at again: a permission fix or a
         # larger size limit changes no mtime, and every run reports every problem
@@ -326,9 +326,15 @@ def _index_file(
     return NoteRows(note, analyzed, replaces=known is not None)
 
 
-def _unchanged(known: KnownNote | None, stat: os.stat_result) -> bool:
-    """Indexed before with this size and time: not read again."""
-    if not known or known.status != NoteStatus.INDEXED:
+def _unchanged(
+    known: KnownNote | None, stat: os.stat_result, options: IndexOptions | None = None
+) -> bool:
+    """Indexed before with this size and time (or found to hold no text by OCR in the same
+    languages: a folder of photos is not read again at every start): not read again."""
+    if not known:
+        return False
+    empty = options is not None and known.reason == ocr.nothing_found(options.ocr_languages)
+    if known.status != NoteStatus.INDEXED and not (known.status == NoteStatus.SKIPPED and empty):
         return False
     return (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
 

@@ -4,8 +4,9 @@ tesserocr (Apache-2.0 / MIT), with the language data Quire ships (resources/tess
 Each word keeps its box on the picture, so a citation opens the picture with the cited words
 highlighted. A page is read with every language the user reads (`ces+deu+eng` by default);
 when its words say which language the page is in, and some word was read with another
-language's letters (German `ä` read as Czech `á`), the page is read again in its own language.
+language's letters (German `ä` read as Czech `á`), those lines are read again in its language.
 A page that reads poorly is checked for being turned (90°, 180°, 270°) and read upright.
+The lines where another language's letters crept in are read again in the page's language.
 
 Runs where the file formats run: in the extraction worker (`extractor`), one page at a time.
 """
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 DEFAULT_LANGUAGES = ("ces", "deu", "eng")
 PHOTO_DPI = 300  # a picture says nothing of its scale: read it as a scan at this resolution
 SAUVOLA = "2"  # Tesseract's local thresholding: uneven light (a photo) stays readable
+MAX_SIDE = 30_000  # Tesseract ends the process on a side over 32,767 pixels
 LOW_CONFIDENCE = 80.0  # a page read worse than this (0–100) may be turned: Tesseract's OSD says
 # Tesseract's codes (ISO 639-2/T) of the languages Quire's language identification knows.
 ISO_639_1 = {
@@ -64,10 +66,17 @@ class ReadPage:
 
     text: str
     words: tuple[Word, ...]
-    lines: tuple[Line, ...]
-    language: str  # the Tesseract languages it was read with at last, e.g. "deu"
+    lines: tuple[Line, ...]  # upright, as read: boxes on the picture turned by `turned`
+    language: str  # the page's own language ("deu") when lines were read again in it, else
+    # the languages it was read with ("ces+deu+eng")
     turned: int  # degrees (counterclockwise) the picture was turned to be read upright
     confidence: float  # Tesseract's mean word confidence, 0–100
+
+
+def nothing_found(languages: Sequence[str]) -> str:
+    """Why a picture or a scan is skipped when OCR found no text: the same bytes read with
+    the same languages are not read again."""
+    return f"no text found by OCR ({' '.join(languages)})"
 
 
 def tessdata_dir() -> Path:
@@ -105,10 +114,14 @@ def usable_languages(wanted: Sequence[str]) -> list[str]:
 def read_page(image: Image.Image, dpi: int, languages: Sequence[str]) -> ReadPage:
     """The text and word boxes on `image` (any mode; read in grey), scanned at `dpi`."""
     grey = image.convert("L")
+    if max(grey.size) > MAX_SIDE:  # a long screenshot: smaller, in proportion
+        factor = MAX_SIDE / max(grey.size)
+        size = (max(1, round(grey.width * factor)), max(1, round(grey.height * factor)))
+        grey, dpi = grey.resize(size), max(1, round(dpi * factor))
     joined = "+".join(usable_languages(languages))
     lines, confidence = _read(grey, dpi, joined)
     turn = 0
-    if confidence < LOW_CONFIDENCE:
+    if lines and confidence < LOW_CONFIDENCE:
         turn = _orientation(grey, dpi)
         if turn:
             turned = grey.rotate(turn, expand=True)
@@ -150,13 +163,20 @@ def _own_language(lines: list[_Line], languages: Sequence[str]) -> str:
     if len(usable) < 2 or len(words) < 5:
         return ""
     by_iso = {ISO_639_1[code]: code for code in usable if code in ISO_639_1}
+    if len(by_iso) < 2:
+        return ""
     text = " ".join(content for content, _, _ in words)
     own = by_iso.get(detect_language(text, candidates=list(by_iso)), "")
     return own if own and any(_misread(line, own) for line in lines) else ""
 
 
 def _misread(line: _Line, own: str) -> bool:
-    return any(model and model != own and not text.isascii() for text, _, model in line.words)
+    """A word with a letter beyond ASCII (not a curly quote or a dash) read by another
+    language's model."""
+    return any(
+        model and model != own and any(ch.isalpha() and not ch.isascii() for ch in text)
+        for text, _, model in line.words
+    )
 
 
 def _page(lines: list[_Line], size: tuple[int, int], language: str, confidence: float) -> ReadPage:
@@ -248,11 +268,13 @@ def _read(
         if within is not None:
             left, top, right, bottom = within
             api.SetRectangle(left, top, right - left, bottom - top)
-        api.Recognize()
-        iterator = api.GetIterator()  # None when the page has nothing Tesseract calls text
-        lines = _lines(tesserocr, iterator) if iterator is not None else []
-        confidence = float(api.MeanTextConf()) if lines else 0.0
-        api.Clear()
+        try:
+            api.Recognize()
+            iterator = api.GetIterator()  # None when the page has nothing Tesseract calls text
+            lines = _lines(tesserocr, iterator) if iterator is not None else []
+            confidence = float(api.MeanTextConf()) if lines else 0.0
+        finally:
+            api.Clear()
     return lines, confidence
 
 
@@ -332,8 +354,7 @@ def _turned_back(page: ReadPage, turn: int) -> ReadPage:
         return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
     words = tuple((a, b, *box_back(box)) for a, b, *box in page.words)
-    lines = tuple((a, b, *box_back(rest[:4]), bool(rest[4])) for a, b, *rest in page.lines)
-    return replace(page, words=words, lines=lines, turned=turn)
+    return replace(page, words=words, turned=turn)  # its lines stay upright, as measured
 
 
 # A point (fractions) on the picture turned counterclockwise by the key, back on the picture.

@@ -176,7 +176,7 @@ def file_statuses(db: sqlite_utils.Database) -> list[FileStatus]:
         "SELECT f.path, n.path, n.status, n.reason, n.language,"
         " (SELECT count(*) FROM chunks c WHERE c.note_id = n.id),"
         f" (SELECT count(*) FROM chunks c WHERE c.note_id = n.id AND {waits_for_vectors(db)}),"
-        " json_extract(n.metadata, '$.ocr_pages')"
+        " CASE WHEN json_valid(n.metadata) THEN json_extract(n.metadata, '$.ocr_pages') END"
         " FROM notes n JOIN folders f ON f.id = n.folder_id ORDER BY f.path, n.path"
     ).fetchall():
         status = NoteStatus(stored)

@@ -58,7 +58,9 @@ def load(
         raise NoteSkipped("empty PDF (no pages)")
     empty = sum(1 for t in texts if len(t.strip()) < MIN_TEXT_PER_PAGE)
     if empty == len(texts):
-        raise NoteSkipped("no text found, even by OCR" if scans.can else "no text layer (scanned?)")
+        if scans.can:
+            raise NoteSkipped(ocr.nothing_found(languages))
+        raise NoteSkipped("no text layer (scanned?)")
     pages, pos = [], 0
     for t in texts:
         pages.append(pos)
@@ -66,7 +68,9 @@ def load(
     return Document(
         PAGE_BREAK.join(texts),
         markdown=False,
-        warning=_empty_pages(empty, len(texts), bool(scans.can)),
+        warning="; ".join(
+            w for w in (_empty_pages(empty, len(texts), bool(scans.can)), scans.warning) if w
+        ),
         pages=tuple(pages),
         sections=tuple((pages[n], p) for n, p in outline if n < len(pages)),
         title=title or path.stem.replace("_", " ").replace("-", " "),
@@ -87,6 +91,17 @@ class _Scans:
         self.languages, self.on_page = languages, on_page
         self.can: bool | None = None if languages else False  # asked at the first such page
         self.read_by_ocr: dict[int, ocr.ReadPage] = {}
+        self.left = 0  # pages past MAX_OCR_PAGES
+        self.failed: list[str] = []  # why pages could not be read
+
+    @property
+    def warning(self) -> str:
+        said = []
+        if self.left:
+            said.append(f"{self.left} pages left unread (OCR reads {MAX_OCR_PAGES} of a file)")
+        if self.failed:
+            said.append(f"{len(self.failed)} pages OCR could not read ({self.failed[0]})")
+        return "; ".join(said)
 
     def read(
         self, pdf: Any, index: int, shown: str, lines: list[MeasuredLine]
@@ -96,7 +111,15 @@ class _Scans:
             self.can = not ocr.unavailable()
         if not self.can:
             return shown, lines
-        self.read_by_ocr[index] = read = _ocr_page(pdf, index, self.languages)
+        if len(self.read_by_ocr) >= MAX_OCR_PAGES:
+            self.left += 1
+            return shown, lines
+        try:
+            read = _ocr_page(pdf, index, self.languages)
+        except Exception as exc:  # one page that cannot be rendered or read: the rest can
+            self.failed.append(f"page {index + 1}: {type(exc).__name__}: {exc}")
+            return shown, lines
+        self.read_by_ocr[index] = read
         if self.on_page is not None:
             self.on_page(index + 1, len(pdf))
         return read.text, _ocr_lines(read, index, pdf.get_page_size(index))
@@ -109,6 +132,7 @@ def _empty_pages(empty: int, pages: int, can_ocr: bool) -> str:
 
 
 OCR_DPI = 300
+MAX_OCR_PAGES = 500  # a long scanned book; past it a crafted PDF of blank pages costs no more
 OCR_MAX_PIXELS = 40_000_000  # a page larger than A2 at 300 dpi is read at a lower resolution
 
 
@@ -124,7 +148,7 @@ def _ocr_lines(read: ocr.ReadPage, page: int, size: tuple[float, float]) -> list
     """OCR's lines as `read_lines` measures a text layer's (in points, from the page's
     bottom), so a scanned page's headings and paragraphs are read as a text page's are. A
     line's type size is its box's height over 1.2 (ascenders to descenders), to half points."""
-    width, height = size
+    width, height = size[::-1] if read.turned in (90, 270) else size  # its lines stand upright
     lines: list[MeasuredLine] = []
     above: float | None = None
     for n, (start, end, left, top, right, bottom, paragraph) in enumerate(read.lines):
