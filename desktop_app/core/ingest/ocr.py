@@ -354,7 +354,7 @@ def _turned_back(page: ReadPage, turn: int) -> ReadPage:
         return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
     words = tuple((a, b, *box_back(box)) for a, b, *box in page.words)
-    return replace(page, words=words, turned=turn)  # its lines stay upright, as measured
+    return replace(page, words=words, turned=turn)  # its lines stay upright (`_ocr_lines`)
 
 
 # A point (fractions) on the picture turned counterclockwise by the key, back on the picture.
