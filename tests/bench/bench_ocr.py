@@ -126,19 +126,34 @@ def error_rate(read: str, truth: str) -> float:
 
 
 class Raw:
-    """Plain tesserocr, one API with the same languages, on the same picture."""
+    """Plain tesserocr, one API with the same languages, on the same file: the picture
+    decoded by Pillow, a PDF page rendered by pypdfium2 at 300 dpi (as Quire must)."""
 
     def __init__(self, languages: str) -> None:
         import tesserocr
 
         self.api = tesserocr.PyTessBaseAPI(path=str(ocr.tessdata_dir()), lang=languages)
 
-    def seconds(self, picture: Any, dpi: int) -> float:
+    def seconds(self, path: Path, page: int = 0, dpi: int = 300) -> float:
         started = time.perf_counter()
-        self.api.SetImage(picture)
+        self.api.SetImage(self.picture(path, page))
         self.api.SetSourceResolution(dpi)
         self.api.GetUTF8Text()
         return time.perf_counter() - started
+
+    @staticmethod
+    def picture(path: Path, page: int) -> Any:
+        if path.suffix != ".pdf":
+            from PIL import Image
+
+            return Image.open(path)
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(path)
+        try:
+            return pdf[page].render(scale=300 / 72, grayscale=True).to_pil()
+        finally:
+            pdf.close()
 
 
 @dataclass
@@ -155,34 +170,33 @@ class Row:
 
 def write_forms(
     paras: list[Paragraph], where: Path, rng: random.Random
-) -> dict[str, list[tuple[Path, int, Any, str]]]:
-    """Each paragraph in each form: (file, page in it, the picture raw Tesseract reads, truth)."""
-    out: dict[str, list[tuple[Path, int, Any, str]]] = {form: [] for form in FORMS}
+) -> dict[str, list[tuple[Path, str]]]:
+    """Each paragraph in each form: (the file, the text drawn on its one page)."""
+    out: dict[str, list[tuple[Path, str]]] = {form: [] for form in FORMS}
     for form in FORMS:
         (where / form).mkdir(parents=True)
     for p in paras:
         clean = draw(p.text)
         png = where / FORMS[0] / f"{p.name}.png"
         clean.save(png, dpi=(300, 300))
-        out[FORMS[0]].append((png, 0, clean, p.text))
+        out[FORMS[0]].append((png, p.text))
         shot = photo(clean, rng)
         jpg = where / FORMS[1] / f"{p.name}.jpg"
         shot.save(jpg, quality=60)
-        out[FORMS[1]].append((jpg, 0, shot, p.text))
+        out[FORMS[1]].append((jpg, p.text))
         pdf = image_pdf([clean], where / FORMS[2] / f"{p.name}.pdf")
-        out[FORMS[2]].append((pdf, 0, clean, p.text))
+        out[FORMS[2]].append((pdf, p.text))
     return out
 
 
 def read_and_time(
-    files: list[tuple[Path, int, Any, str]], row: Row, raw: Raw, languages: tuple[str, ...]
+    files: list[tuple[Path, str]], row: Row, raw: Raw, languages: tuple[str, ...]
 ) -> None:
-    for path, _, picture, truth in files:
+    for path, truth in files:
         started = time.perf_counter()
         document = formats.load(path, 10**9, languages)
         row.quire += time.perf_counter() - started
-        dpi = 300 if path.suffix != ".jpg" else ocr.PHOTO_DPI
-        row.raw += raw.seconds(picture, dpi)
+        row.raw += raw.seconds(path, 0, 300 if path.suffix != ".jpg" else ocr.PHOTO_DPI)
         row.errors.append(error_rate(document.text, truth))
         row.pages += 1
 
@@ -257,7 +271,7 @@ def real_document(work: Path, raw: Raw) -> Row:
     ends = [*document.pages[1:], len(document.text)]
     for n, (start, end) in enumerate(zip(document.pages, ends, strict=True)):
         row.errors.append(error_rate(document.text[start:end], truths[n]))
-        row.raw += raw.seconds(pages[n], 300)
+        row.raw += raw.seconds(scanned, n)
         row.pages += 1
     row.hit_ocr = row.hit_text = float("nan")
     return row

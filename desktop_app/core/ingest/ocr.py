@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 DEFAULT_LANGUAGES = ("ces", "deu", "eng")
 PHOTO_DPI = 300  # a picture says nothing of its scale: read it as a scan at this resolution
 SAUVOLA = "2"  # Tesseract's local thresholding: uneven light (a photo) stays readable
+# Grey levels between the darkest and the lightest paper of a picture past which its light is
+# uneven (a photo) and Sauvola reads it; evenly lit paper (a scan) reads as well, and faster,
+# with Tesseract's global threshold.
+UNEVEN_LIGHT = 24
 MAX_SIDE = 30_000  # Tesseract ends the process on a side over 32,767 pixels
 LOW_CONFIDENCE = 80.0  # a page read worse than this (0–100) may be turned: Tesseract's OSD says
 # Tesseract's codes (ISO 639-2/T) of the languages Quire's language identification knows.
@@ -119,20 +123,23 @@ def read_page(image: Image.Image, dpi: int, languages: Sequence[str]) -> ReadPag
         size = (max(1, round(grey.width * factor)), max(1, round(grey.height * factor)))
         grey, dpi = grey.resize(size), max(1, round(dpi * factor))
     joined = "+".join(usable_languages(languages))
-    lines, confidence = _read(grey, dpi, joined)
+    read = partial(_read, local=_uneven_light(grey))
+    lines, confidence = read(grey, dpi, joined)
     turn = 0
     if lines and confidence < LOW_CONFIDENCE:
         turn = _orientation(grey, dpi)
         if turn:
             turned = grey.rotate(turn, expand=True)
-            upright, better = _read(turned, dpi, joined)
+            upright, better = read(turned, dpi, joined)
             if better > confidence:
                 grey, lines, confidence = turned, upright, better
             else:
                 turn = 0
     own = _own_language(lines, languages)
     if own:  # only the lines where another language's letters crept in are read again
-        lines = [_reread(grey, dpi, own, line) if _misread(line, own) else line for line in lines]
+        lines = [
+            _reread(read, grey, dpi, own, line) if _misread(line, own) else line for line in lines
+        ]
     page = _page(lines, grey.size, own or joined, confidence)
     return _turned_back(page, turn) if turn else page
 
@@ -239,8 +246,23 @@ def _engine() -> Any:
     return tesserocr
 
 
-@lru_cache(maxsize=6)
-def _api(languages: str, one_line: bool = False) -> Any:
+def _uneven_light(grey: Image.Image) -> bool:
+    """Whether the paper's brightness varies across the picture (`UNEVEN_LIGHT`): the text
+    filtered out of a small copy, the lightest and darkest twentieth of the paper compared."""
+    from PIL import ImageFilter
+
+    factor = max(1, min(8, min(grey.size) // 16))
+    paper = grey.reduce(factor).filter(ImageFilter.MaxFilter(7)).histogram()
+    total, seen, levels = sum(paper), 0, list[int]()
+    for level, count in enumerate(paper):
+        seen += count
+        while len(levels) < 2 and seen >= total * (0.05, 0.95)[len(levels)]:
+            levels.append(level)
+    return len(levels) == 2 and levels[1] - levels[0] > UNEVEN_LIGHT
+
+
+@lru_cache(maxsize=8)
+def _api(languages: str, one_line: bool = False, local: bool = True) -> Any:
     tesserocr = _engine()
     psm = tesserocr.PSM.AUTO
     if languages == "osd":
@@ -248,7 +270,7 @@ def _api(languages: str, one_line: bool = False) -> Any:
     elif one_line:
         psm = tesserocr.PSM.SINGLE_LINE
     api = tesserocr.PyTessBaseAPI(path=str(tessdata_dir()), lang=languages, psm=psm)
-    api.SetVariable("thresholding_method", SAUVOLA)
+    api.SetVariable("thresholding_method", SAUVOLA if local else "0")
     return api
 
 
@@ -257,12 +279,13 @@ def _read(
     dpi: int,
     languages: str,
     within: tuple[int, int, int, int] | None = None,
+    local: bool = True,
 ) -> tuple[list[_Line], float]:
     """The lines Tesseract reads on the picture (in the box `within`: one line, in pixels)
-    and its mean word confidence."""
+    and its mean word confidence; `local`: Sauvola's threshold, else Otsu's."""
     tesserocr = _engine()
     with _LOCK, _native_messages_muted():
-        api = _api(languages, one_line=within is not None)
+        api = _api(languages, one_line=within is not None, local=local)
         api.SetImage(grey)
         api.SetSourceResolution(dpi)
         if within is not None:
@@ -278,7 +301,13 @@ def _read(
     return lines, confidence
 
 
-def _reread(grey: Image.Image, dpi: int, own: str, line: _Line) -> _Line:
+def _reread(
+    read: Callable[..., tuple[list[_Line], float]],
+    grey: Image.Image,
+    dpi: int,
+    own: str,
+    line: _Line,
+) -> _Line:
     """`line` read again in the page's own language alone (a little more than its box)."""
     left, top, right, bottom = line.box
     margin = max(2, (bottom - top) // 3)
@@ -288,7 +317,7 @@ def _reread(grey: Image.Image, dpi: int, own: str, line: _Line) -> _Line:
         min(grey.width, right + margin),
         min(grey.height, bottom + margin),
     )
-    again, _ = _read(grey, dpi, own, within)
+    again, _ = read(grey, dpi, own, within)
     words = [word for read in again for word in read.words]
     return _Line(words, line.paragraph) if words else line
 
