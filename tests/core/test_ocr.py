@@ -346,3 +346,13 @@ def test_a_long_scan_past_the_page_cap_says_how_many_pages_were_left(
     document = formats.load(scan, 10**8, ocr.DEFAULT_LANGUAGES)
     assert document.ocr_pages == (0, 1)
     assert "1 pages left unread (OCR reads 2 of a file)" in document.warning
+
+
+def test_uneven_light_is_told_from_an_evenly_lit_page() -> None:
+    """A photo's uneven light needs Sauvola's local threshold; a scan reads with the global one."""
+    from PIL import Image, ImageChops
+
+    page = draw_page(CZECH)
+    light = Image.linear_gradient("L").resize(page.size).point(lambda v: 255 - v // 4)
+    assert not ocr._uneven_light(page)
+    assert ocr._uneven_light(ImageChops.multiply(page, light))
