@@ -318,8 +318,11 @@ def _reread(
         min(grey.height, bottom + margin),
     )
     again, _ = read(grey, dpi, own, within)
-    words = [word for read in again for word in read.words]
-    return _Line(words, line.paragraph) if words else line
+    words = [word for reread in again for word in reread.words]
+    # The same words, read better: a re-read that splits or merges more than one word (a
+    # neighbouring line's edge in the box) is not trusted over the first reading.
+    trusted = words and abs(len(words) - len(line.words)) <= 1
+    return _Line(words, line.paragraph) if trusted else line
 
 
 def _lines(tesserocr: Any, iterator: Any) -> list[_Line]:
