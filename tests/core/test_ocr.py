@@ -17,7 +17,7 @@ from desktop_app.core.ingest import formats, ocr
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 from desktop_app.settings import Settings
-from tests.support.documents import draw_page, write_picture, write_scanned_text_pdf
+from tests.support.documents import draw_page, overlap, write_picture, write_scanned_text_pdf
 
 pytestmark = pytest.mark.usefixtures("fake_embedder")
 
@@ -72,7 +72,7 @@ def test_each_word_keeps_its_box_on_the_picture() -> None:
         left, top, right, bottom = picture.info["boxes"][word]
         width, height = picture.size
         drawn = (left / width, top / height, right / width, bottom / height)
-        assert _overlap(box, drawn) > 0.6, (word, box, drawn)
+        assert overlap(box, drawn) > 0.6, (word, box, drawn)
 
 
 @pytest.mark.parametrize("turn", [90, 180, 270])
@@ -84,7 +84,7 @@ def test_a_turned_page_is_read_upright_with_boxes_where_the_words_are(turn: int)
     start = page.text.index("Bahnhof")
     box = next(w[2:] for w in page.words if w[0] == start)
     x0, y0, x1, y1 = _turned(upright.info["boxes"]["Bahnhof"], upright.size, turn)
-    assert _overlap(box, (x0, y0, x1, y1)) > 0.6, (box, (x0, y0, x1, y1))
+    assert overlap(box, (x0, y0, x1, y1)) > 0.6, (box, (x0, y0, x1, y1))
 
 
 def test_german_umlauts_are_not_read_as_czech_letters() -> None:
@@ -167,15 +167,6 @@ def test_a_picture_read_in_the_worker_fails_there_when_it_is_not_one(tmp_path: P
         pytest.raises(NoteFailed, match="not a picture"),
     ):
         extractor.load(fake, 10**8)
-
-
-def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    """Intersection over union of two boxes (left, top, right, bottom)."""
-    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = width * height
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union else 0.0
 
 
 def _turned(

@@ -304,3 +304,12 @@ def write_scanned_text_pdf(path: Path, pages: list[list[str]]) -> Path:
         pdf.image(picture, x=10, y=10, w=picture.width * 25.4 / 300)  # placed at 300 dpi
     pdf.output(str(path))
     return path
+
+
+def overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Intersection over union of two boxes (left, top, right, bottom)."""
+    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union else 0.0

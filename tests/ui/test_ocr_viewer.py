@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 
 from desktop_app.ui.main_window import MainWindow
 from tests.support.clicks import indexed_window
-from tests.support.documents import draw_page, write_scanned_text_pdf
+from tests.support.documents import draw_page, overlap, write_scanned_text_pdf
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("fake_embedder")]
 CZECH = ["Příliš žluťoučký kůň úpěl ďábelské ódy.", "Smlouva o nájmu bytu v Brně."]
@@ -54,7 +54,7 @@ def test_a_picture_opens_with_the_cited_word_highlighted_where_it_stands(
     rect = view.highlights[0]
     drawn = (left * scale, top * scale, right * scale, bottom * scale)
     shown = (rect.x(), rect.y(), rect.x() + rect.width(), rect.y() + rect.height())
-    assert _overlap(shown, drawn) > 0.6, (shown, drawn)
+    assert overlap(shown, drawn) > 0.6, (shown, drawn)
     tint = image.pixelColor(int(rect.center().x()), int(rect.y() + 1))
     assert (tint.red(), tint.green(), tint.blue()) != (255, 255, 255)
 
@@ -76,11 +76,3 @@ def test_a_scanned_pdf_page_opens_with_the_cited_words_highlighted(
 
 def view_heading(window: MainWindow) -> str:
     return window.viewer.heading.text()
-
-
-def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = width * height
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union else 0.0
