@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import NamedTuple
@@ -27,6 +28,7 @@ MeasuredLine = tuple[int, int, int, float, bool, int, float, float, float, bool,
 # A word read by OCR: 0-based page (0 for a picture), start and end in the document's text, and
 # its box (left, top, right, bottom) as fractions of the page's (picture's) width and height.
 OcrWord = tuple[int, int, int, float, float, float, float]
+PageRead = Callable[[int, int], None]  # told after each page OCR read: (page, of pages)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 from desktop_app.core import processes
 from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.ingest import formats
-from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.document import Document, PageRead
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 
@@ -214,7 +214,7 @@ def _extract(
     max_bytes: int,
     memory: int,
     languages: tuple[str, ...] = (),
-    on_page: formats.PageRead | None = None,
+    on_page: PageRead | None = None,
 ) -> tuple[Extracted, Any]:
     failed = Extracted.FAILED
     try:

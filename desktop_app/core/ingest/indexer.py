@@ -326,14 +326,12 @@ def _index_file(
     return NoteRows(note, analyzed, replaces=known is not None)
 
 
-def _unchanged(
-    known: KnownNote | None, stat: os.stat_result, options: IndexOptions | None = None
-) -> bool:
+def _unchanged(known: KnownNote | None, stat: os.stat_result, options: IndexOptions) -> bool:
     """Indexed before with this size and time (or found to hold no text by OCR in the same
     languages: a folder of photos is not read again at every start): not read again."""
     if not known:
         return False
-    empty = options is not None and known.reason == ocr.nothing_found(options.ocr_languages)
+    empty = known.reason == ocr.nothing_found(options.ocr_languages)
     if known.status != NoteStatus.INDEXED and not (known.status == NoteStatus.SKIPPED and empty):
         return False
     return (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns)

@@ -89,7 +89,12 @@ def tessdata_dir() -> Path:
 
 def installed_languages() -> list[str]:
     """The languages whose data Quire has (Tesseract codes)."""
-    return sorted(p.stem for p in tessdata_dir().glob("*.traineddata") if p.stem != "osd")
+    return list(_installed())
+
+
+@lru_cache(maxsize=1)
+def _installed() -> tuple[str, ...]:  # the folder is part of the install: read once
+    return tuple(sorted(p.stem for p in tessdata_dir().glob("*.traineddata") if p.stem != "osd"))
 
 
 def unavailable() -> str:
@@ -122,7 +127,8 @@ def read_page(image: Image.Image, dpi: int, languages: Sequence[str]) -> ReadPag
         factor = MAX_SIDE / max(grey.size)
         size = (max(1, round(grey.width * factor)), max(1, round(grey.height * factor)))
         grey, dpi = grey.resize(size), max(1, round(dpi * factor))
-    joined = "+".join(usable_languages(languages))
+    usable = usable_languages(languages)
+    joined = "+".join(usable)
     read = partial(_read, local=_uneven_light(grey))
     lines, confidence = read(grey, dpi, joined)
     turn = 0
@@ -135,7 +141,7 @@ def read_page(image: Image.Image, dpi: int, languages: Sequence[str]) -> ReadPag
                 grey, lines, confidence = turned, upright, better
             else:
                 turn = 0
-    own = _own_language(lines, languages)
+    own = _own_language(lines, usable)
     if own:  # only the lines where another language's letters crept in are read again
         lines = [
             _reread(read, grey, dpi, own, line) if _misread(line, own) else line for line in lines
@@ -162,10 +168,10 @@ class _Line:
         )
 
 
-def _own_language(lines: list[_Line], languages: Sequence[str]) -> str:
-    """The page's language (Tesseract's code) when its words say which and some word with a
-    letter beyond ASCII was read by another language's model; "" to keep the page as read."""
-    usable = usable_languages(languages)
+def _own_language(lines: list[_Line], usable: list[str]) -> str:
+    """The page's language (Tesseract's code, one of `usable`) when its words say which and
+    some word with a letter beyond ASCII was read by another language's model; "" to keep the
+    page as read."""
     words = [word for line in lines for word in line.words]
     if len(usable) < 2 or len(words) < 5:
         return ""
@@ -190,6 +196,10 @@ def _page(lines: list[_Line], size: tuple[int, int], language: str, confidence: 
     """The page's text (words joined by spaces, lines by a line break, paragraphs by a blank
     line) with each word's and line's place in it and box (fractions of the picture)."""
     width, height = float(size[0]), float(size[1])
+
+    def fractions(box: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
+        return box[0] / width, box[1] / height, box[2] / width, box[3] / height
+
     parts: list[str] = []
     words: list[Word] = []
     placed: list[Line] = []
@@ -200,34 +210,14 @@ def _page(lines: list[_Line], size: tuple[int, int], language: str, confidence: 
             parts.append(gap)
             pos += len(gap)
         first = pos
-        for n, (content, (left, top, right, bottom), _) in enumerate(line.words):
+        for n, (content, box, _) in enumerate(line.words):
             if n:
                 parts.append(" ")
                 pos += 1
-            words.append(
-                (
-                    pos,
-                    pos + len(content),
-                    left / width,
-                    top / height,
-                    right / width,
-                    bottom / height,
-                )
-            )
+            words.append((pos, pos + len(content), *fractions(box)))
             parts.append(content)
             pos += len(content)
-        x0, y0, x1, y1 = line.box
-        placed.append(
-            (
-                first,
-                pos,
-                x0 / width,
-                y0 / height,
-                x1 / width,
-                y1 / height,
-                line.paragraph or not placed,
-            )
-        )
+        placed.append((first, pos, *fractions(line.box), line.paragraph or not placed))
     return ReadPage("".join(parts), tuple(words), tuple(placed), language, 0, confidence)
 
 
@@ -241,7 +231,7 @@ def _engine() -> Any:
         import tesserocr
     except ImportError as exc:
         raise OcrUnavailable(f"no OCR engine for this system (tesserocr: {exc})") from exc
-    if not installed_languages():
+    if not _installed():
         raise OcrUnavailable(f"no OCR language data in {tessdata_dir()}")
     return tesserocr
 

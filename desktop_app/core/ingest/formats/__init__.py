@@ -8,10 +8,10 @@ extracts them in a worker process with a time limit and a memory cap (`extractor
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.document import Document, PageRead
 from desktop_app.core.ingest.note_file import check_size, reading
 from desktop_app.core.text import suffix_of
 
@@ -26,7 +26,6 @@ _FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Pictures (read by OCR)": ("image", (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")),
 }
 READ_BY_OCR = frozenset({"pdf", "image"})  # the modules whose `load` takes OCR's languages
-PageRead = Callable[[int, int], None]  # told after each page OCR read: (page, of pages)
 KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}
 PICTURES = frozenset(KINDS["Pictures (read by OCR)"])
 _LOADERS = {suffix: module for module, suffixes in _FORMATS.values() for suffix in suffixes}

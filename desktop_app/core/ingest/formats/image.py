@@ -7,12 +7,12 @@ A photo's EXIF orientation is applied first, as every viewer shows it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop_app.core.ingest import ocr
-from desktop_app.core.ingest.document import Document
+from desktop_app.core.ingest.document import Document, PageRead
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def load(
     path: Path,
     max_bytes: int,
     languages: Sequence[str] = (),
-    on_page: Callable[[int, int], None] | None = None,
+    on_page: PageRead | None = None,
 ) -> Document:
     """`max_bytes` is checked by `formats.load`; `languages`: Tesseract's codes, () for none
     (the picture is then not read: OCR is off); `on_page` hears when it was read."""

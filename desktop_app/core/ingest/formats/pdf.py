@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.ingest import ocr
-from desktop_app.core.ingest.document import Document, MeasuredLine, page_at
+from desktop_app.core.ingest.document import Document, MeasuredLine, PageRead, page_at
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
 PAGE_BREAK = "\n\n"
@@ -30,7 +30,6 @@ MIN_TEXT_PER_PAGE = 4  # fewer visible characters than this on every page: no te
 # Fonts' names that say bold, and fixed pitch.
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-+,]b$|cmbx|\bbx", re.IGNORECASE)
 _MONO_NAME = re.compile(r"mono|courier|typewriter|consol|menlo|cmtt|\btt", re.IGNORECASE)
-PageRead = Callable[[int, int], None]  # told after each page OCR read: (page, of pages)
 
 
 def load(
