@@ -33,12 +33,15 @@ class PdfPageView(QScrollArea):
     def show_span(
         self, path: Path, page: int, start: int, end: int, read: Sequence[Box] = ()
     ) -> None:
-        """Render 1-based `page` with the characters `start:end` of its text highlighted, and
-        the boxes `read` (fractions of the page: words OCR read on a scanned page)."""
+        """Render 1-based `page` with the characters `start:end` of its text highlighted, or,
+        on a scanned page, the boxes `read` (fractions of the page: the words OCR read there;
+        its text is OCR's, not the few characters of its text layer)."""
 
         def fitted(width: float) -> float:
             return min(MAX_SCALE, max(MIN_SCALE, (self.viewport().width() - 8) / width))
 
+        if read:
+            start = end = 0
         rendered, boxes = pdf.view_span(path, page, start, end, fitted)
         self.page, self.scale = page, rendered.scale
         image = _image(rendered)

@@ -124,14 +124,12 @@ class PassageViewer(QWidget):
     ) -> bool:
         note = folder / path
         try:
-            read = self.ocr_boxes(folder, path, start, end)  # scanned pages, pictures
             if suffix_of(path) == ".pdf":
+                read = self.ocr_boxes(folder, path, start, end)  # its scanned pages' words
                 page = self._show_pdf(note, self.page_starts(folder, path), start, end, read)
                 where = f"p. {page}"
             elif suffix_of(path) in formats.PICTURES:
-                self.views.setCurrentWidget(self.pdf_page)  # first: it fits the pane's width
-                self.pdf_page.show_picture(note, [box for _, box in read])
-                self._show_images(note, "")
+                self._show_picture(note, self.ocr_boxes(folder, path, start, end))
                 where = "read by OCR"
             else:
                 self._show_text(note, start, end)
@@ -164,11 +162,15 @@ class PassageViewer(QWidget):
         page, local_start, local_end = span_on_page(pages, start, end)
         self.views.setCurrentWidget(self.pdf_page)  # first: the page fits the pane's width
         on_page = [box for at, box in read if at == page - 1]
-        if on_page:  # a scanned page: its text is OCR's, not the few characters of its layer
-            local_start = local_end = 0
         self.pdf_page.show_span(note, page, local_start, local_end, on_page)
         self._show_images(note, "")
         return page
+
+    def _show_picture(self, note: Path, read: OcrRead) -> None:
+        """The picture, the words OCR read in the span highlighted."""
+        self.views.setCurrentWidget(self.pdf_page)  # first: it fits the pane's width
+        self.pdf_page.show_picture(note, [box for _, box in read])
+        self._show_images(note, "")
 
     def open_note(self, folder: Path, path: str) -> bool:
         """The whole note, from its top, nothing selected (e.g. from the Files list)."""
