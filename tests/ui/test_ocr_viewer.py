@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 pytest.importorskip("pytestqt")
 
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.pdf_page import PdfPageView
 from tests.support.clicks import indexed_window
 from tests.support.documents import draw_page, overlap, write_scanned_text_pdf
 
@@ -31,20 +32,19 @@ def window(qtbot: QtBot, tmp_path: Path, quire_home: Path) -> Iterator[MainWindo
     yield from indexed_window(qtbot, tmp_path / "notes", source, quire_home)
 
 
-def _word_span(window: MainWindow, path: str, word: str) -> tuple[int, int]:
+def _open_at(window: MainWindow, folder: Path, path: str, word: str) -> PdfPageView:
+    """Open `path` at `word` (found by search, as a citation would) in the viewer."""
     hits = window.quire.search(word, top_k=5)
     hit = next(r for r in hits if r.path == path and word in r.text)
     at = hit.start + hit.text.index(word)
-    return at, at + len(word)
+    assert window.viewer.open_passage(folder, path, at, at + len(word), 1, 1)
+    return window.viewer.pdf_page
 
 
 def test_a_picture_opens_with_the_cited_word_highlighted_where_it_stands(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "notes"
-    start, end = _word_span(window, "tabule.png", "nájmu")
-    assert window.viewer.open_passage(folder, "tabule.png", start, end, 1, 1)
-    view = window.viewer.pdf_page
+    view = _open_at(window, tmp_path / "notes", "tabule.png", "nájmu")
     assert window.viewer.views.currentWidget() is view and "read by OCR" in view_heading(window)
     assert len(view.highlights) == 1
     image = view.page_label.pixmap().toImage()
@@ -62,10 +62,7 @@ def test_a_picture_opens_with_the_cited_word_highlighted_where_it_stands(
 def test_a_scanned_pdf_page_opens_with_the_cited_words_highlighted(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "notes"
-    start, end = _word_span(window, "scan.pdf", "žluťoučký kůň")
-    assert window.viewer.open_passage(folder, "scan.pdf", start, end, 1, 1)
-    view = window.viewer.pdf_page
+    view = _open_at(window, tmp_path / "notes", "scan.pdf", "žluťoučký kůň")
     assert view.page == 2 and "p. 2" in view_heading(window)
     assert len(view.highlights) == 2  # two words, each its box
     image = view.page_label.pixmap().toImage()
