@@ -19,7 +19,7 @@ from desktop_app.core.answer.llm import Generation, bundled_chat_model_path
 from desktop_app.core.cancel import CancelToken
 from desktop_app.core.ingest import ocr, vector_worker
 from desktop_app.core.ingest.extractor import Extractor
-from desktop_app.core.ingest.formats import pdf
+from desktop_app.core.ingest.formats import image, pdf
 from desktop_app.core.processes import FORK_SERVER_FAILED
 from desktop_app.core.retrieval.embedder import (
     Embedder,
@@ -163,7 +163,9 @@ def _check_ocr() -> dict[str, Any]:
     box = next((w[3:] for w in document.ocr_words if w[1] == at), None)
     if at < 0 or box is None or not 0 <= box[0] < box[2] <= 1:
         raise RuntimeError(f"the scanned sample read as {document.text[:60]!r}")
-    return {"engine": ocr.engine_name(), "languages": list(languages), "worker": worker}
+    photo, _, _ = image.open_picture(resources_dir() / "sample_photo.heic")  # a phone's HEIF
+    report = {"engine": ocr.engine_name(), "languages": list(languages), "worker": worker}
+    return report | {"heif": f"{image.heif_decoder()}, read {photo.width}x{photo.height}"}
 
 
 def _check_word_lists() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from desktop_app.core.events import Token as Token
 from desktop_app.core.events import Unfound as Unfound
 from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.formats import formats_read, pdf
+from desktop_app.core.ingest.formats import image as image_format
 from desktop_app.core.ingest.formats.pdf import span_on_page
 from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.models.catalog import CATALOG, CatalogEntry, downloads_dir, find_entry
@@ -127,6 +128,7 @@ __all__ = [
     "find_models",
     "formats",
     "formats_read",
+    "image_format",
     "inspect_model",
     "matching_spans",
     "pages_label",

@@ -1,6 +1,6 @@
 """A PDF page or a picture as the viewer shows it: the page rendered by pdfium (the picture
-decoded by Qt), the cited characters' boxes (the words OCR read) painted over it, scrolled so
-the first one is in view."""
+decoded by Qt, or by the core where Qt cannot: HEIF), the cited characters' boxes (the words
+OCR read) painted over it, scrolled so the first one is in view."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QImageReader, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QScrollArea
 
-from desktop_app.core.api import pdf
+from desktop_app.core.api import image_format, pdf
 
 HIGHLIGHT = QColor(255, 210, 0, 110)
 Box = tuple[float, float, float, float]  # left, top, right, bottom: fractions of the page
@@ -50,12 +50,16 @@ class PdfPageView(QScrollArea):
     def show_picture(self, path: Path, read: Sequence[Box]) -> None:
         """A picture fitted to the pane's width, upright as its EXIF says, the boxes `read`
         (fractions of the picture) highlighted."""
+        width = max(100, self.viewport().width() - 8)
         reader = QImageReader(str(path))  # Qt's allocation limit guards the window's memory
         reader.setAutoTransform(True)
-        image = reader.read()
-        if image.isNull():
-            raise OSError(reader.errorString())
-        width = max(100, self.viewport().width() - 8)
+        if reader.canRead():
+            image = reader.read()
+            if image.isNull():
+                raise OSError(reader.errorString())
+        else:  # a phone's HEIF photo: decoded by the core, its size checked first
+            pixels, wide, high = image_format.for_viewing(path, width)
+            image = QImage(pixels, wide, high, wide * 3, QImage.Format.Format_RGB888).copy()
         if image.width() > width:
             image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
         image = image.convertToFormat(QImage.Format.Format_RGB32)

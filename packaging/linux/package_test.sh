@@ -59,10 +59,12 @@ sys.exit(0 if v["where"] == "worker" and v["started_by"] == "forkserver" else f"
 python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["checks"]["chat_model"]; \
 sys.exit(0 if c["started_by"] == "forkserver" else f"chat model: {c}")' \
     "$scratch/selftest.json" || fail "the chat model's process did not fork from the fork server"
-# OCR read the bundled scanned page in the extraction worker, with the shipped languages.
+# OCR read the bundled scanned page in the extraction worker, with the shipped languages, and
+# the bundled phone photo (HEIF) was decoded.
 python3 -c 'import json, sys; o = json.load(open(sys.argv[1]))["checks"]["ocr"]; print("ocr:", o); \
 sys.exit(0 if o["engine"].startswith("Tesseract 5") and o["languages"] == ["ces", "deu", "eng"] \
-else f"ocr: {o}")' "$scratch/selftest.json" || fail "OCR did not read the bundled scanned page"
+and "libde265" in o["heif"] else f"ocr: {o}")' "$scratch/selftest.json" \
+    || fail "OCR did not read the bundled scanned page, or the HEIF photo"
 
 step "index + search the bundled sample notes"
 as_user quire index "$notes"

@@ -49,9 +49,11 @@ print(f"self-test: {len(passed)}/{len(report['checks'])} passed")
 print("vector worker:", report["checks"].get("vector_worker"))  # spawned on Windows
 print("chat model:", report["checks"].get("chat_model"))
 ocr = report["checks"].get("ocr", {})
-print("ocr:", ocr)  # the bundled scanned page read in the extraction worker
+print("ocr:", ocr)  # the bundled scanned page read in the extraction worker, the HEIF photo
 if not (ocr.get("ok") and ocr.get("engine", "").startswith("Tesseract 5")):
     sys.exit(f"OCR did not read the bundled scanned page: {ocr}")
+if "libde265" not in ocr.get("heif", ""):
+    sys.exit(f"the bundled HEIF photo was not decoded: {ocr}")
 sys.exit(0 if report["ok"] else f"self-test failed: {json.dumps(report, ensure_ascii=False)}")
 PY
 

@@ -96,6 +96,8 @@ def test_self_test_passes_offline(tmp_path: Path) -> None:
     assert vectors["where"] == "worker" and vectors["started_by"] == worker
     multilingual = report["checks"]["multilingual_embedding_model"]
     assert multilingual["model"].startswith("multilingual-e5-small")
+    ocr = report["checks"]["ocr"]
+    assert ocr["languages"] == ["ces", "deu", "eng"] and "libde265" in ocr["heif"]
 
 
 # -- SQL only in desktop_app/core/store --------------------------------------------------------

@@ -21,6 +21,7 @@ from tests.support.documents import draw_page, overlap, write_picture, write_sca
 
 pytestmark = pytest.mark.usefixtures("fake_embedder")
 
+PICTURES = Path(__file__).resolve().parents[1] / "data" / "pictures"  # README.md there
 CZECH = ["Příliš žluťoučký kůň úpěl ďábelské ódy.", "Smlouva o nájmu bytu v Brně."]
 GERMAN = ["Die Straße ist schön, die Mädchen gehen über die Brücke zum Bahnhof."]
 
@@ -58,6 +59,27 @@ def test_a_picture_is_indexed_and_found_by_a_czech_word(tmp_path: Path) -> None:
         assert quire.index([notes], embed=False)[0].report.indexed == 2
         hits = quire.search("nájmu bytu", top_k=3)
         assert hits and hits[0].path == "tabule.png"
+        assert "Smlouva o nájmu bytu v Brně" in hits[0].text
+    finally:
+        quire.close()
+
+
+def test_a_phone_photo_in_heic_is_indexed_and_found_and_a_damaged_one_fails_alone(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    heic = (PICTURES / "tabule.heic").read_bytes()
+    (notes / "IMG_0001.HEIC").write_bytes(heic)
+    (notes / "IMG_0002.heic").write_bytes(heic[: len(heic) // 2])  # the copy broke off
+    quire = Quire.open(tmp_path / "home")
+    try:
+        report = quire.index([notes], embed=False)[0].report
+        assert report.indexed == 1
+        [(path, kind, reason)] = report.problems
+        assert (path, kind) == ("IMG_0002.heic", "failed") and "damaged picture" in reason
+        hits = quire.search("žluťoučký kůň", top_k=3)
+        assert hits and hits[0].path == "IMG_0001.HEIC"
         assert "Smlouva o nájmu bytu v Brně" in hits[0].text
     finally:
         quire.close()

@@ -23,7 +23,10 @@ _FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Word (.docx)": ("docx", (".docx",)),
     "Web pages": ("html", (".html", ".htm", ".xhtml")),
     "Org, reST, AsciiDoc": ("plain", (".org", ".rst", ".adoc", ".asciidoc")),
-    "Pictures (read by OCR)": ("image", (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")),
+    "Pictures (read by OCR)": (
+        "image",
+        (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".heic", ".heif"),
+    ),
 }
 READ_BY_OCR = frozenset({"pdf", "image"})  # the modules whose `load` takes OCR's languages
 KINDS = {kind: suffixes for kind, (_, suffixes) in _FORMATS.items()}

@@ -7,7 +7,8 @@ A photo's EXIF orientation is applied first, as every viewer shows it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from PIL.Image import Image as Picture
 
 MAX_PIXELS = 60_000_000  # an A3 page at 600 dpi, a 48-megapixel photo; more is no page to read
-READ_AS = ["PNG", "JPEG", "TIFF", "WEBP"]  # Pillow's readers for the suffixes Quire reads
+READ_AS = ["PNG", "JPEG", "TIFF", "WEBP", "HEIF"]  # Pillow's readers for Quire's suffixes
 
 
 def load(
@@ -57,10 +58,35 @@ def load(
 def open_picture(path: Path) -> tuple[Picture, int, int]:
     """The picture upright and grey, decoded, the resolution it says it was scanned at (or
     `ocr.PHOTO_DPI`) and how many pages (frames) it has; NoteFailed says why it cannot be
-    read. Only the formats Quire names are opened (a PostScript file named `.png` is not run
-    through Ghostscript)."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    read."""
+    with _checked(path) as picture:
+        frames = getattr(picture, "n_frames", 1)
+        picture.seek(0)  # a multi-page TIFF: its first page
+        upright = _upright(picture, "L")  # one byte a pixel before it is turned
+        dpi = _dpi(picture.info.get("dpi"))
+    return upright, dpi, frames
 
+
+def for_viewing(path: Path, max_width: int) -> tuple[bytes, int, int]:
+    """The picture as a viewer shows it, for formats the window's toolkit cannot decode
+    (HEIF): upright, RGB, at most `max_width` pixels wide; its bytes, width and height.
+    NoteFailed says why it cannot be shown."""
+    with _checked(path) as picture:
+        picture.seek(0)
+        upright = _upright(picture, "RGB")
+    if upright.width > max_width > 0:
+        upright.thumbnail((max_width, upright.height))
+    return upright.tobytes(), upright.width, upright.height
+
+
+@contextmanager
+def _checked(path: Path) -> Iterator[Picture]:
+    """The picture opened, not decoded, its size checked from its header; only the formats
+    Quire names are opened (a PostScript file named `.png` is not run through Ghostscript).
+    A damaged or unknown picture, or one too large, raises NoteFailed with the reason."""
+    from PIL import Image, UnidentifiedImageError
+
+    _read_heif()
     Image.MAX_IMAGE_PIXELS = None  # checked below, before decoding, with the reason said
     try:
         with Image.open(path, formats=READ_AS) as picture:
@@ -70,17 +96,36 @@ def open_picture(path: Path) -> tuple[Picture, int, int]:
                     f"picture too large to read: {width} × {height} pixels (more than "
                     f"{MAX_PIXELS // 1_000_000} million: a decompression bomb?)"
                 )
-            frames = getattr(picture, "n_frames", 1)
-            picture.seek(0)  # a multi-page TIFF: its first page
-            grey = picture.convert("L")  # one byte a pixel before it is turned
-            grey.info["exif"] = picture.info.get("exif", b"")
-            upright = ImageOps.exif_transpose(grey, in_place=False) or grey
-            dpi = _dpi(picture.info.get("dpi"))
+            yield picture
     except UnidentifiedImageError as exc:
         raise NoteFailed("not a picture Quire can read (damaged, or an unknown format)") from exc
     except (OSError, SyntaxError, ValueError) as exc:  # truncated or corrupt data
         raise NoteFailed(f"damaged picture ({exc})") from exc
-    return upright, dpi, frames
+
+
+def _upright(picture: Picture, mode: str) -> Picture:
+    """The decoded picture in `mode`, turned as its EXIF orientation says."""
+    from PIL import ImageOps
+
+    converted = picture.convert(mode)
+    converted.info["exif"] = picture.info.get("exif", b"")
+    return ImageOps.exif_transpose(converted, in_place=False) or converted
+
+
+def _read_heif() -> None:
+    """Teach Pillow HEIF (a phone's photos), decode only; its container applies its own
+    rotation, and its EXIF orientation is then set to upright, so nothing turns it twice."""
+    from pi_heif import register_heif_opener
+
+    register_heif_opener()
+
+
+def heif_decoder() -> str:
+    """The library HEIF photos are decoded with, as it names itself."""
+    from pi_heif import libheif_info
+
+    info = libheif_info()
+    return f"libheif {info['libheif']} ({', '.join(info['decoders'].values())})"
 
 
 def _dpi(said: object) -> int:
