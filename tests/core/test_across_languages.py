@@ -17,7 +17,7 @@ from desktop_app.core.answer.prompt import build_sources
 from desktop_app.core.answer.question import Question
 from desktop_app.core.api import Quire
 from desktop_app.core.ingest import embed_pass
-from desktop_app.core.retrieval import fusion, lexical
+from desktop_app.core.retrieval import analyzer, fusion, lexical
 from desktop_app.core.retrieval import search as search_module
 from desktop_app.core.retrieval.bert_numpy import BATCH_TOKENS, _batches
 from desktop_app.core.retrieval.dense import Crossing, DenseHit, VectorIndex
@@ -90,6 +90,15 @@ def quire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quire]:
     q.index([sample_notes()])
     yield q
     q.close()
+
+
+def test_the_asked_language_is_told_by_the_questions_words_not_its_names(quire: Quire) -> None:
+    question = "Kapela Foo Fighters a Red Hot Chili Peppers vydaly desky."  # names in English
+    assert analyzer.without_names(question) == "Kapela a vydaly desky."
+    assert quire.searcher.asked_language(question) == "cs"
+    german = "Warum hat die Deutsche Bahn den Intercity Express gebaut?"  # nouns capitalised too
+    assert quire.searcher.asked_language(german) == "de"
+    assert quire.searcher.asked_language("Golden Gate Bridge in San Francisco") == "en"  # all names
 
 
 def test_no_word_is_missing_from_a_passage_in_another_language(quire: Quire) -> None:

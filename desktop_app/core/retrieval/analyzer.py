@@ -174,6 +174,19 @@ def detect_language(
     return str(max(identifier.rank(sample), key=score)[0])
 
 
+def without_names(text: str) -> str:
+    """`text` less the words that read as names: capitalised, not first in their sentence
+    ("Air France", "British Airways" in a Czech question say nothing of its language)."""
+    kept = []
+    sentence_starts = True
+    for match in re.finditer(r"\S+", text):
+        token = match.group()
+        if sentence_starts or not token[:1].isupper():
+            kept.append(token)
+        sentence_starts = token.endswith((".", "!", "?", ":"))
+    return " ".join(kept)
+
+
 @lru_cache(maxsize=1)
 def _model() -> Any:
     """The identifier's model, read once (reading it is the slow part): every language subset

@@ -123,12 +123,16 @@ class Searcher:
         return analyzer.detect_language(query, list(languages) or None, prior=languages)
 
     def asked_language(self, query: str) -> str | None:
-        """The language the question is written in, by its own words (not the notes' prior);
-        None when it has too few words to tell."""
+        """The language the question is written in, by its own words (not the notes' prior,
+        nor the names it holds, when enough words are left without them); None when it has
+        too few words to tell."""
         if len(analyzer.words(query)) < MIN_WORDS_FOR_LANGUAGE:
             return None
+        told = analyzer.without_names(query)
+        if len(analyzer.words(told)) < MIN_WORDS_FOR_LANGUAGE:
+            told = query
         candidates = {language.code for language in REGISTERED} | set(self.index_languages())
-        return analyzer.detect_language(query, sorted(candidates))
+        return analyzer.detect_language(told, sorted(candidates))
 
     @property
     def _multilingual(self) -> bool:
