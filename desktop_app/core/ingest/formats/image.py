@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,7 @@ def _upright(picture: Picture, mode: str) -> Picture:
     return ImageOps.exif_transpose(converted, in_place=False) or converted
 
 
+@cache
 def _read_heif() -> None:
     """Teach Pillow HEIF (a phone's photos), decode only; its container applies its own
     rotation, and its EXIF orientation is then set to upright, so nothing turns it twice."""
