@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 
 from desktop_app.cli.progress import ProgressBar
@@ -55,18 +55,25 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
 
     for folder in args.folders:
         quire.live.watch(folder)
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=False)
-    print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
+    # SIGTERM stops as Ctrl+C does: by an exception in the main thread's sleep. A handler that
+    # set a threading.Event could run while that thread holds the event's own lock, inside its
+    # wait, and never return.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
-        while not stopped.wait(0.5):
-            pass
+        quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=False)
+        print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(0.5)
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends a stop that hangs
         quire.live.stop()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -213,3 +216,30 @@ def test_ask_says_why_the_model_answer_gave_way_to_the_notes(
     printed = capsys.readouterr().out
     assert said in printed and printed.rstrip().endswith(quoted)
     assert "Checked: It takes 2 hours [2]." in printed
+
+
+def test_watch_stops_on_sigterm_and_a_second_one_would_end_it(tmp_path: Path) -> None:
+    """SIGTERM ends `quire watch` cleanly, as Ctrl+C does (it must not wait on a lock its own
+    thread holds); once stopping, SIGTERM is the system's again."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nWatched.\n", "utf-8")
+    before = signal.getsignal(signal.SIGTERM)
+    returned = threading.Event()
+
+    def terminate_once_watching() -> None:
+        while signal.getsignal(signal.SIGTERM) is before:  # until `watch` has its handler
+            if returned.wait(0.05):
+                return
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    sender = threading.Thread(target=terminate_once_watching)
+    sender.start()
+    try:
+        code = cli.main(["watch", str(folder)])
+    finally:
+        returned.set()
+        sender.join()
+        after = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, before)
+    assert code == 0 and after == signal.SIG_DFL
