@@ -6,7 +6,6 @@ highlighted. A page is read with every language the user reads (`ces+deu+eng` by
 when its words say which language the page is in, and some word was read with another
 language's letters (German `ä` read as Czech `á`), those lines are read again in its language.
 A page that reads poorly is checked for being turned (90°, 180°, 270°) and read upright.
-The lines where another language's letters crept in are read again in the page's language.
 
 Runs where the file formats run: in the extraction worker (`extractor`), one page at a time.
 """

@@ -62,7 +62,6 @@ def open_picture(path: Path) -> tuple[Picture, int, int]:
     read."""
     with _checked(path) as picture:
         frames = getattr(picture, "n_frames", 1)
-        picture.seek(0)  # a multi-page TIFF: its first page
         upright = _upright(picture, "L")  # one byte a pixel before it is turned
         dpi = _dpi(picture.info.get("dpi"))
     return upright, dpi, frames
@@ -73,7 +72,6 @@ def for_viewing(path: Path, max_width: int) -> tuple[bytes, int, int]:
     (HEIF): upright, RGB, at most `max_width` pixels wide; its bytes, width and height.
     NoteFailed says why it cannot be shown."""
     with _checked(path) as picture:
-        picture.seek(0)
         upright = _upright(picture, "RGB")
     if upright.width > max_width > 0:
         upright.thumbnail((max_width, upright.height))
@@ -82,9 +80,10 @@ def for_viewing(path: Path, max_width: int) -> tuple[bytes, int, int]:
 
 @contextmanager
 def _checked(path: Path) -> Iterator[Picture]:
-    """The picture opened, not decoded, its size checked from its header; only the formats
-    Quire names are opened (a PostScript file named `.png` is not run through Ghostscript).
-    A damaged or unknown picture, or one too large, raises NoteFailed with the reason."""
+    """The picture (its first page) opened, not decoded, its size checked from its header;
+    only the formats Quire names are opened (a PostScript file named `.png` is not run through
+    Ghostscript). A damaged or unknown picture, or one too large, raises NoteFailed with the
+    reason."""
     from PIL import Image, UnidentifiedImageError
 
     _read_heif()
@@ -97,6 +96,7 @@ def _checked(path: Path) -> Iterator[Picture]:
                     f"picture too large to read: {width} × {height} pixels (more than "
                     f"{MAX_PIXELS // 1_000_000} million: a decompression bomb?)"
                 )
+            picture.seek(0)  # a multi-page TIFF: its first page
             yield picture
     except UnidentifiedImageError as exc:
         raise NoteFailed("not a picture Quire can read (damaged, or an unknown format)") from exc
