@@ -7,6 +7,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import struct
+import threading
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,21 @@ def test_a_cancelled_run_leaves_no_reader_behind(tmp_path: Path) -> None:
         assert not [p for p in readers if p.is_alive()]
     finally:
         quire.close()
+
+
+def test_closing_after_a_reader_died_halfway_through_an_answer_returns(tmp_path: Path) -> None:
+    notes = _vault(tmp_path / "notes")
+    jobs = [
+        analysis_pool.Job(p.name, p, 10**6, None, 200, p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(notes.glob("n*.md"))
+    ]
+    ahead = analysis_pool.Ahead(jobs, workers=2)
+    ahead.analyzer(lambda job: analysis_pool.NoteRead("here"))(jobs[0])  # the readers run
+    # What a reader killed while sending leaves in the answers' pipe: a header promising
+    # more bytes than ever come.
+    answers = ahead._pool._result_queue._writer  # type: ignore[attr-defined]
+    os.write(answers.fileno(), struct.pack("!i", 100_000) + b"half an answer")
+    closing = threading.Thread(target=ahead.close, daemon=True)
+    closing.start()
+    closing.join(30)
+    assert not closing.is_alive()

@@ -165,6 +165,12 @@ class Ahead:
         for process in workers.values():
             if process.is_alive():
                 process.kill()
+        # A worker killed while sending left half an answer, which the pool's thread would
+        # wait for forever: with this process's copy of the pipe's writing end closed, the
+        # thread reads the end of the pipe instead once the workers are gone.
+        answers = getattr(self._pool, "_result_queue", None)
+        if answers is not None:
+            answers._writer.close()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
