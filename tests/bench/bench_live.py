@@ -120,7 +120,9 @@ class FirstOpen:
     """`quire watch` of a copy of Quire (its root folder) on a vault it never saw: when the
     vault was keyword-searchable (it says "watching") and when every vector was there."""
 
-    def __init__(self, root: Path, folder: Path, home: Path, vectors: bool = True) -> None:
+    def __init__(
+        self, root: Path, folder: Path, home: Path, vectors: bool = True, trace: Path | None = None
+    ) -> None:
         self.lines: list[str] = []
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
@@ -148,7 +150,10 @@ class FirstOpen:
         self.keyword_ready = time.monotonic() - self.started
         self.vectors_ready: float | None = None
         if vectors:
-            while pending(home / "quire.sqlite") != 0:
+            while (waiting := pending(home / "quire.sqlite")) != 0:
+                if trace is not None:  # how the pass goes: steady, or slower as it goes on
+                    with trace.open("a") as out:
+                        out.write(f"{root.name} {time.monotonic() - self.started:.1f} {waiting}\n")
                 time.sleep(1.0)
             self.vectors_ready = time.monotonic() - self.started
 
@@ -168,13 +173,15 @@ class FirstOpen:
                 stream.close()
 
 
-def baseline(rev: str, folder: Path, tmp: Path, vectors: bool) -> FirstOpen:
+def baseline(
+    rev: str, folder: Path, tmp: Path, vectors: bool, trace: Path | None = None
+) -> FirstOpen:
     """The first open by Quire as of `rev`, checked out beside the run and removed after."""
     where = tmp / f"quire-{rev}"
     git = ["git", "-C", str(ROOT), "worktree"]
     subprocess.run([*git, "add", "--detach", str(where), rev], check=True, capture_output=True)
     try:
-        run = FirstOpen(where, folder, tmp / "home-base", vectors)
+        run = FirstOpen(where, folder, tmp / "home-base", vectors, trace)
         run.stop()
         return run
     finally:
@@ -188,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--til", type=Path, default=TIL, help="the notes to replicate")
     parser.add_argument("--baseline", help="a git revision to measure the first open of, too")
     parser.add_argument("--keyword-only", action="store_true", help="the first open's keywords")
+    parser.add_argument(
+        "--baseline-last", action="store_true", help="measure the baseline after this code"
+    )
+    parser.add_argument("--trace", type=Path, help="append (run, seconds, pending) each second")
     args = parser.parse_args(argv)
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,11 +206,17 @@ def main(argv: list[str] | None = None) -> int:
         notes = build_vault(folder, args.notes, args.til)
         db = home / "quire.sqlite"
         print(f"vault: {len(notes)} notes")
-        if args.baseline:
-            base = baseline(args.baseline, folder, Path(tmp), not args.keyword_only)
+        vectors = not args.keyword_only
+        if args.baseline and not args.baseline_last:
+            base = baseline(args.baseline, folder, Path(tmp), vectors, args.trace)
             print(f"  as of {args.baseline}: {base}")
-        run = FirstOpen(ROOT, folder, home, not args.keyword_only)
+        run = FirstOpen(ROOT, folder, home, vectors, args.trace)
         print(f"  now: {run}")
+        if args.baseline and args.baseline_last:
+            run.stop()
+            base = baseline(args.baseline, folder, Path(tmp), vectors, args.trace)
+            print(f"  as of {args.baseline} (measured after): {base}")
+            return 0
         print(f"  passages: {scalar(db, 'SELECT count(*) FROM chunks')}")
         if args.keyword_only:
             run.stop()
