@@ -33,6 +33,7 @@ def print_reports(reports: list[FolderReport]) -> None:
             f"{printable(item.folder)}: {r.scanned} files, {r.indexed} indexed, "
             f"{r.unchanged} unchanged, {r.skipped} skipped, {r.failed} failed, "
             f"{r.removed} removed, {r.embedded} embedded"
+            + (" (read quickly, each note one passage: passages follow)" if r.quick else "")
         )
         for path, status, reason in r.problems:
             print(f"  {status}: {printable(path)}: {printable(reason)}")
@@ -44,7 +45,8 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
             raise NotADirectoryError(f"not a folder: {folder}")
     bar = ProgressBar()
     try:
-        reports = quire.index(args.folders, progress=bar, embed=False)  # keyword-searchable first
+        # keyword-searchable first: a large new vault is read quickly, then in full (live)
+        reports = quire.index(args.folders, progress=bar, embed=False, quick=True)
     finally:
         bar.close()
     print_reports(reports)
@@ -60,7 +62,8 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
     # wait, and never return.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=False)
+        quick = any(item.report.quick for item in reports)
+        quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=quick)
         print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
         while True:
             time.sleep(0.5)

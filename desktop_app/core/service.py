@@ -209,11 +209,14 @@ class Quire:
         progress: ProgressCallback = no_progress,
         cancel: CancelToken | None = None,
         embed: bool = True,
+        quick: bool = False,
     ) -> list[FolderReport]:
-        """Index or update folders: lexical rows first, then embeddings for new texts."""
+        """Index or update folders: lexical rows first, then embeddings for new texts. `quick`:
+        a large first index only reads its text notes quickly, each as one passage
+        (`IndexOptions.quick`; a report says so): the next run reads them in full."""
         cancel = cancel or CancelToken()
         with self._slot.use(cancel) as handle:
-            return self._index_into(handle, folders, progress, cancel, embed)
+            return self._index_into(handle, folders, progress, cancel, embed, quick)
 
     def _index_into(
         self,
@@ -222,12 +225,12 @@ class Quire:
         progress: ProgressCallback,
         cancel: CancelToken,
         embed: bool,
+        quick: bool = False,
     ) -> list[FolderReport]:
         reports = []
         for folder in folders:
-            report = indexer.index_folder(
-                handle.database, folder, self.index_options(folder), progress, cancel
-            )
+            options = dataclasses.replace(self.index_options(folder), quick=quick)
+            report = indexer.index_folder(handle.database, folder, options, progress, cancel)
             reports.append(FolderReport(str(folder.resolve()), report))
         if embed and self.embedder_problem() is None:
             embedded = self._embed_into(self._slot.current.embedder, handle, progress, cancel)

@@ -1,6 +1,7 @@
 """Notes read and analyzed ahead in worker processes: the same index as when read in the
 indexer's process, one bad note failing alone, a stopped worker losing nothing, and no worker
-left behind (real processes)."""
+left behind (real processes). A large first index read quickly (each note one passage), then
+in full: the same index in the end."""
 
 from __future__ import annotations
 
@@ -15,8 +16,12 @@ import pytest
 
 from desktop_app.core.api import Quire
 from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress
-from desktop_app.core.ingest import analysis_pool
+from desktop_app.core.events import Change, ChangeKind
+from desktop_app.core.ingest import analysis_pool, indexer
+from desktop_app.core.live import Watching
+from desktop_app.core.store.notes import QUICK_HASH
 from tests.support.fakes import FakeEmbedder
+from tests.support.wait import wait_for
 
 NOTES = 80  # above analysis_pool.MIN_FILES: read ahead by the pool
 
@@ -129,3 +134,124 @@ def test_closing_after_a_reader_died_halfway_through_an_answer_returns(tmp_path:
     closing.start()
     closing.join(30)
     assert not closing.is_alive()
+
+
+def _chunks_per_note(quire: Quire) -> dict[str, int]:
+    with quire.database.read() as db:
+        rows = db.execute(
+            "SELECT n.path, count(c.id) FROM notes n LEFT JOIN chunks c ON c.note_id = n.id"
+            " GROUP BY n.path"
+        ).fetchall()
+    return dict(rows)
+
+
+def _quick_hashes(quire: Quire) -> int:
+    with quire.database.read() as db:
+        found = db.execute(
+            "SELECT count(*) FROM notes WHERE content_hash LIKE ?", (QUICK_HASH + "%",)
+        ).fetchone()
+    return int(found[0])
+
+
+def _with_a_long_note(notes: Path) -> Path:
+    paragraphs = (f"Odstavec {i} o kvasu a mouce. " * 12 for i in range(30))
+    (notes / "long.md").write_text("# Dlouhá\n\n" + "\n\n".join(paragraphs), "utf-8")
+    return notes
+
+
+def test_a_quick_reading_then_a_full_one_index_as_a_full_one_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
+    notes = _with_a_long_note(_vault(tmp_path / "notes"))
+    quick = Quire.open(tmp_path / "quick", embedder=FakeEmbedder())
+    full = _indexed(tmp_path / "full", notes)
+    try:
+        [read] = quick.index([notes], quick=True, embed=False)
+        assert read.report.quick and read.report.indexed == NOTES + 2  # "empty.md" is skipped
+        per_note = _chunks_per_note(quick)
+        assert per_note["long.md"] == 1 and _chunks_per_note(full)["long.md"] > 1
+        assert quick.search("chléb 42")[0].path == "n042.md"  # searchable: by keywords
+        assert _quick_hashes(quick) == NOTES + 2
+        assert quick.embed() == 0  # a whole note's passage gets no vector
+        [again] = quick.index([notes])  # the full reading follows
+        assert not again.report.quick and again.report.indexed == NOTES + 2
+        assert _quick_hashes(quick) == 0
+        assert _index_rows(quick) == _index_rows(full)
+    finally:
+        quick.close()
+        full.close()
+
+
+def test_a_small_first_index_is_read_in_full_at_once(tmp_path: Path) -> None:
+    notes = _vault(tmp_path / "notes")  # fewer new notes than indexer.QUICK_FROM
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        [report] = quire.index([notes], quick=True)
+        assert not report.report.quick and _quick_hashes(quire) == 0
+        assert report.report.embedded > 0
+    finally:
+        quire.close()
+
+
+def test_the_live_index_reads_in_full_what_was_read_quickly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
+    notes = _with_a_long_note(_vault(tmp_path / "notes"))
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.index([notes], quick=True, embed=False)
+        assert _quick_hashes(quire) > 0
+        quire.live.watch(notes)
+        quire.live.start(Watching(), reconcile=True)  # as `quire watch` after a quick reading
+        wait_for(lambda: _quick_hashes(quire) == 0, "the full reading")
+        wait_for(lambda: not quire.status().counts.pending_embedding, "every vector")
+        assert _chunks_per_note(quire)["long.md"] > 1
+        assert quire.search("Sauerteig ruht")[0].path.startswith("n")
+    finally:
+        quire.close()
+
+
+def test_a_large_new_folder_in_the_live_index_is_read_quickly_then_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
+    notes = _with_a_long_note(_vault(tmp_path / "notes"))
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    scans: list[int] = []
+    try:
+        quire.live.watch(notes)
+
+        def on_change(change: Change) -> None:
+            if change.kind == ChangeKind.SCANNED:
+                scans.append(_quick_hashes(quire))
+
+        quire.live.start(Watching(on_change), reconcile=True)
+        wait_for(lambda: len(scans) >= 2 and _quick_hashes(quire) == 0, "the full reading")
+        assert scans[0] == NOTES + 2  # the first comparison read every note quickly
+        assert _chunks_per_note(quire)["long.md"] > 1
+    finally:
+        quire.close()
+
+
+def test_a_quick_reading_of_new_notes_keeps_the_notes_indexed_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
+    notes = tmp_path / "notes"
+    _with_a_long_note(_vault(notes))
+    old = _vault(tmp_path / "old")
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.index([notes], embed=False)
+        before = _chunks_per_note(quire)
+        for path in old.glob("n*.md"):  # 80 new notes beside those indexed
+            path.rename(notes / f"new-{path.name}")
+        [report] = quire.index([notes], quick=True, embed=False)
+        assert report.report.quick and report.report.removed == 0
+        assert report.report.indexed == NOTES and _quick_hashes(quire) == NOTES
+        after = _chunks_per_note(quire)
+        assert {path: after[path] for path in before} == before  # still read in full
+    finally:
+        quire.close()

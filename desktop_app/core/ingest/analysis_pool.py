@@ -25,12 +25,15 @@ from desktop_app.core import processes
 from desktop_app.core.ingest import budget, formats, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.formats.plain import text_document
-from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note
+from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note, analyze_whole
 
 MIN_FILES = 64  # fewer notes to read than this are read in the indexer's process: no pool
 MAX_WORKERS = 4
 BATCH = 16  # notes a worker reads per task: the pool's cost per task is not small
 PACKED_CHUNKS = 256
+# A longer note is read in full even by a quick reading: one passage that long points at
+# nothing precisely, and its terms are computed a passage at a time, never all at once.
+WHOLE_AT_MOST = 100_000
 Extract = Callable[[Path, int], Document]
 
 
@@ -45,6 +48,7 @@ class Job:
     chunk_tokens: int
     size: int
     mtime_ns: int
+    quick: bool = False  # the first, quick reading of a large first index (`analyze_whole`)
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,10 @@ def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
     if not document.text.strip():
         raise note_file.NoteSkipped("empty note")
     with budget.note_budget(job.size):  # one note over its budget fails alone
-        analyzed = analyze_note(job.rel, document, job.chunk_tokens, job.mtime_ns)
+        if job.quick and len(document.text) <= WHOLE_AT_MOST:
+            analyzed = analyze_whole(job.rel, document)
+        else:
+            analyzed = analyze_note(job.rel, document, job.chunk_tokens, job.mtime_ns)
     return NoteRead(content_hash, document, analyzed)
 
 

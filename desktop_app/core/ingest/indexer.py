@@ -11,7 +11,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,10 +43,13 @@ from desktop_app.core.retrieval import dates
 from desktop_app.core.store import folder_rows, meta, notes
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.note_status import NoteStatus
-from desktop_app.core.store.notes import KnownNote
+from desktop_app.core.store.notes import QUICK_HASH, KnownNote
 from desktop_app.core.store.recovery import save_folder_list
 
 COMMIT_EVERY_SECONDS = 0.5
+# A first index of at least this many new or changed text notes starts with a quick reading
+# (when asked for: `IndexOptions.quick`), each note one passage, then reads them in full.
+QUICK_FROM = 1000
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,9 @@ class IndexOptions:
     max_file_bytes: int = 20_000_000
     suffixes: frozenset[str] = formats.SUFFIXES  # the file types indexed (a setting)
     ocr_languages: tuple[str, ...] = ocr.DEFAULT_LANGUAGES  # () : pictures are not read
+    # Only a quick reading of the text notes (`note_analysis.analyze_whole`) where at least
+    # QUICK_FROM of them are to be read: keyword-searchable soonest; the next run reads in full.
+    quick: bool = False
 
     @property
     def chunking(self) -> str:
@@ -97,11 +103,15 @@ def index_folder(
         _scan(folder, options.suffixes, unreadable), key=lambda item: _size_or_zero(item[1])
     )
     report = IndexReport(scanned=len(files))
+    to_read = files
+    if options.quick:
+        to_read, options = _quick_reading(files, known, options)
+        report.quick = options.quick
     for exc in unreadable:
         rel = _folder_rel(exc, folder)
         reason = f"cannot open folder: {exc.strerror or exc}"
         report.problems.append(FileProblem(rel + "/", NoteStatus.FAILED, reason))
-    _index_files(database, folder_id, files, known, options, report, progress, cancel)
+    _index_files(database, folder_id, to_read, known, options, report, progress, cancel)
     seen = {names.storable(rel) for rel, _, _ in files}
     gone = [rel for rel in known if rel not in seen]
     if gone:
@@ -109,6 +119,17 @@ def index_folder(
         report.removed = len(gone)
         report.removed_paths = gone
     return report
+
+
+def _quick_reading(
+    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
+) -> tuple[list[FileEntry], IndexOptions]:
+    """The new text notes to read quickly, when there are enough of them for a quick reading
+    to be worth reading them twice; else every file, read in full."""
+    new = {job.rel for job in _to_read_ahead(files, known, options) if job.rel not in known}
+    if len(new) < QUICK_FROM:
+        return files, replace(options, quick=False)
+    return [entry for entry in files if entry[0] in new], options
 
 
 def _folder_rel(exc: OSError, folder: Path) -> str:
@@ -200,6 +221,7 @@ def _job(
         options.chunk_tokens,
         stat.st_size,
         stat.st_mtime_ns,
+        options.quick,
     )
 
 
@@ -322,14 +344,15 @@ def _index_file(
     for warning in (document.warning, analyzed.warning):
         if warning:
             report.problems.append(FileProblem(rel, NoteStatus.INDEXED, warning))
-    note = _note_row(folder_id, rel, stat, read.content_hash, analyzed, document)
+    content_hash = QUICK_HASH + read.content_hash if options.quick else read.content_hash
+    note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
     return NoteRows(note, analyzed, replaces=known is not None)
 
 
 def _unchanged(known: KnownNote | None, stat: os.stat_result, options: IndexOptions) -> bool:
     """Indexed before with this size and time (or found to hold no text by OCR in the same
     languages: a folder of photos is not read again at every start): not read again."""
-    if not known:
+    if not known or (known.content_hash or "").startswith(QUICK_HASH):
         return False
     empty = known.reason == ocr.nothing_found(options.ocr_languages)
     if known.status != NoteStatus.INDEXED and not (known.status == NoteStatus.SKIPPED and empty):

@@ -160,6 +160,19 @@ def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int
     return AnalyzedNote(title, language, metadata, analyzed, day, tags, days, front.problem)
 
 
+def analyze_whole(rel_path: str, document: Document) -> AnalyzedNote:
+    """A first, quick reading of a text note for a large first index: the whole note as one
+    passage, with its language and terms, so a vault is keyword-searchable within seconds;
+    its passages, front matter, days and tags come with the full reading that follows."""
+    with collector_paused(freeze=False):
+        text = document.text
+        whole = Chunk(0, len(text), 1, text.count("\n") + 1, (), text)
+        title = note_title(rel_path, {}, [])
+        prose = " ".join(_PROSE_WORD.findall(text[: 4 * LANGUAGE_SAMPLE_CHARS]))
+        language = analyzer.detect_language(prose[:LANGUAGE_SAMPLE_CHARS] or title)
+        return AnalyzedNote(title, language, {}, chunk_terms([whole], title, language, []))
+
+
 SHORT_PAGE = 0.25  # of the document's median page length: a page's remainder, not a page
 
 

@@ -37,6 +37,7 @@ class IndexReport:
     removed: int = 0
     embedded: int = 0
     write_seconds: float = 0.0  # time inside write transactions (the rest is reading + analysis)
+    quick: bool = False  # its text notes were read quickly: a full reading is due
     problems: list[FileProblem] = field(default_factory=list)
     changed_paths: list[str] = field(default_factory=list)  # re-chunked notes
     removed_paths: list[str] = field(default_factory=list)

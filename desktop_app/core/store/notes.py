@@ -21,6 +21,11 @@ class KnownNote(NamedTuple):
     reason: str | None
 
 
+# Before the content hash of a note read quickly, as one passage (a large first index): its
+# full reading is still to come, and no vector is computed for that passage.
+QUICK_HASH = "quick:"
+
+
 def known_notes(db: sqlite_utils.Database, folder_id: int) -> dict[str, KnownNote]:
     """Every note of a folder by its path."""
     rows = db.execute(
