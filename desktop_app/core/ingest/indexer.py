@@ -47,8 +47,8 @@ from desktop_app.core.store.notes import QUICK_HASH, KnownNote
 from desktop_app.core.store.recovery import save_folder_list
 
 COMMIT_EVERY_SECONDS = 0.5
-# A first index of at least this many new or changed text notes starts with a quick reading
-# (when asked for: `IndexOptions.quick`), each note one passage, then reads them in full.
+# At least this many new text notes in a folder are read quickly first, when asked for
+# (`IndexOptions.quick`): each note one passage; the next run reads them in full.
 QUICK_FROM = 1000
 
 
@@ -58,8 +58,8 @@ class IndexOptions:
     max_file_bytes: int = 20_000_000
     suffixes: frozenset[str] = formats.SUFFIXES  # the file types indexed (a setting)
     ocr_languages: tuple[str, ...] = ocr.DEFAULT_LANGUAGES  # () : pictures are not read
-    # Only a quick reading of the text notes (`note_analysis.analyze_whole`) where at least
-    # QUICK_FROM of them are to be read: keyword-searchable soonest; the next run reads in full.
+    # Only a quick reading of the new text notes (`note_analysis.analyze_whole`) where there
+    # are at least QUICK_FROM: keyword-searchable soonest; the next run reads them in full.
     quick: bool = False
 
     @property
