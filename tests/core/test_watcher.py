@@ -65,8 +65,15 @@ def paths_for(quire: Quire, query: str) -> list[str]:
 
 
 def settle(quire: Quire, watcher: LiveIndex) -> None:
-    """Wait until nothing is queued and every chunk has its vector."""
-    wait_for(lambda: watcher.idle.is_set() and quire.status(False).counts.pending_embedding == 0)
+    """Wait until nothing is queued, every chunk has its vector and the pass that computed
+    them has returned (its vectors are stored before it returns: pending is read first)."""
+    wait_for(
+        lambda: (
+            watcher.idle.is_set()
+            and quire.status(False).counts.pending_embedding == 0
+            and not watcher.embedding.is_set()
+        )
+    )
 
 
 def test_an_edit_becomes_searchable(live: Live, vault: Path) -> None:
