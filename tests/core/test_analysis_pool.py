@@ -16,7 +16,6 @@ import pytest
 
 from desktop_app.core.api import Quire
 from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress
-from desktop_app.core.events import Change, ChangeKind
 from desktop_app.core.ingest import analysis_pool, indexer
 from desktop_app.core.live import Watching
 from desktop_app.core.store.notes import QUICK_HASH
@@ -209,28 +208,6 @@ def test_the_live_index_reads_in_full_what_was_read_quickly(
         wait_for(lambda: not quire.status().counts.pending_embedding, "every vector")
         assert _chunks_per_note(quire)["long.md"] > 1
         assert quire.search("Sauerteig ruht")[0].path.startswith("n")
-    finally:
-        quire.close()
-
-
-def test_a_large_new_folder_in_the_live_index_is_read_quickly_then_in_full(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
-    notes = _with_a_long_note(_vault(tmp_path / "notes"))
-    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
-    scans: list[int] = []
-    try:
-        quire.live.watch(notes)
-
-        def on_change(change: Change) -> None:
-            if change.kind == ChangeKind.SCANNED:
-                scans.append(_quick_hashes(quire))
-
-        quire.live.start(Watching(on_change), reconcile=True)
-        wait_for(lambda: len(scans) >= 2 and _quick_hashes(quire) == 0, "the full reading")
-        assert scans[0] == NOTES + 2  # the first comparison read every note quickly
-        assert _chunks_per_note(quire)["long.md"] > 1
     finally:
         quire.close()
 

@@ -9,7 +9,6 @@ caught too.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 import time
@@ -322,15 +321,12 @@ class LiveIndex:
                 self._reindex(due)
 
     def _reconcile(self) -> bool:
-        """Compare every folder with the disk; False if a pause or stop cut it short. A large
-        new folder is read quickly first (`IndexOptions.quick`), then in full by the next
-        comparison, which follows at once."""
+        """Compare every folder with the disk; False if a pause or stop cut it short."""
         self.idle.clear()
         for folder in self.folders:
-            options = dataclasses.replace(self.options(folder), quick=True)
             try:
                 report = indexer.index_folder(
-                    self.database, folder, options, self.progress, cancel=self._work
+                    self.database, folder, self.options(folder), self.progress, cancel=self._work
                 )
             except Cancelled:
                 return False
@@ -343,8 +339,6 @@ class LiveIndex:
             except Exception as exc:  # a bug must not stop the other folders or the watcher
                 self._error(f"indexing {folder}", exc)
                 continue
-            if report.quick:
-                self._rescan.set()
             if report.indexed or report.removed:
                 self._wrote()
                 self._notice(
