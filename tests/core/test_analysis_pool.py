@@ -152,6 +152,12 @@ def _quick_hashes(quire: Quire) -> int:
     return int(found[0])
 
 
+@pytest.fixture
+def quick_from_50(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quick reading from 50 new notes on (the vault has 82)."""
+    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
+
+
 def _with_a_long_note(notes: Path) -> Path:
     paragraphs = (f"Odstavec {i} o kvasu a mouce. " * 12 for i in range(30))
     (notes / "long.md").write_text("# Dlouhá\n\n" + "\n\n".join(paragraphs), "utf-8")
@@ -159,9 +165,8 @@ def _with_a_long_note(notes: Path) -> Path:
 
 
 def test_a_quick_reading_then_a_full_one_index_as_a_full_one_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, quick_from_50: None
 ) -> None:
-    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
     notes = _with_a_long_note(_vault(tmp_path / "notes"))
     quick = Quire.open(tmp_path / "quick", embedder=FakeEmbedder())
     full = _indexed(tmp_path / "full", notes)
@@ -194,9 +199,8 @@ def test_a_small_first_index_is_read_in_full_at_once(tmp_path: Path) -> None:
 
 
 def test_the_live_index_reads_in_full_what_was_read_quickly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, quick_from_50: None
 ) -> None:
-    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
     notes = _with_a_long_note(_vault(tmp_path / "notes"))
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
     try:
@@ -213,9 +217,8 @@ def test_the_live_index_reads_in_full_what_was_read_quickly(
 
 
 def test_a_quick_reading_of_new_notes_keeps_the_notes_indexed_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, quick_from_50: None
 ) -> None:
-    monkeypatch.setattr(indexer, "QUICK_FROM", 50)
     notes = tmp_path / "notes"
     _with_a_long_note(_vault(notes))
     old = _vault(tmp_path / "old")
