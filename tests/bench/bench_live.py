@@ -196,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", help="a git revision to measure the first open of, too")
     parser.add_argument("--keyword-only", action="store_true", help="the first open's keywords")
     parser.add_argument(
-        "--baseline-last", action="store_true", help="measure the baseline after this code"
+        "--baseline-last",
+        action="store_true",
+        help="measure the baseline after this code (the edits are not measured then)",
     )
     parser.add_argument("--trace", type=Path, help="append (run, seconds, pending) each second")
     args = parser.parse_args(argv)

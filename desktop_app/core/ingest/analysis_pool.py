@@ -58,6 +58,7 @@ class NoteRead:
     content_hash: str
     document: Document | None = None
     analyzed: AnalyzedNote | None = None
+    whole: bool = False  # read quickly, the whole note one passage (`analyze_whole`)
 
 
 def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
@@ -69,12 +70,13 @@ def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
     document = loaded or extract(job.path, job.max_bytes)
     if not document.text.strip():
         raise note_file.NoteSkipped("empty note")
+    whole = job.quick and len(document.text) <= WHOLE_AT_MOST
     with budget.note_budget(job.size):  # one note over its budget fails alone
-        if job.quick and len(document.text) <= WHOLE_AT_MOST:
+        if whole:
             analyzed = analyze_whole(job.rel, document)
         else:
             analyzed = analyze_note(job.rel, document, job.chunk_tokens, job.mtime_ns)
-    return NoteRead(content_hash, document, analyzed)
+    return NoteRead(content_hash, document, analyzed, whole)
 
 
 def content(path: Path, max_bytes: int) -> tuple[str, Document | None]:

@@ -126,10 +126,10 @@ def _quick_reading(
 ) -> tuple[list[FileEntry], IndexOptions]:
     """The new text notes to read quickly, when there are enough of them for a quick reading
     to be worth reading them twice; else every file, read in full."""
-    new = {job.rel for job in _to_read_ahead(files, known, options) if job.rel not in known}
+    new = [entry for entry in files if entry[0] not in known and _read_ahead(*entry)]
     if len(new) < QUICK_FROM:
         return files, replace(options, quick=False)
-    return [entry for entry in files if entry[0] in new], options
+    return new, options
 
 
 def _folder_rel(exc: OSError, folder: Path) -> str:
@@ -197,16 +197,26 @@ def _to_read_ahead(
     """The text notes whose size or time changed, as `_index_file` will ask for them."""
     jobs = []
     for rel, path, unsupported in files:
-        if unsupported or formats.suffix_of(rel) in formats.ISOLATED:
+        if not _read_ahead(rel, path, unsupported):
             continue
         note = known.get(rel)
         try:
             stat = path.stat()
         except OSError:
             continue
-        if names.storable(rel) == rel and not _unchanged(note, stat, options):
+        if not _unchanged(note, stat, options):
             jobs.append(_job(rel, path, note, options, stat))
     return jobs
+
+
+def _read_ahead(rel: str, path: Path, unsupported: str | None) -> bool:
+    """A text note the readers can read (a parsed format goes to the extractor; a name that
+    is not valid UTF-8, or a type not read, gets its status in `_index_file`)."""
+    return (
+        not unsupported
+        and formats.suffix_of(rel) not in formats.ISOLATED
+        and (names.storable(rel) == rel)
+    )
 
 
 def _job(
@@ -344,15 +354,16 @@ def _index_file(
     for warning in (document.warning, analyzed.warning):
         if warning:
             report.problems.append(FileProblem(rel, NoteStatus.INDEXED, warning))
-    content_hash = QUICK_HASH + read.content_hash if options.quick else read.content_hash
-    note = _note_row(folder_id, rel, stat, content_hash, analyzed, document)
+    note = _note_row(folder_id, rel, stat, read.content_hash, analyzed, document)
+    if read.whole:  # looks changed (as `notes.mark_all_changed`): the next pass reads it in full
+        note.update(content_hash=QUICK_HASH + read.content_hash, mtime_ns=-1)
     return NoteRows(note, analyzed, replaces=known is not None)
 
 
 def _unchanged(known: KnownNote | None, stat: os.stat_result, options: IndexOptions) -> bool:
     """Indexed before with this size and time (or found to hold no text by OCR in the same
     languages: a folder of photos is not read again at every start): not read again."""
-    if not known or (known.content_hash or "").startswith(QUICK_HASH):
+    if not known:
         return False
     empty = known.reason == ocr.nothing_found(options.ocr_languages)
     if known.status != NoteStatus.INDEXED and not (known.status == NoteStatus.SKIPPED and empty):

@@ -168,8 +168,7 @@ def analyze_whole(rel_path: str, document: Document) -> AnalyzedNote:
         text = document.text
         whole = Chunk(0, len(text), 1, text.count("\n") + 1, (), text)
         title = note_title(rel_path, {}, [])
-        prose = " ".join(_PROSE_WORD.findall(text[: 4 * LANGUAGE_SAMPLE_CHARS]))
-        language = analyzer.detect_language(prose[:LANGUAGE_SAMPLE_CHARS] or title)
+        language = analyzer.detect_language(language_sample([whole]) or title)
         return AnalyzedNote(title, language, {}, chunk_terms([whole], title, language, []))
 
 

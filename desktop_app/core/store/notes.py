@@ -21,8 +21,9 @@ class KnownNote(NamedTuple):
     reason: str | None
 
 
-# Before the content hash of a note read quickly, as one passage (a large first index): its
-# full reading is still to come, and no vector is computed for that passage.
+# Before the content hash of a note read quickly, as one passage (a large first index): no
+# vector is computed for that passage, and its mtime is stored as -1 (as `mark_all_changed`
+# does), so the next pass reads it in full.
 QUICK_HASH = "quick:"
 
 

@@ -51,8 +51,9 @@ def unplanned_chunks(db: sqlite_utils.Database, space: Space = MAIN) -> list[Unp
         "SELECT c.id, n.title, c.heading_path, c.start, c.text FROM chunks c"
         " JOIN notes n ON n.id = c.note_id"
         f" WHERE NOT EXISTS (SELECT 1 FROM {space.parts} p WHERE p.chunk_id = c.id)"
-        f" AND coalesce(n.content_hash, '') NOT LIKE '{QUICK_HASH}%'"
-        " ORDER BY n.indexed_at DESC, c.note_id, c.seq"
+        " AND coalesce(n.content_hash, '') NOT LIKE ? || '%'"
+        " ORDER BY n.indexed_at DESC, c.note_id, c.seq",
+        (QUICK_HASH,),
     ).fetchall()
     return rows
 
