@@ -40,6 +40,20 @@ def context() -> Any:
     return forkserver
 
 
+def warm_up() -> None:
+    """Start the fork server now, where there is one, so that it imports the workers' modules
+    while this process does other work (a folder's scan) rather than when a worker is wanted.
+    A server that cannot start is left for that moment to find and report."""
+    chosen = context()
+    if chosen.get_start_method() == "forkserver":
+        try:
+            import multiprocessing.forkserver  # noqa: PLC0415 (POSIX only)
+
+            multiprocessing.forkserver.ensure_running()
+        except Exception:  # reported by the first start that needs it
+            return
+
+
 def start(
     context: Any, target: Callable[..., None], args: tuple[Any, ...], name: str, pipes: int = 1
 ) -> tuple[Any, list[Connection]]:

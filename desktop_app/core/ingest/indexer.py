@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core import names
+from desktop_app.core import names, processes
 from desktop_app.core.cancel import (
     Cancelled,
     CancelToken,
@@ -97,6 +97,7 @@ def index_folder(
     folder_id = ensure_folder(database, folder)
     use_chunking(database, options.chunking)
     known = _known_notes(database, folder_id)
+    processes.warm_up()  # the note readers' server starts while the folder is scanned
     # Small notes first: most of a big vault is searchable long before its largest files are done.
     unreadable: list[OSError] = []
     files = sorted(

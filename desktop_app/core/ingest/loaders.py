@@ -32,23 +32,52 @@ def walk_notes(
     skipped: list[tuple[Path, str]] | None = None,
     suffixes: frozenset[str] = NOTE_SUFFIXES,
 ) -> Iterator[Path]:
-    """Yield note files under `folder`, skipping hidden folders (.git, .obsidian, .trash…).
+    """Yield note files under `folder` (each folder's in name order, then its subfolders'),
+    skipping hidden folders (.git, .obsidian, .trash…).
 
     Symlinked folders are not followed, so there are no loops and nothing outside the folder.
     Note-named entries that are not read (a link to outside, a pipe) go to `skipped` with why.
     """
-    on_error = errors.append if errors is not None else None
-    real = folder.resolve()
-    for root, dirs, files in os.walk(folder, followlinks=False, onerror=on_error):
-        dirs[:] = sorted(d for d in dirs if not is_hidden(d))
-        for name in sorted(files):
-            if is_note_name(name, suffixes):
-                path = Path(root, name)
-                reason = unsupported_reason(path, real)
-                if reason is None:
-                    yield path
-                elif skipped is not None:
-                    skipped.append((path, reason))
+    yield from _walk(folder, folder.resolve(), errors, skipped, suffixes)
+
+
+def _walk(
+    directory: Path,
+    real: Path,
+    errors: list[OSError] | None,
+    skipped: list[tuple[Path, str]] | None,
+    suffixes: frozenset[str],
+) -> Iterator[Path]:
+    try:
+        with os.scandir(directory) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError as exc:
+        if errors is not None:
+            errors.append(exc)
+        return
+    folders = []
+    for entry in entries:
+        if _is_folder(entry):
+            if not is_hidden(entry.name) and not entry.is_symlink():
+                folders.append(Path(entry.path))
+        elif is_note_name(entry.name, suffixes):
+            path = Path(entry.path)
+            # the kind of entry comes with the listing: a plain file costs no further call
+            plain = entry.is_file(follow_symlinks=False)
+            reason = None if plain else unsupported_reason(path, real)
+            if reason is None:
+                yield path
+            elif skipped is not None:
+                skipped.append((path, reason))
+    for subfolder in folders:
+        yield from _walk(subfolder, real, errors, skipped, suffixes)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # a link to a folder is one, as os.walk counts it (not entered)
+    except OSError:
+        return False
 
 
 def unsupported_reason(path: Path, folder: Path) -> str | None:
@@ -78,4 +107,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def relative_note_path(path: Path, folder: Path) -> str:
+    full, base = str(path), str(folder).rstrip(os.sep)
+    if full.startswith(base + os.sep):  # as relative_to says, without parsing both again
+        return full[len(base) + 1 :].replace(os.sep, "/")
     return path.relative_to(folder).as_posix()

@@ -81,11 +81,13 @@ _WORDY = re.compile(r"[^\W\d_]{3,}")  # a title with a word in it, not only digi
 # (code, numbers and markup left out) is both cheaper and a cleaner signal than raw text.
 _PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
 LANGUAGE_SAMPLE_CHARS = 600
+# A quick reading's sample (`analyze_whole`): the full reading that follows takes the longer one.
+QUICK_LANGUAGE_CHARS = 200
 
 
-def language_sample(chunks: list[Chunk]) -> str:
-    text = " ".join(c.text[: 2 * LANGUAGE_SAMPLE_CHARS] for c in chunks[:4])
-    return " ".join(_PROSE_WORD.findall(text))[:LANGUAGE_SAMPLE_CHARS]
+def language_sample(chunks: list[Chunk], chars: int = LANGUAGE_SAMPLE_CHARS) -> str:
+    text = " ".join(c.text[: 2 * chars] for c in chunks[:4])
+    return " ".join(_PROSE_WORD.findall(text))[:chars]
 
 
 def metadata_terms(metadata: dict[str, Any]) -> list[str]:
@@ -168,7 +170,8 @@ def analyze_whole(rel_path: str, document: Document) -> AnalyzedNote:
         text = document.text
         whole = Chunk(0, len(text), 1, text.count("\n") + 1, (), text)
         title = note_title(rel_path, {}, [])
-        language = analyzer.detect_language(language_sample([whole]) or title)
+        sample = language_sample([whole], QUICK_LANGUAGE_CHARS)
+        language = analyzer.detect_language(sample or title)
         return AnalyzedNote(title, language, {}, chunk_terms([whole], title, language, []))
 
 

@@ -50,6 +50,36 @@ def upsert_note(db: sqlite_utils.Database, note: dict[str, Any]) -> int:
     return int(row[0])
 
 
+def upsert_notes(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> list[int]:
+    """`upsert_note` for many notes of the same columns and folder, in one statement run for
+    all of them; returns their ids in order."""
+    if not rows:
+        return []
+    columns = list(rows[0])
+    updates = ", ".join(f"{k} = excluded.{k}" for k in columns if k not in ("folder_id", "path"))
+    db.conn.executemany(
+        f"INSERT INTO notes ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
+        f"ON CONFLICT(folder_id, path) DO UPDATE SET {updates}",
+        [[row[k] for k in columns] for row in rows],
+    )
+    folder_id = rows[0]["folder_id"]
+    ids: dict[str, int] = {}
+    paths = [row["path"] for row in rows]
+    for i in range(0, len(paths), _MARKS):
+        some = paths[i : i + _MARKS]
+        marks = ", ".join("?" for _ in some)
+        ids.update(
+            db.execute(
+                f"SELECT path, id FROM notes WHERE folder_id = ? AND path IN ({marks})",
+                [folder_id, *some],
+            ).fetchall()
+        )
+    return [ids[path] for path in paths]
+
+
+_MARKS = 500  # parameters in one statement, well under SQLite's limit
+
+
 def set_tags(db: sqlite_utils.Database, tagged: list[tuple[int, tuple[str, ...]]]) -> None:
     """Replace these notes' tags (inside a write transaction)."""
     db.conn.executemany("DELETE FROM note_tags WHERE note_id = ?", [(i,) for i, _ in tagged])
