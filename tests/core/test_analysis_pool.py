@@ -144,6 +144,12 @@ def _chunks_per_note(quire: Quire) -> dict[str, int]:
     return dict(rows)
 
 
+def _languages(quire: Quire) -> set[str]:
+    with quire.database.read() as db:
+        rows = db.execute("SELECT DISTINCT language FROM notes WHERE status = 'indexed'")
+        return {row[0] for row in rows.fetchall()}
+
+
 def _quick_hashes(quire: Quire) -> int:
     with quire.database.read() as db:
         found = db.execute(
@@ -176,11 +182,14 @@ def test_a_quick_reading_then_a_full_one_index_as_a_full_one_alone(
         per_note = _chunks_per_note(quick)
         assert per_note["long.md"] == 1 and _chunks_per_note(full)["long.md"] > 1
         assert quick.search("chléb 42")[0].path == "n042.md"  # searchable: by keywords
+        # in no language yet: its words' five-letter prefixes find an inflected form
+        assert _languages(quick) == {""}
+        assert quick.search("Sauerteiges 42")[0].path == "n042.md"
         assert _quick_hashes(quick) == NOTES + 2
         assert quick.embed() == 0  # a whole note's passage gets no vector
         [again] = quick.index([notes])  # the full reading follows
         assert not again.report.quick and again.report.indexed == NOTES + 2
-        assert _quick_hashes(quick) == 0
+        assert _quick_hashes(quick) == 0 and "" not in _languages(quick)
         assert _index_rows(quick) == _index_rows(full)
     finally:
         quick.close()

@@ -30,6 +30,7 @@ from desktop_app.core.ingest.note_analysis import AnalyzedNote, analyze_note, an
 MIN_FILES = 64  # fewer notes to read than this are read in the indexer's process: no pool
 MAX_WORKERS = 4
 BATCH = 16  # notes a worker reads per task: the pool's cost per task is not small
+QUICK_BATCH = 64  # a quick reading's notes are one passage each: more of them to a task
 PACKED_CHUNKS = 256
 # A longer note is read in full even by a quick reading: one passage that long points at
 # nothing precisely, and its terms are computed a passage at a time, never all at once.
@@ -136,8 +137,9 @@ class Ahead:
         self.broken = ""  # why the pool stopped, once it did
         try:
             with processes.lean_main():  # the first submits start the workers
-                for i in range(0, len(jobs), BATCH):
-                    batch = jobs[i : i + BATCH]
+                size = QUICK_BATCH if jobs and jobs[0].quick else BATCH
+                for i in range(0, len(jobs), size):
+                    batch = jobs[i : i + size]
                     future = self._pool.submit(_read_text_notes, batch)
                     self._futures.update((job.rel, (job, n, future)) for n, job in enumerate(batch))
         except (OSError, RuntimeError, BrokenProcessPool) as exc:  # no worker could start

@@ -81,13 +81,12 @@ _WORDY = re.compile(r"[^\W\d_]{3,}")  # a title with a word in it, not only digi
 # (code, numbers and markup left out) is both cheaper and a cleaner signal than raw text.
 _PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
 LANGUAGE_SAMPLE_CHARS = 600
-# A quick reading's sample (`analyze_whole`): the full reading that follows takes the longer one.
-QUICK_LANGUAGE_CHARS = 200
+UNKNOWN_LANGUAGE = ""  # a note read quickly (`analyze_whole`): in no language's count
 
 
-def language_sample(chunks: list[Chunk], chars: int = LANGUAGE_SAMPLE_CHARS) -> str:
-    text = " ".join(c.text[: 2 * chars] for c in chunks[:4])
-    return " ".join(_PROSE_WORD.findall(text))[:chars]
+def language_sample(chunks: list[Chunk]) -> str:
+    text = " ".join(c.text[: 2 * LANGUAGE_SAMPLE_CHARS] for c in chunks[:4])
+    return " ".join(_PROSE_WORD.findall(text))[:LANGUAGE_SAMPLE_CHARS]
 
 
 def metadata_terms(metadata: dict[str, Any]) -> list[str]:
@@ -163,16 +162,17 @@ def _analyze(rel_path: str, document: Document, chunk_tokens: int, mtime_ns: int
 
 
 def analyze_whole(rel_path: str, document: Document) -> AnalyzedNote:
-    """A first, quick reading of a text note for a large first index: the whole note as one
-    passage, with its language and terms, so a vault is keyword-searchable within seconds;
-    its passages, front matter, days and tags come with the full reading that follows."""
+    """A first, quick reading of a text note for a large first index: the whole note one
+    passage, its terms those of a language without a stemmer (five-letter prefixes, as a Czech
+    note's are), so a vault is keyword-searchable within seconds; identifying its language
+    would take most of that time. Its language, stems, passages, front matter, days and tags
+    come with the full reading that follows."""
     with collector_paused(freeze=False):
         text = document.text
         whole = Chunk(0, len(text), 1, text.count("\n") + 1, (), text)
         title = note_title(rel_path, {}, [])
-        sample = language_sample([whole], QUICK_LANGUAGE_CHARS)
-        language = analyzer.detect_language(sample or title)
-        return AnalyzedNote(title, language, {}, chunk_terms([whole], title, language, []))
+        terms = chunk_terms([whole], title, UNKNOWN_LANGUAGE, [])  # no stemmer: prefixes
+        return AnalyzedNote(title, UNKNOWN_LANGUAGE, {}, terms)
 
 
 SHORT_PAGE = 0.25  # of the document's median page length: a page's remainder, not a page
