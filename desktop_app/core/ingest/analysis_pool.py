@@ -72,7 +72,9 @@ def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
     if not document.text.strip():
         raise note_file.NoteSkipped("empty note")
     whole = job.quick and len(document.text) <= WHOLE_AT_MOST
-    with budget.note_budget(job.size):  # one note over its budget fails alone
+    # one note over its budget fails alone; a whole note's one passage cannot grow past
+    # a few times its size, so only its time is watched
+    with budget.note_budget(job.size, watch_memory=not whole):
         if whole:
             analyzed = analyze_whole(job.rel, document)
         else:

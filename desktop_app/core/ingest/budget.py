@@ -53,12 +53,17 @@ def seconds_for(size: int) -> float:
 
 @contextmanager
 def note_budget(
-    size: int, seconds: float | None = None, memory_growth: int | None = None
+    size: int,
+    seconds: float | None = None,
+    memory_growth: int | None = None,
+    watch_memory: bool = True,
 ) -> Iterator[Budget]:
-    """A budget for reading one note of `size` bytes (the defaults: by its size)."""
+    """A budget for reading one note of `size` bytes (the defaults: by its size);
+    `watch_memory=False`: its time only (a reading whose memory is bounded by its size)."""
     allowed = seconds_for(size) if seconds is None else seconds
     growth = MEMORY_GROWTH_BYTES if memory_growth is None else memory_growth
-    budget = Budget(time.monotonic() + allowed, allowed, growth, resident_bytes())
+    baseline = resident_bytes() if watch_memory else None
+    budget = Budget(time.monotonic() + allowed, allowed, growth, baseline)
     token = _CURRENT.set(budget)
     try:
         yield budget

@@ -268,16 +268,19 @@ def chunk_terms(
         words = analyzer.words(f"{context_line(title, heading_path)} {extra}")
         return " ".join(analyzer.stems(words, language))
 
+    stemmed = analyzer.has_stemmer(language)  # else a body's terms are its prefixes
     analyzed = []
     for chunk in chunks:
         spend()
         words = analyzer.words(reading.terms_text(chunk) if reading else chunk.text)
         listing = reading is not None and reading.is_listing(chunk)
+        prefixes = " ".join(analyzer.prefixes(words))
+        body = " ".join(analyzer.stems(words, language)) if stemmed else prefixes
         analyzed.append(
             AnalyzedChunk(
                 chunk=chunk,
-                body_terms="" if listing else " ".join(analyzer.stems(words, language)),
-                prefix_terms=" ".join(analyzer.prefixes(words)),
+                body_terms="" if listing else body,
+                prefix_terms=prefixes,
                 context_terms=context_terms(chunk.heading_path),
             )
         )
