@@ -4,6 +4,7 @@ each test checks what the fix changes (what the tokenizer sees, the chunks' size
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 
 from desktop_app.core import tokens
 from desktop_app.core.ingest import (
+    analysis_pool,
     budget,
     days_and_tags,
     indexer,
@@ -26,6 +28,7 @@ from desktop_app.core.ingest import (
 from desktop_app.core.ingest.chunker import chunk_note
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.note_analysis import analyze_note
+from desktop_app.core.ingest.note_file import NoteFailed
 from desktop_app.core.store.db import Database
 from desktop_app.core.tokens import RUN_SLICE, count_tokens, encoding
 from tests.support.crafted import (
@@ -199,6 +202,27 @@ def test_a_note_over_its_budget_fails_alone_with_the_reason(
     reasons = {p.path: p.reason for p in report.problems}
     assert "memory budget" in reasons["headings.md"]
     assert report.failed >= 4
+
+
+def test_a_quick_reading_watches_a_notes_time_but_not_its_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = tmp_path / "n.md"
+    note.write_text("# Note\n\nThe garden note.\n", "utf-8")
+    read_memory: list[int] = []
+    monkeypatch.setattr(budget, "resident_bytes", lambda: read_memory.append(1) or 0)
+    job = analysis_pool.Job("n.md", note, 10**6, None, 200, 30, 0, quick=True)
+    assert analysis_pool.read_and_analyze(job, _no_parsed_formats).whole
+    assert read_memory == []  # a full reading reads it: below
+    analysis_pool.read_and_analyze(dataclasses.replace(job, quick=False), _no_parsed_formats)
+    assert read_memory
+    monkeypatch.setattr(budget, "TIME_BASE_SECONDS", -1.0)  # any note is over this budget
+    with pytest.raises(NoteFailed, match="longer than its budget"):
+        analysis_pool.read_and_analyze(job, _no_parsed_formats)
+
+
+def _no_parsed_formats(path: Path, max_bytes: int) -> Document:
+    raise AssertionError("a text note is read as text")
 
 
 def test_crafted_notes_beside_good_ones_all_get_a_status(tmp_path: Path) -> None:
