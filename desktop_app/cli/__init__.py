@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
         from desktop_app.core import processes  # noqa: PLC0415 (before the app's imports)
 
         processes.warm_up()
-    from desktop_app.cli.entry import main as run  # noqa: PLC0415
+    from desktop_app.cli.entry import main as run  # noqa: PLC0415 (after the server starts)
 
     return run(argv)
 

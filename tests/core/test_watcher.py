@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from desktop_app.core.api import NoteStatus, Quire
 from desktop_app.core.events import Change
+from desktop_app.core.ingest.observer import Handler, Watches
 from desktop_app.core.ingest.watcher import LiveIndex
 from tests.support.live_index import live_index
 from tests.support.wait import wait_for
@@ -313,3 +315,30 @@ def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
     assert "locked/inner.md" not in files  # an unreadable folder is passed over, not a crash
     problems = json.loads(out.stdout.splitlines()[-2])
     assert ["locked/", "failed", "cannot open folder: Permission denied"] in problems
+
+
+class _NoSink:
+    def event(self, kind: str, src: str, dest: str | None, is_directory: bool) -> None:
+        pass
+
+
+def test_a_start_interrupted_once_watching_is_stopped_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C or SIGTERM right as `quire watch` starts watching: the stop that follows ends
+    the observer's threads too."""
+    from watchdog.observers import Observer  # loaded lazily, as the app loads it
+
+    real_start = Observer.start
+
+    def start_then_interrupted(self: Any) -> None:
+        real_start(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Observer, "start", start_then_interrupted)
+    before = set(threading.enumerate())
+    watches = Watches(Handler(_NoSink()), False, lambda notice: None)
+    with pytest.raises(KeyboardInterrupt):
+        watches.start([tmp_path])
+    watches.stop(timeout=10)
+    assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []

@@ -145,8 +145,8 @@ class Watches:
     def _start(self, observer: BaseObserver, folders: list[Path]) -> None:
         for folder in folders:
             self._watches[folder] = observer.schedule(self._handler, str(folder), recursive=True)
+        self.observer = observer  # first: a stop that interrupts the start still ends its threads
         observer.start()
-        self.observer = observer
 
     def add(self, folder: Path) -> None:
         if self.observer is not None:
@@ -161,7 +161,8 @@ class Watches:
     def stop(self, timeout: float | None) -> None:
         if self.observer is not None:
             self.observer.stop()
-            self.observer.join(timeout)
+            if self.observer.is_alive():  # not if its start was interrupted before it ran
+                self.observer.join(timeout)
 
 
 def _watch_limit_reason(exc: OSError) -> str:
