@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
             sum(int(x.split()[1]) for x in lines if x.startswith("embedded")) - embedded_before
         )
         run.stop()
+        if not latencies:  # --edits 0: the first open only
+            return 0
         ms = np.array(latencies) * 1000
         print(
             f"save → searchable over {len(ms)} edits: p50 {np.percentile(ms, 50):.0f} ms, "

@@ -210,7 +210,12 @@ def test_a_quick_reading_watches_a_notes_time_but_not_its_memory(
     note = tmp_path / "n.md"
     note.write_text("# Note\n\nThe garden note.\n", "utf-8")
     read_memory: list[int] = []
-    monkeypatch.setattr(budget, "resident_bytes", lambda: read_memory.append(1) or 0)
+
+    def resident_bytes() -> int:
+        read_memory.append(1)
+        return 0
+
+    monkeypatch.setattr(budget, "resident_bytes", resident_bytes)
     job = analysis_pool.Job("n.md", note, 10**6, None, 200, 30, 0, quick=True)
     assert analysis_pool.read_and_analyze(job, _no_parsed_formats).whole
     assert read_memory == []  # a full reading reads it: below

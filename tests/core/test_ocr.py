@@ -169,16 +169,18 @@ def test_ocr_off_leaves_pictures_and_scans_unread(tmp_path: Path) -> None:
 def test_the_extractor_reads_a_long_scan_page_by_page_past_its_time_limit(tmp_path: Path) -> None:
     """Each page read starts the time limit again: a scan longer than the limit is read
     whole, while one stuck page would still fail."""
-    pages = [[f"Strana {n}: {CZECH[0]}"] for n in range(1, 5)]
+    pages = [[f"Strana {n}: {CZECH[0]}"] for n in range(1, 7)]
     scan = write_scanned_text_pdf(tmp_path / "long.pdf", pages)
     started = time.monotonic()
     with Extractor(ocr_languages=ocr.DEFAULT_LANGUAGES) as warm:  # a first page: models loaded
         warm.load(write_scanned_text_pdf(tmp_path / "one.pdf", pages[:1]), 10**8)
     one_page = (time.monotonic() - started) / 2
-    with Extractor(timeout=max(1.5, 2.5 * one_page), ocr_languages=ocr.DEFAULT_LANGUAGES) as ex:
+    # room for a page read while the machine is busier than when one was timed (two test
+    # workers on two cores), and the whole scan still several times one page
+    with Extractor(timeout=max(2.0, 3.5 * one_page), ocr_languages=ocr.DEFAULT_LANGUAGES) as ex:
         document = ex.load(scan, 10**8)
-    assert document.ocr_pages == (0, 1, 2, 3)
-    assert all(f"Strana {n}" in document.text for n in range(1, 5))
+    assert document.ocr_pages == tuple(range(6))
+    assert all(f"Strana {n}" in document.text for n in range(1, 7))
 
 
 def test_a_picture_read_in_the_worker_fails_there_when_it_is_not_one(tmp_path: Path) -> None:

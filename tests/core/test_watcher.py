@@ -318,7 +318,9 @@ def test_unreadable_file_and_folder_fail_with_a_reason(tmp_path: Path) -> None:
 
 
 class _NoSink:
-    def event(self, kind: str, src: str, dest: str | None, is_directory: bool) -> None:
+    def event(
+        self, kind: str, src: str | bytes, dest: str | bytes | None, is_directory: bool
+    ) -> None:
         pass
 
 
@@ -327,15 +329,15 @@ def test_a_start_interrupted_once_watching_is_stopped_whole(
 ) -> None:
     """Ctrl+C or SIGTERM right as `quire watch` starts watching: the stop that follows ends
     the observer's threads too."""
-    from watchdog.observers import Observer  # loaded lazily, as the app loads it
+    from watchdog.observers.api import BaseObserver  # loaded lazily, as the app loads it
 
-    real_start = Observer.start
+    real_start = BaseObserver.start
 
-    def start_then_interrupted(self: Any) -> None:
+    def start_then_interrupted(self: BaseObserver) -> None:
         real_start(self)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Observer, "start", start_then_interrupted)
+    monkeypatch.setattr(BaseObserver, "start", start_then_interrupted)
     before = set(threading.enumerate())
     watches = Watches(Handler(_NoSink()), False, lambda notice: None)
     with pytest.raises(KeyboardInterrupt):
