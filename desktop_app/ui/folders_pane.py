@@ -13,7 +13,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -227,6 +227,7 @@ class FilesView(QWidget):
         )
         self.summary = QLabel()
         self._files: list[FileStatus] = []
+        self._stale = False  # status came while hidden: the rows are refilled when shown
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.filter)
@@ -245,4 +246,14 @@ class FilesView(QWidget):
             f"{c.notes} notes · {c.chunks} passages · {c.pending_embedding} waiting "
             f"for vectors · {c.skipped} skipped · {c.failed} failed"
         )
-        self.model.set_files(self._files)
+        # 20,000 rows refilled on the event loop at every status refresh stall it while a large
+        # vault is read: a hidden list waits until it is shown
+        self._stale = not self.isVisible()
+        if not self._stale:
+            self.model.set_files(self._files)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._stale:
+            self._stale = False
+            self.model.set_files(self._files)
+        super().showEvent(event)

@@ -26,6 +26,7 @@ INDEXED = 120_000
 
 def _rows(win: MainWindow) -> dict[str, tuple[str, str]]:
     """What the Files tab shows: file -> (status, details)."""
+    win.tabs.setCurrentWidget(win.files)
     model = win.files.model
     shown = {}
     for row in range(model.rowCount()):

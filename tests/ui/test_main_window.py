@@ -199,6 +199,8 @@ def test_edit_on_disk_while_the_window_is_open(
     qtbot.waitUntil(lambda: files().get("zebra.md") == "indexed" and window.ready, timeout=30_000)
     assert "travel/packing-list.txt" not in files()
     assert files().get("broken.md") in ("skipped", "failed")
+    assert window.files.model.rows == []  # the Files tab was never shown: its list waits
+    window.tabs.setCurrentWidget(window.files)
     rows = window.files.model.rows
     assert any(r.path == "broken.md" and r.reason for r in rows)
     zebra = window.files.model.index(next(i for i, r in enumerate(rows) if r.path == "zebra.md"), 0)
