@@ -128,7 +128,7 @@ def write_notes(db: sqlite_utils.Database, items: list[NoteRows]) -> None:
     insert per table for all of them. Embedding parts are planned later, by the embedding pass."""
     if not items:
         return
-    note_ids = _note_ids(db, items)
+    note_ids = notes.upsert_notes(db, [n.note for n in items])
     notes.set_tags(db, [(i, n.analyzed.tags) for i, n in zip(note_ids, items, strict=True)])
     chunks.delete_chunks(db, [i for i, n in zip(note_ids, items, strict=True) if n.replaces])
     next_id = chunks.next_chunk_id(db)
@@ -160,17 +160,6 @@ def write_notes(db: sqlite_utils.Database, items: list[NoteRows]) -> None:
                 (chunk_id, analyzed.body_terms, analyzed.prefix_terms, analyzed.context_terms)
             )
     chunks.insert_chunks(db, chunk_rows, fts_rows)
-
-
-def _note_ids(db: sqlite_utils.Database, items: list[NoteRows]) -> list[int]:
-    """The notes' rows written, their ids in order (one statement for those of one folder and
-    the same columns, as a folder's index run writes them)."""
-    first = items[0].note
-    if all(
-        n.note.keys() == first.keys() and n.note["folder_id"] == first["folder_id"] for n in items
-    ):
-        return notes.upsert_notes(db, [n.note for n in items])
-    return [notes.upsert_note(db, n.note) for n in items]
 
 
 def status_writer(

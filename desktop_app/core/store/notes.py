@@ -51,8 +51,8 @@ def upsert_note(db: sqlite_utils.Database, note: dict[str, Any]) -> int:
 
 
 def upsert_notes(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> list[int]:
-    """`upsert_note` for many notes of the same columns and folder, in one statement run for
-    all of them; returns their ids in order."""
+    """`upsert_note` for many notes of the same columns, in one statement run for all of them;
+    returns their ids in order."""
     if not rows:
         return []
     columns = list(rows[0])
@@ -62,19 +62,21 @@ def upsert_notes(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> list[
         f"ON CONFLICT(folder_id, path) DO UPDATE SET {updates}",
         [[row[k] for k in columns] for row in rows],
     )
-    folder_id = rows[0]["folder_id"]
-    ids: dict[str, int] = {}
-    paths = [row["path"] for row in rows]
-    for i in range(0, len(paths), _MARKS):
-        some = paths[i : i + _MARKS]
-        marks = ", ".join("?" for _ in some)
-        ids.update(
-            db.execute(
-                f"SELECT path, id FROM notes WHERE folder_id = ? AND path IN ({marks})",
+    keys = [(row["folder_id"], row["path"]) for row in rows]
+    by_folder: dict[int, list[str]] = {}
+    for folder_id, path in keys:
+        by_folder.setdefault(folder_id, []).append(path)
+    ids: dict[tuple[int, str], int] = {}
+    for folder_id, paths in by_folder.items():
+        for i in range(0, len(paths), _MARKS):
+            some = paths[i : i + _MARKS]
+            found = db.execute(
+                f"SELECT path, id FROM notes WHERE folder_id = ? AND path IN"
+                f" ({', '.join('?' for _ in some)})",
                 [folder_id, *some],
             ).fetchall()
-        )
-    return [ids[path] for path in paths]
+            ids.update(((folder_id, path), note_id) for path, note_id in found)
+    return [ids[key] for key in keys]
 
 
 _MARKS = 500  # parameters in one statement, well under SQLite's limit
