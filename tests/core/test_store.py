@@ -12,7 +12,7 @@ import sqlite_utils
 from desktop_app.core.cancel import Phase, Progress
 from desktop_app.core.ingest import embed_pass, indexer
 from desktop_app.core.ingest.note_analysis import PartPlanner
-from desktop_app.core.store import meta
+from desktop_app.core.store import meta, notes
 from desktop_app.core.store.db import READERS, Database, fts5_available
 from desktop_app.core.store.migrations import MIGRATIONS
 from desktop_app.core.store.status import integrity
@@ -421,3 +421,18 @@ def test_a_cancelled_pass_writes_no_batch_after_the_cancel(tmp_path: Path) -> No
             db, encode, PartPlanner(word_offsets, 200), written, cancel, batch=2
         )
     assert db.query("SELECT count(*) FROM embeddings")[0][0] == 4
+
+
+def test_notes_written_together_get_their_own_ids_in_any_folder(tmp_path: Path) -> None:
+    database = Database(tmp_path / "q.sqlite")
+    a, b = (indexer.ensure_folder(database, tmp_path / name) for name in ("a", "b"))
+
+    def row(folder_id: int, path: str, size: int) -> dict[str, object]:
+        return {"folder_id": folder_id, "path": path, "size": size, "status": "indexed"}
+
+    with database.write() as db:
+        first = notes.upsert_notes(db, [row(a, "x.md", 1), row(b, "x.md", 2), row(a, "y.md", 3)])
+        again = notes.upsert_notes(db, [row(b, "x.md", 4), row(a, "x.md", 5)])
+    assert len(set(first)) == 3 and again == [first[1], first[0]]
+    found = database.query("SELECT id, size FROM notes ORDER BY id")
+    assert dict(found) == {first[0]: 5, first[1]: 4, first[2]: 3}
