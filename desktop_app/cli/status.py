@@ -28,7 +28,7 @@ def cmd_status(quire: Quire, args: argparse.Namespace) -> int:
         f"folders {c.folders}, notes {c.notes}, chunks {c.chunks}, "
         f"pending embedding {c.pending_embedding}, skipped {c.skipped}, failed {c.failed}"
     )
-    for f in status.files:
+    for f in status.listed_files():
         if f.status != NoteStatus.INDEXED or f.reason or f.ocr_pages:
             said = "; ".join(printable(x) for x in (f.read_by_ocr, f.reason) if x)
             print(f"  {f.status}: {printable(f.path)}{f' — {said}' if said else ''}")

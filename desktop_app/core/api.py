@@ -54,7 +54,7 @@ from desktop_app.core.store.db import DiskFull, NewerDatabaseError
 from desktop_app.core.store.health import Health, IndexDamaged
 from desktop_app.core.store.note_status import NoteStatus
 from desktop_app.core.store.recovery import Recovery
-from desktop_app.core.store.status import FileStatus, IndexStatus
+from desktop_app.core.store.status import FileStatus, FolderSummary, IndexStatus
 from desktop_app.core.text import IMAGE_TARGET, clean_text, plain_line, suffix_of
 from desktop_app.core.turn_view import LinkKind, TurnLink, conversation_markdown, problem_markdown
 
@@ -83,6 +83,7 @@ __all__ = [
     "EvidenceShown",
     "FileStatus",
     "FolderReport",
+    "FolderSummary",
     "FoundModel",
     "GateDecision",
     "Health",

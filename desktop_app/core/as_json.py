@@ -156,7 +156,7 @@ def _status_json(status: IndexStatus) -> JsonDict:
         "counts": asdict(status.counts),
         "migrations": status.migrations,
         "integrity": None if status.integrity is None else _integrity_json(status.integrity),
-        "files": [_file_json(f) for f in status.files],
+        "files": None if status.files is None else [_file_json(f) for f in status.files],
         "recovery": None if status.recovery is None else status.recovery.record,
         "companion_model": status.companion_model,  # added after the others: keys keep order
     }

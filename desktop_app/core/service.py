@@ -144,11 +144,12 @@ class Quire:
     def index_is_empty(self) -> bool:
         return self.answers.index_is_empty()
 
-    def status(self, check_integrity: bool = True) -> IndexStatus:
-        """Counts, per-file status, integrity (raises IndexDamaged when the checks fail)."""
+    def status(self, check_integrity: bool = True, list_files: bool = True) -> IndexStatus:
+        """Counts, each folder's summary, every file's status (unless not asked to list them),
+        integrity (raises IndexDamaged when the checks fail)."""
         try:
             with self._slot.use() as handle:
-                status = collect_status(handle.database, check_integrity)
+                status = collect_status(handle.database, check_integrity, list_files)
         except sqlite3.DatabaseError as exc:
             self.repair.raise_damage(exc)
             raise

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -29,28 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.api import FileStatus, IndexStatus, NoteStatus, printable
+from desktop_app.core.api import FileStatus, FolderSummary, IndexStatus, NoteStatus, printable
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 PROBLEMS = (NoteStatus.SKIPPED, NoteStatus.FAILED)
-INDEXED = (NoteStatus.INDEXED, NoteStatus.PENDING_EMBEDDING)
-
-
-class FolderSummary(NamedTuple):
-    notes: int
-    chunks: int
-    pending: int  # notes waiting for vectors
-    problems: int  # files skipped or failed
-
-
-def folder_summary(folder: Path, files: list[FileStatus]) -> FolderSummary:
-    mine = [f for f in files if f.folder == str(folder)]
-    return FolderSummary(
-        notes=sum(f.status in INDEXED for f in mine),
-        chunks=sum(f.chunks for f in mine),
-        pending=sum(f.status == NoteStatus.PENDING_EMBEDDING for f in mine),
-        problems=sum(f.status in PROBLEMS for f in mine),
-    )
+NO_NOTES = FolderSummary(notes=0, chunks=0, pending=0, problems=0)
 
 
 class FoldersPanel(QWidget):
@@ -95,13 +78,16 @@ class FoldersPanel(QWidget):
         layout.addLayout(buttons)
 
     def show_folders(
-        self, folders: list[Path], files: list[FileStatus], ocr_off: set[str] | None = None
+        self,
+        folders: list[Path],
+        summaries: dict[str, FolderSummary],
+        ocr_off: set[str] | None = None,
     ) -> None:
         self.ocr_off = set() if ocr_off is None else ocr_off
         current = self.list.currentRow()
         self.list.clear()
         for folder in folders:
-            s = folder_summary(folder, files)
+            s = summaries.get(str(folder), NO_NOTES)
             lines = [folder.name, f"{s.notes} notes · {s.chunks} passages"]
             if s.pending:
                 lines.append(f"{s.pending} notes waiting for vectors")
@@ -203,6 +189,7 @@ class FilesView(QWidget):
     Activating a row (double-click, Enter) asks to open that note."""
 
     open_requested = Signal(Path, str)  # folder, path relative to it
+    files_wanted = Signal()  # shown while the latest status has no file list: read one
 
     def __init__(self) -> None:
         super().__init__()
@@ -226,8 +213,9 @@ class FilesView(QWidget):
             lambda _: self.model.set_files(self._files, self.filter.currentData())
         )
         self.summary = QLabel()
-        self._files: list[FileStatus] = []
-        self._stale = False  # status came while hidden: the rows are refilled when shown
+        self._files: list[FileStatus] = []  # the rows' source, before the filter
+        self._stale = False  # the rows are older than the latest status
+        self._waiting: list[FileStatus] | None = None  # a list that came while hidden
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.filter)
@@ -240,20 +228,27 @@ class FilesView(QWidget):
         self.open_requested.emit(Path(row.folder), row.path)
 
     def show_status(self, status: IndexStatus) -> None:
-        self._files = status.files
         c = status.counts
         self.summary.setText(
             f"{c.notes} notes · {c.chunks} passages · {c.pending_embedding} waiting "
             f"for vectors · {c.skipped} skipped · {c.failed} failed"
         )
         # 20,000 rows refilled on the event loop at every status refresh stall it while a large
-        # vault is read: a hidden list waits until it is shown
-        self._stale = not self.isVisible()
-        if not self._stale:
-            self.model.set_files(self._files)
+        # vault is read: a hidden view keeps a list for when it is shown (the window lists the
+        # files only while the view is shown, so a status may come without them)
+        self._waiting, self._stale = status.files, True
+        if self.isVisible():
+            self._refill()
 
     def showEvent(self, event: QShowEvent) -> None:
-        if self._stale:
-            self._stale = False
-            self.model.set_files(self._files)
         super().showEvent(event)
+        if self._stale:
+            self._refill()
+
+    def _refill(self) -> None:
+        if self._waiting is None:
+            self.files_wanted.emit()
+            return
+        self._stale = False
+        self.model.set_files(self._waiting)
+        self._files, self._waiting = self._waiting, None

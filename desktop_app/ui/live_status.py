@@ -1,5 +1,6 @@
 """The window's controller for the live index: folders added and removed, pause, progress, and
-the status (counts, files, readiness) read off the GUI thread after each burst of changes."""
+the status (counts, folders, files while the Files view shows them, readiness) read off the GUI
+thread after each burst of changes."""
 
 from __future__ import annotations
 
@@ -33,12 +34,20 @@ class LiveController(QObject):
     started = Signal()  # the folders are live: the main page replaces the welcome page
     message = Signal(str, int)  # status-bar text and how long it stays (ms; 0: until replaced)
     progress_changed = Signal(int, int)  # done, total; a total of 0 hides the progress bar
-    status_read = Signal(object)  # the index status (folders, files, counts) after each refresh
+    # the index status after each refresh: counts and folders, and every file while shown
+    status_read = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, quire: Quire, parent: QWidget, answering: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        quire: Quire,
+        parent: QWidget,
+        answering: Callable[[], bool],
+        files_shown: Callable[[], bool],
+    ) -> None:
         super().__init__(parent)
         self.quire, self._parent, self._answering = quire, parent, answering
+        self._files_shown = files_shown  # whether a refresh lists every file (the Files view)
         self.ready = False
         self.last_status: IndexStatus | None = None
         self.error_notice: QMessageBox | None = None  # a background error (one box at a time)
@@ -144,10 +153,12 @@ class LiveController(QObject):
         if self._status_task is not None:
             self._status_task.cancel()
         quire, live = self.quire, self.quire.live.index
+        # a row per file is Python work beside the event loop: only for a Files view shown
+        list_files = self._files_shown()
 
         def query(progress: ProgressFn, cancel: CancelToken) -> tuple[bool, IndexStatus]:
             busy = live is None or live.busy  # read first: the query below is never older
-            return busy, quire.status(check_integrity=False)
+            return busy, quire.status(check_integrity=False, list_files=list_files)
 
         self._status_task = run_in_background(
             query, on_done=self._status_ready, on_error=self.failed.emit

@@ -67,7 +67,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Quire")
         self.resize(1280, 820)
         self._build()
-        self.live_status = LiveController(quire, self, answering=lambda: self.chat.answering)
+        self.live_status = LiveController(
+            quire,
+            self,
+            answering=lambda: self.chat.answering,
+            files_shown=lambda: self.files.isVisible(),
+        )
         self.repairs = RepairController(quire, self)
         self._connect_controllers()
         self.conversations_pane.list_all()
@@ -149,6 +154,7 @@ class MainWindow(QMainWindow):
         self.sources.source_clicked.connect(self.open_source)
         self.sources.show_sources([])
         self.files.open_requested.connect(self.viewer.open_note)
+        self.files.files_wanted.connect(lambda: self.live_status.refresh_status())
 
     def _connect_controllers(self) -> None:
         live, repairs = self.live_status, self.repairs
@@ -173,7 +179,7 @@ class MainWindow(QMainWindow):
 
     def _show_status(self, status: IndexStatus) -> None:
         off = set(self.quire.settings.ocr_off_folders)
-        self.folders_panel.show_folders(self.quire.live.folders, status.files, off)
+        self.folders_panel.show_folders(self.quire.live.folders, status.folders, off)
         self.files.show_status(status)
 
     def _tell_recovery(self, message: str, problems: str) -> None:

@@ -48,6 +48,11 @@ TICK_MS = 5
 QUESTION = "How do I undo the last git commit but keep the changes?"
 
 
+def _with_status(counts: Any) -> int:
+    """Files with a status: indexed, skipped or failed."""
+    return int(counts.notes + counts.skipped + counts.failed)
+
+
 def generate_vault(folder: Path, count: int) -> None:
     for i in range(count):
         sub = folder / f"d{i // 500:03d}"
@@ -159,7 +164,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     def check_ready() -> None:
         status = window.last_status
         if embed_seconds:
-            files = 0 if status is None else len(status.files)
+            files = 0 if status is None else _with_status(status.counts)
             if phase.name == "indexing" and files >= expected_notes:
                 result["keyword_searchable_s"] = time.time() - started
                 switch("embedding")
@@ -187,10 +192,8 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["vectors"] = _vector_worker_peak()
         status = window.last_status
         if status is not None:
-            result["files"] = len(status.files)
-            result["failed_or_skipped"] = sum(
-                f.status in ("failed", "skipped") for f in status.files
-            )
+            result["files"] = _with_status(status.counts)
+            result["failed_or_skipped"] = status.counts.failed + status.counts.skipped
         print(json.dumps(result), flush=True)
         window.close()
         app.quit()

@@ -64,7 +64,7 @@ def test_notes_read_by_the_pool_index_as_notes_read_here(
     here = _indexed(tmp_path / "here", notes)
     try:
         assert _index_rows(pooled) == _index_rows(here)
-        statuses = {f.path: (f.status, f.reason) for f in pooled.status().files}
+        statuses = {f.path: (f.status, f.reason) for f in pooled.status().listed_files()}
         assert statuses["empty.md"] == ("skipped", "empty note")  # failed alone, with why
         assert statuses["n042.md"][0] == "indexed" and statuses["latin1.txt"][0] == "indexed"
         assert pooled.search("chléb 42")[0].path == "n042.md"
@@ -88,7 +88,7 @@ def test_a_reader_that_stops_loses_no_note(tmp_path: Path) -> None:
     try:
         quire.index([notes], progress=kill_readers)
         assert killed
-        files = {f.path: f.status for f in quire.status().files}
+        files = {f.path: f.status for f in quire.status().listed_files()}
         assert len(files) == NOTES + 2
         assert sum(status == "indexed" for status in files.values()) == NOTES + 1
         assert quire.search("chléb 77")[0].path == "n077.md"

@@ -109,11 +109,11 @@ def test_live_index_writes_what_waited_once_the_disk_has_room(
         fill_disk(quire.database)
         write_notes(folder, 2, 3)
         wait_for(lambda: any("disk is full" in c.detail for c in changes), timeout=60)
-        assert "note3.md" not in {f.path for f in quire.status(False).files}
+        assert "note3.md" not in {f.path for f in quire.status(False).listed_files()}
         assert len([c for c in changes if "disk is full" in c.detail]) == 1  # told once
         free_disk(quire.database)  # no rescan is due for an hour: the retry brings them in
         wait_for(lambda: {"note2.md", "note3.md", "note4.md"}
-                 <= {f.path for f in quire.status(False).files}, timeout=60)  # fmt: skip
+                 <= {f.path for f in quire.status(False).listed_files()}, timeout=60)  # fmt: skip
         assert any("room again" in c.detail for c in changes)
         assert "note3.md" in [r.path for r in quire.search(word(3), top_k=3)]
     finally:

@@ -191,7 +191,7 @@ def test_each_broken_or_hostile_file_fails_alone_with_a_reason(tmp_path: Path) -
         assert reasons["crafted.pdf"][0] == "failed" and reasons["crafted.pdf"][1]
         assert reasons["junk.docx"][0] == "failed" and "Word" in reasons["junk.docx"][1]
         assert reasons["huge.html"][0] == "skipped" and "too large" in reasons["huge.html"][1]
-        status = {f.path: f for f in quire.status().files}
+        status = {f.path: f for f in quire.status().listed_files()}
         for name, outcome in expected.items():  # every good file indexed, every bad one told
             assert outcome in ("any", status[name].status), (name, status[name])
         assert "encrypted" in status["locked.pdf"].reason

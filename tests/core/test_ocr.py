@@ -243,7 +243,7 @@ def test_status_names_each_file_read_by_ocr_with_its_pages(tmp_path: Path) -> No
     quire = Quire.open(tmp_path / "home")
     try:
         quire.index([notes], embed=False)
-        said = {f.path: f.read_by_ocr for f in quire.status().files}
+        said = {f.path: f.read_by_ocr for f in quire.status().listed_files()}
     finally:
         quire.close()
     assert said == {

@@ -146,7 +146,7 @@ def test_editor_save_patterns_never_drop_the_note(live: Live, vault: Path, edito
         os.replace(tmp, note)
     wait_for(lambda: paths_for(quire, "cormorants") == ["alpha.md"])
     settle(quire, watcher)
-    indexed = {f.path for f in quire.status().files}
+    indexed = {f.path for f in quire.status().listed_files()}
     assert indexed == {"alpha.md", "projects/beta.md"}  # no temp or backup file was indexed
 
 
@@ -244,7 +244,7 @@ def test_bad_files_get_a_reason_and_the_rest_keeps_working(live: Live, vault: Pa
     (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
     wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
     wait_for(lambda: paths_for(quire, "kingfishers") != [], timeout=30)
-    files = {f.path: f for f in quire.status().files}
+    files = {f.path: f for f in quire.status().listed_files()}
     assert files["empty.md"].status == NoteStatus.SKIPPED and "empty" in files["empty.md"].reason
     assert files["binary.md"].status == NoteStatus.SKIPPED
     assert files["picture.png"].status == NoteStatus.FAILED  # a picture, but a broken one
@@ -263,10 +263,12 @@ def test_a_10_mb_note_on_one_line_is_indexed_and_the_rest_keeps_working(
 ) -> None:
     quire = live[0]
     (vault / "long-line.md").write_text("word " * 2_000_000, "utf-8")  # 10 MB on one line
-    wait_for(lambda: "long-line.md" in {f.path for f in quire.status(False).files}, timeout=300)
+    wait_for(
+        lambda: "long-line.md" in {f.path for f in quire.status(False).listed_files()}, timeout=300
+    )
     (vault / "plain.md").write_text("Still indexed: grebes.", "utf-8")
     wait_for(lambda: paths_for(quire, "grebes") == ["plain.md"], timeout=60)
-    files = {f.path: f for f in quire.status().files}
+    files = {f.path: f for f in quire.status().listed_files()}
     assert files["long-line.md"].chunks > 100
     assert quire.status().integrity_ok
 
@@ -344,3 +346,7 @@ def test_a_start_interrupted_once_watching_is_stopped_whole(
         watches.start([tmp_path])
     watches.stop(timeout=10)
     assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []
+
+
+def _listed(quire: Quire) -> set[str]:
+    return {f.path for f in quire.status(False).listed_files()}

@@ -62,6 +62,9 @@ def test_a_latin1_file_name_fails_alone_and_live_indexing_goes_on(
     win.show()
     try:
         qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
+        qtbot.waitUntil(
+            lambda: "vault/caf\\xe9.md" in _rows(win), timeout=30_000
+        )  # listed once shown
         rows = _rows(win)
         assert rows["vault/caf\\xe9.md"][0] == "failed"
         assert "not valid UTF-8" in rows["vault/caf\\xe9.md"][1]

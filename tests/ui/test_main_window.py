@@ -109,11 +109,17 @@ def test_astral_characters_shift_qt_offsets() -> None:
 def test_ask_streams_and_clicking_citations_opens_the_exact_passage(
     qtbot: QtBot, window: MainWindow, notes: Path
 ) -> None:
+    assert window.last_status is not None
+    before = window.last_status.counts.notes
     (notes / "recipes" / "rye.md").write_text(
         "# Rye bread\n\n## Baking\n\nBake the rye bread at 240 °C for 50 minutes; rye needs a "
         "longer, cooler bake than wheat sourdough bread.\n", "utf-8")  # fmt: skip
-    qtbot.waitUntil(lambda: window.ready and "recipes/rye.md" in str(window.last_status),
-                    timeout=INDEXED)  # fmt: skip
+
+    def rye_indexed_and_embedded() -> bool:
+        counts = window.last_status.counts if window.last_status is not None else None
+        return counts is not None and counts.notes > before and not counts.pending_embedding
+
+    qtbot.waitUntil(lambda: window.ready and rye_indexed_and_embedded(), timeout=INDEXED)
     seen: list[str] = []  # the answer as the view showed it, at every update
     window.chat.view.textChanged.connect(
         lambda: seen.append(window.chat._live.answer if window.chat._live else "")
@@ -189,25 +195,31 @@ def test_not_in_your_notes(qtbot: QtBot, window: MainWindow) -> None:
 def test_edit_on_disk_while_the_window_is_open(
     qtbot: QtBot, window: MainWindow, notes: Path
 ) -> None:
-    def files() -> dict[str, str]:
-        status = window.last_status
-        return {} if status is None else {f.path: str(f.status) for f in status.files}
+    def files() -> dict[str, str]:  # what the Files tab lists
+        return {f.path: str(f.status) for f in window.files.model.rows}
 
     (notes / "zebra.md").write_text("# Zoo\n\nThe zebra enclosure code is marmalade.\n", "utf-8")
     (notes / "travel" / "packing-list.txt").unlink()
     (notes / "broken.md").write_bytes(b"\x00\x01\x02binary\x00" * 100)
-    qtbot.waitUntil(lambda: files().get("zebra.md") == "indexed" and window.ready, timeout=30_000)
-    assert "travel/packing-list.txt" not in files()
-    assert files().get("broken.md") in ("skipped", "failed")
-    assert window.files.model.rows == []  # the Files tab was never shown: its list waits
+    qtbot.waitUntil(
+        lambda: window.ready and "1 skipped or failed" in window.folders_panel.list.item(0).text(),
+        timeout=30_000,
+    )
+    # the Files tab was never shown: the status leaves every file unlisted, and its list waits
+    assert window.last_status is not None and window.last_status.files is None
+    assert window.files.model.rows == []
     window.tabs.setCurrentWidget(window.files)
+    qtbot.waitUntil(
+        lambda: files().get("zebra.md") == "indexed" and "travel/packing-list.txt" not in files(),
+        timeout=30_000,
+    )
+    assert files().get("broken.md") in ("skipped", "failed")
     rows = window.files.model.rows
     assert any(r.path == "broken.md" and r.reason for r in rows)
     zebra = window.files.model.index(next(i for i, r in enumerate(rows) if r.path == "zebra.md"), 0)
     window.files.table.activated.emit(zebra)  # Enter / double-click on the row
     assert window.viewer.note == notes / "zebra.md"
     assert "marmalade" in window.viewer.text.toPlainText()
-    assert "1 skipped or failed" in window.folders_panel.list.item(0).text()
     window.query.setText("zebra enclosure code")
     window.search()
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=30_000)
@@ -219,11 +231,11 @@ def test_pause_holds_changes_until_resume(qtbot: QtBot, window: MainWindow, note
     assert window.quire.live is not None and window.quire.live.paused
     (notes / "later.md").write_text("# Later\n\nWritten while indexing was paused.\n", "utf-8")
     qtbot.wait(1500)  # well past the debounce: a running watcher would have indexed it
-    assert "later.md" not in {f.path for f in window.quire.status(False).files}
+    assert "later.md" not in {f.path for f in window.quire.status(False).listed_files()}
     qtbot.mouseClick(window.folders_panel.pause_button, LEFT)
     assert window.folders_panel.pause_button.text() == "Pause"
     qtbot.waitUntil(
-        lambda: "later.md" in {f.path for f in window.quire.status(False).files},
+        lambda: "later.md" in {f.path for f in window.quire.status(False).listed_files()},
         timeout=30_000,
     )
 
@@ -409,14 +421,14 @@ def test_removing_a_folder_drops_its_notes_but_not_its_files(
 ) -> None:
     window.forget_folder(notes.resolve())
     qtbot.waitUntil(
-        lambda: window.last_status is not None and window.last_status.files == [],
+        lambda: window.last_status is not None and window.last_status.folders == {},
         timeout=30_000,
     )
     assert window.folders_panel.list.count() == 0
     assert (notes / "recipes" / "bread.md").exists()
     (notes / "after.md").write_text("# After\n\nWritten after the folder was removed.\n", "utf-8")
     qtbot.wait(1500)  # past the debounce: a watcher still on the folder would index it
-    assert window.quire.status(False).files == []
+    assert window.quire.status(False).listed_files() == []
 
 
 def test_switching_ocr_off_leaves_new_pictures_unread_and_on_reads_them(
@@ -425,8 +437,8 @@ def test_switching_ocr_off_leaves_new_pictures_unread_and_on_reads_them(
     from tests.support.documents import write_picture
 
     def status_of(name: str) -> tuple[str, str]:
-        status = window.last_status
-        found = [f for f in status.files if f.path == name] if status is not None else []
+        window.tabs.setCurrentWidget(window.files)  # listed while the Files tab shows them
+        found = [f for f in window.files.model.rows if f.path == name]
         return (str(found[0].status), found[0].reason) if found else ("", "")
 
     dialog = window.open_settings()
@@ -449,8 +461,8 @@ def test_a_folders_menu_switches_ocr_off_for_that_folder_alone(
     from tests.support.documents import write_picture
 
     def reason_of(name: str) -> str:
-        status = window.last_status
-        found = [f for f in status.files if f.path == name] if status is not None else []
+        window.tabs.setCurrentWidget(window.files)  # listed while the Files tab shows them
+        found = [f for f in window.files.model.rows if f.path == name]
         return found[0].reason if found else ""
 
     qtbot.waitUntil(lambda: window.ready, timeout=INDEXED)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,11 @@ import numpy as np
 from desktop_app.core import processes
 from desktop_app.core.ingest.chunker import Part
 from desktop_app.core.ingest.note_analysis import PartPlanner, Planner, PlanRow
-from desktop_app.core.ingest.priority import keep_this_thread_at_normal_priority, lower_this_process
+from desktop_app.core.ingest.priority import (
+    keep_this_thread_at_normal_priority,
+    lower_this_process,
+    lower_this_thread,
+)
 from desktop_app.core.retrieval.embedder import Embedder, EmbedderError, TextEmbedder
 
 TRIES = 3  # starts of the worker one request may take before its failure is the request's own
@@ -60,6 +65,7 @@ class VectorWorker:
         self._started_by = ""
         self._restarts = 0
         self._why = ""  # set once the worker could not start: vectors are computed here
+        self._lowered: ThreadPoolExecutor | None = None  # passages computed here, at low priority
 
     def encoder(self, embedder: TextEmbedder) -> Encode:
         """`encode` for the embedding pass: a model file the worker can load goes there; any
@@ -87,7 +93,10 @@ class VectorWorker:
         return np.asarray(self._ask(QUERIES, (str(path), texts), here), np.float32)
 
     def _ask(self, pipe: int, request: tuple[Any, ...], here: Callable[[], Any]) -> Any:
-        """The worker's answer to `request` on `pipe`; `here()` where it cannot run."""
+        """The worker's answer to `request` on `pipe`; `here()` where it cannot run (passages
+        on a thread of low priority, as in the worker)."""
+        if pipe == BULK:
+            here = partial(self._below_normal, here)
         with self._in_pipe[pipe]:
             for _ in range(TRIES):
                 conns = self._connections()
@@ -104,6 +113,17 @@ class VectorWorker:
                 return value
             self._why = _in_process(f"the vector worker stopped {TRIES} times on one batch")
             return here()
+
+    def _below_normal(self, work: Callable[[], Any]) -> Any:
+        """`work()` on a thread of low priority: the embedding library's threads, started from
+        it, inherit its priority. The thread that asks keeps normal priority: in the window's
+        process it holds the interpreter lock in turns, and a lowered thread descheduled while
+        holding it would keep the window waiting on a busy machine."""
+        if self._lowered is None:
+            self._lowered = ThreadPoolExecutor(
+                1, "quire-vectors-here", initializer=lower_this_thread
+            )
+        return self._lowered.submit(work).result()
 
     @property
     def state(self) -> WorkerState:
@@ -149,6 +169,9 @@ class VectorWorker:
     def close(self) -> None:
         with self._in_pipe[BULK], self._life:
             self._stop()
+            if self._lowered is not None:
+                self._lowered.shutdown()
+                self._lowered = None
 
 
 class _PlannedInWorker:

@@ -23,7 +23,6 @@ from desktop_app.core.events import Change, ChangeCallback, ChangeKind
 from desktop_app.core.ingest import indexer, loaders, vector_worker
 from desktop_app.core.ingest.indexer import IndexOptions
 from desktop_app.core.ingest.observer import Debouncer, Handler, Watches, report_changes
-from desktop_app.core.ingest.priority import lower_this_thread
 from desktop_app.core.ingest.retry import FullDiskRetry, supervised
 from desktop_app.core.ingest.writer import IndexReport
 from desktop_app.core.store.db import Database, DiskFull
@@ -387,10 +386,9 @@ class LiveIndex:
             self.on_change(change)
 
     def _embed_loop(self) -> None:
-        # Only this thread yields the processor: the embedding library's worker threads (which
-        # inherit its priority) fill every core for minutes. The keyword thread keeps normal
-        # priority: it holds the GIL in short turns, and each note has a time budget to meet.
-        lower_this_thread()
+        # This thread keeps normal priority, as the keyword thread does: it holds the GIL in
+        # short turns, and lowered it could be descheduled holding it while the window waits.
+        # The vectors are computed at low priority: in the worker, else on a lowered thread.
         while not self._stop.cancelled:
             self._embed_needed.wait()
             self._running.wait()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sqlite_utils
 
@@ -56,6 +56,17 @@ class FileStatus:
 
 
 @dataclass(frozen=True)
+class FolderSummary:
+    """A folder's line in the folder list: what `file_statuses` would add up to, counted by
+    SQLite in one pass (no row per file reaches Python)."""
+
+    notes: int  # indexed notes, with or without their vectors
+    chunks: int  # passages
+    pending: int  # indexed notes some of whose passages wait for vectors
+    problems: int  # files skipped or failed
+
+
+@dataclass(frozen=True)
 class Integrity:
     sqlite_integrity: bool
     fts_integrity: bool
@@ -93,12 +104,19 @@ class IndexStatus:
     counts: Counts
     migrations: list[str]
     integrity: Integrity | None  # None: not checked (a full scan)
-    files: list[FileStatus]
+    files: list[FileStatus] | None  # None: not listed (asked for the folders' summaries only)
+    folders: dict[str, FolderSummary] = field(default_factory=dict)  # by folder path
     recovery: LastRepair | None = None
     companion_model: str | None = None  # the multilingual model beside it, if in use
     # where the last embedding pass computed vectors (the vector worker's state then), if any
     vectors: dict[str, object] | None = None
     vectors_paused: bool = False  # the user paused them (Settings): pending ones wait
+
+    def listed_files(self) -> list[FileStatus]:
+        """Every file's status, for a status read with them (ValueError otherwise)."""
+        if self.files is None:
+            raise ValueError("this status was read without the file list")
+        return self.files
 
     @property
     def integrity_ok(self) -> bool:
@@ -138,8 +156,11 @@ def record_vectors(database: Database, record: dict[str, object]) -> None:
         meta.set_meta(db, VECTORS_KEY, json.dumps(record, ensure_ascii=False))
 
 
-def collect_status(database: Database, check_integrity: bool = True) -> IndexStatus:
-    """Counts and per-file status; the integrity checks (a full scan) only when asked for."""
+def collect_status(
+    database: Database, check_integrity: bool = True, list_files: bool = True
+) -> IndexStatus:
+    """Counts, each folder's summary and, when asked for, every file's status; the integrity
+    checks (a full scan) only when asked for."""
     with database.read() as db:
         by_status = notes.status_counts(db)
         counts = Counts(
@@ -154,7 +175,9 @@ def collect_status(database: Database, check_integrity: bool = True) -> IndexSta
         )
         model, _ = meta.embedding_model(db)
         companion = companion_model(db)
-        files = file_statuses(db)
+        folders = folder_summaries(db)
+        # a row per file, built while the window's event loop waits for the interpreter
+        files = file_statuses(db) if list_files else None
         vectors = json.loads(meta.read_meta(db, VECTORS_KEY) or "null")
     return IndexStatus(
         database=str(database.path),
@@ -165,7 +188,34 @@ def collect_status(database: Database, check_integrity: bool = True) -> IndexSta
         migrations=database.applied_migrations(),
         integrity=integrity(database) if check_integrity else None,
         files=files,
+        folders=folders,
     )
+
+
+def folder_summaries(db: sqlite_utils.Database) -> dict[str, FolderSummary]:
+    """Every folder's counts (a folder with no notes has zeros)."""
+    by_notes = {
+        path: (int(notes_), int(problems))
+        for path, notes_, problems in db.execute(
+            "SELECT f.path, total(n.status = ?), total(n.status IN (?, ?))"
+            " FROM folders f LEFT JOIN notes n ON n.folder_id = f.id GROUP BY f.id",
+            (NoteStatus.INDEXED, NoteStatus.SKIPPED, NoteStatus.FAILED),
+        )
+    }
+    by_chunks = {
+        path: (chunk_count, pending)
+        for path, chunk_count, pending in db.execute(
+            "SELECT f.path, count(*), count(DISTINCT CASE"
+            f" WHEN n.status = ? AND {waits_for_vectors(db)} THEN c.note_id END)"
+            " FROM chunks c JOIN notes n ON n.id = c.note_id JOIN folders f ON f.id = n.folder_id"
+            " GROUP BY f.id",
+            (NoteStatus.INDEXED,),
+        )
+    }
+    return {
+        path: FolderSummary(notes_, *by_chunks.get(path, (0, 0)), problems)
+        for path, (notes_, problems) in by_notes.items()
+    }
 
 
 def file_statuses(db: sqlite_utils.Database) -> list[FileStatus]:
