@@ -244,3 +244,29 @@ def test_a_quick_reading_of_new_notes_keeps_the_notes_indexed_before(
         assert {path: after[path] for path in before} == before  # still read in full
     finally:
         quire.close()
+
+
+def test_a_large_note_is_a_task_of_its_own_and_the_rest_are_batched_in_order(
+    tmp_path: Path,
+) -> None:
+    sizes = [10, 20, analysis_pool.ALONE_FROM_BYTES, 30, 40, 50, 5 * analysis_pool.ALONE_FROM_BYTES]
+    jobs = [
+        analysis_pool.Job(f"n{i}.md", tmp_path / f"n{i}.md", 10**9, None, 256, size, 0)
+        for i, size in enumerate(sizes)
+    ]
+    tasks = [[job.rel for job in task] for task in analysis_pool._batches(jobs, 2)]
+    assert tasks == [["n0.md", "n1.md"], ["n2.md"], ["n3.md", "n4.md"], ["n6.md"], ["n5.md"]]
+
+
+def test_a_reading_of_many_pieces_is_unpacked_whole(tmp_path: Path) -> None:
+    note = tmp_path / "long.md"
+    note.write_text(
+        "\n\n".join(f"## Part {n}\n\nThe kiln at station {n} fires at dawn." for n in range(1500)),
+        "utf-8",
+    )
+    job = analysis_pool.Job("long.md", note, 10**9, None, 40, note.stat().st_size, 0)
+    read = analysis_pool.read_and_analyze(job, analysis_pool._no_extractor)
+    assert read.analyzed is not None and len(read.analyzed.chunks) > analysis_pool.PACKED_CHUNKS
+    packed = analysis_pool._pack(read)
+    assert len(packed) > 2  # a head and more than one piece of chunks
+    assert analysis_pool._unpack(packed) == read

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -31,7 +31,10 @@ MIN_FILES = 64  # fewer notes to read than this are read in the indexer's proces
 MAX_WORKERS = 4
 BATCH = 16  # notes a worker reads per task: the pool's cost per task is not small
 QUICK_BATCH = 64  # a quick reading's notes are one passage each: more of them to a task
-PACKED_CHUNKS = 256
+PACKED_CHUNKS = 64  # a piece is unpickled in one call, holding the interpreter lock
+# A note this large is a task of its own: the pool's thread unpickles a task's answer in one
+# call, and a batch of large notes' readings can be a hundred megabytes.
+ALONE_FROM_BYTES = 1_000_000
 # A longer note is read in full even by a quick reading: one passage that long points at
 # nothing precisely, and its terms are computed a passage at a time, never all at once.
 WHOLE_AT_MOST = 100_000
@@ -125,6 +128,21 @@ def _unpack(packed: list[bytes]) -> NoteRead:
     return replace(head, analyzed=replace(head.analyzed, chunks=chunks))
 
 
+def _batches(jobs: list[Job], size: int) -> Iterator[list[Job]]:
+    """`jobs` in tasks of `size`, a large note alone."""
+    batch: list[Job] = []
+    for job in jobs:
+        if job.size >= ALONE_FROM_BYTES:
+            yield [job]
+            continue
+        batch.append(job)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def _no_extractor(path: Path, max_bytes: int) -> Document:
     raise note_file.NoteFailed("a parsed format is read by the extractor, not here")
 
@@ -140,8 +158,7 @@ class Ahead:
         try:
             with processes.lean_main():  # the first submits start the workers
                 size = QUICK_BATCH if jobs and jobs[0].quick else BATCH
-                for i in range(0, len(jobs), size):
-                    batch = jobs[i : i + size]
+                for batch in _batches(jobs, size):
                     future = self._pool.submit(_read_text_notes, batch)
                     self._futures.update((job.rel, (job, n, future)) for n, job in enumerate(batch))
         except (OSError, RuntimeError, BrokenProcessPool) as exc:  # no worker could start
