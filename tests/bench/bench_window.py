@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import gc
 import json
 import os
 import resource
@@ -144,6 +145,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
 
     trace = os.environ.get("QUIRE_TRACE_STALLS", "")
     sampler = StackSampler() if trace == "1" else None
+    collections = GcPauses()
     dumps = open(trace, "w") if trace not in ("", "1") else None  # noqa: SIM115 (the run's)
 
     def tick() -> None:
@@ -190,6 +192,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["phases"] = {name: _summary(gaps) for name, gaps in phases.items()}
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         result["vectors"] = _vector_worker_peak()
+        result["gc"] = collections.summary()
         status = window.last_status
         if status is not None:
             result["files"] = _with_status(status.counts)
@@ -210,6 +213,32 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     window.chat.finished.connect(answered)
     QTimer.singleShot(0, interactive)
     app.exec()
+
+
+class GcPauses:
+    """The garbage collector's pauses in the measured process (each holds the GIL whole)."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append((time.perf_counter() - self.started) * 1000)
+
+    def summary(self) -> dict[str, Any]:
+        """Per generation: collections, longest pause (ms), pauses over 20 ms."""
+        return {
+            str(gen): {
+                "collections": len(ms),
+                "longest_ms": round(max(ms, default=0.0), 1),
+                "over_20ms": sum(m > 20 for m in ms),
+            }
+            for gen, ms in self.pauses.items()
+        }
 
 
 def _summary(gaps: list[float]) -> dict[str, Any]:
@@ -333,6 +362,12 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"{name:>10}: longest stall {s['longest_stall_ms']} ms (goal ≤ 100 ms), "
             f"p99 {s['p99_stall_ms']} ms, >50 ms: {s['stalls_over_50ms']} of {s['ticks']} ticks"
+        )
+    gen2 = result.get("gc", {}).get("2")
+    if gen2:
+        lines.append(
+            f"garbage collection (full): {gen2['collections']} collections, longest "
+            f"{gen2['longest_ms']} ms, {gen2['over_20ms']} over 20 ms"
         )
     if args.busy:
         load += f"; {args.busy} CPU-bound processes ran beside it"

@@ -5,6 +5,7 @@ in full: the same index in the end."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -18,6 +19,7 @@ from desktop_app.core.api import Quire
 from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress
 from desktop_app.core.ingest import analysis_pool, indexer
 from desktop_app.core.live import Watching
+from desktop_app.core.store.db import Database
 from desktop_app.core.store.notes import QUICK_HASH
 from tests.support.fakes import FakeEmbedder
 from tests.support.wait import wait_for
@@ -270,3 +272,36 @@ def test_a_reading_of_many_pieces_is_unpacked_whole(tmp_path: Path) -> None:
     packed = analysis_pool._pack(read)
     assert len(packed) > 2  # a head and more than one piece of chunks
     assert analysis_pool._unpack(packed) == read
+
+
+def test_an_indexing_run_pauses_the_garbage_collector_and_restores_it(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for n in range(300):
+        (folder / f"n{n}.md").write_text(f"# Note {n}\n\nThe kiln {n} fires at dawn.\n", "utf-8")
+    collections: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    database = Database(tmp_path / "q.sqlite")
+    gc.callbacks.append(seen)
+    try:
+        gc.collect()
+        collections.clear()
+        report = indexer.index_folder(database, folder, indexer.IndexOptions())
+        during = list(collections)
+        assert gc.isenabled()
+        gc.disable()  # a caller that paused it keeps it paused
+        (folder / "n0.md").write_text("# Note 0\n\nChanged.\n", "utf-8")
+        indexer.index_folder(database, folder, indexer.IndexOptions())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.callbacks.remove(seen)
+        database.close()
+    assert report.indexed == 300
+    # none held the interpreter lock while 300 notes were read; a young one may start as the
+    # collector is switched back on (the allocations of the run were counted)
+    assert during in ([], [0])

@@ -25,6 +25,7 @@ from desktop_app.core.cancel import (
     ProgressCallback,
     no_progress,
 )
+from desktop_app.core.heavy import collector_paused
 from desktop_app.core.ingest import analysis_pool, formats, loaders, note_file, ocr
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.extractor import Extractor
@@ -94,6 +95,19 @@ def index_folder(
     folder = folder.resolve()
     if not folder.is_dir():
         raise FileNotFoundError(f"not a folder: {folder}")
+    # A run builds a few objects per file and almost no cycles: a full collection over them
+    # would hold the window's interpreter lock for tens of milliseconds, several times a run.
+    with collector_paused(freeze=False):
+        return _index_folder(database, folder, options, progress, cancel)
+
+
+def _index_folder(
+    database: Database,
+    folder: Path,
+    options: IndexOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> IndexReport:
     folder_id = ensure_folder(database, folder)
     use_chunking(database, options.chunking)
     known = _known_notes(database, folder_id)
