@@ -350,3 +350,37 @@ def test_a_start_interrupted_once_watching_is_stopped_whole(
 
 def _listed(quire: Quire) -> set[str]:
     return {f.path for f in quire.status(False).listed_files()}
+
+
+class _Recording(Handler):
+    """Every event watchdog hands over, before the handler drops any."""
+
+    def __init__(self) -> None:
+        super().__init__(_NoSink())
+        self.events: list[str] = []
+
+    def dispatch(self, event: Any) -> None:
+        self.events.append(event.event_type)
+        super().dispatch(event)
+
+
+@pytest.mark.parametrize("polling", [False, True])
+def test_reading_notes_wakes_no_watch_and_writing_one_does(tmp_path: Path, polling: bool) -> None:
+    notes = [tmp_path / f"n{n}.md" for n in range(50)]
+    for note in notes:
+        note.write_text("# Note\n\nA heron.\n", "utf-8")
+    handler = _Recording()
+    watches = Watches(handler, polling, lambda notice: None)
+    watches.start([tmp_path])
+    try:
+        time.sleep(1.5)  # past the polling observer's first look
+        handler.events.clear()
+        for _ in range(3):
+            for note in notes:
+                note.read_bytes()  # what the note readers do: open, read, close
+        time.sleep(1.5)
+        assert handler.events == []
+        notes[0].write_text("# Note\n\nA heron, changed.\n", "utf-8")
+        wait_for(lambda: "modified" in handler.events, "the write seen")
+    finally:
+        watches.stop(timeout=10)

@@ -101,7 +101,7 @@ class Handler:
         self.sink = sink
 
     def dispatch(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
+        if event.event_type in ("opened", "closed_no_write"):  # a watch without a filter
             return
         dest = getattr(event, "dest_path", "") or None
         self.sink.event(event.event_type, event.src_path, dest, event.is_directory)
@@ -144,14 +144,18 @@ class Watches:
 
     def _start(self, observer: BaseObserver, folders: list[Path]) -> None:
         for folder in folders:
-            self._watches[folder] = observer.schedule(self._handler, str(folder), recursive=True)
+            self._watches[folder] = self._schedule(observer, folder)
         self.observer = observer  # first: a stop that interrupts the start still ends its threads
         observer.start()
 
     def add(self, folder: Path) -> None:
         if self.observer is not None:
-            watch = self.observer.schedule(self._handler, str(folder), recursive=True)
-            self._watches[folder] = watch
+            self._watches[folder] = self._schedule(self.observer, folder)
+
+    def _schedule(self, observer: BaseObserver, folder: Path) -> ObservedWatch:
+        return observer.schedule(
+            self._handler, str(folder), recursive=True, event_filter=_changes_only()
+        )
 
     def remove(self, folder: Path) -> None:
         watch = self._watches.pop(folder, None)
@@ -163,6 +167,24 @@ class Watches:
             self.observer.stop()
             if self.observer.is_alive():  # not if its start was interrupted before it ran
                 self.observer.join(timeout)
+
+
+def _changes_only() -> list[type[FileSystemEvent]]:
+    """The events that can change the index. Without a filter the kernel also reports every
+    open and every read-only close: each note Quire (or any program) reads would be two more
+    events for watchdog's threads to parse in the window's process."""
+    from watchdog import events as e
+
+    return [
+        e.FileCreatedEvent,
+        e.FileModifiedEvent,
+        e.FileDeletedEvent,
+        e.FileMovedEvent,
+        e.FileClosedEvent,  # written and closed
+        e.DirCreatedEvent,
+        e.DirDeletedEvent,
+        e.DirMovedEvent,
+    ]
 
 
 def _watch_limit_reason(exc: OSError) -> str:
