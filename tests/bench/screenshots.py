@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     shot("0-welcome.png")
     window.add_folder(notes)
     wait_until(lambda: window.ready)
-    window.tabs.setCurrentWidget(window.files)
+    window.tabs.setCurrentWidget(window.files)  # the view asks for the file list when shown
+    wait_until(lambda: window.last_status is not None and window.last_status.files is not None)
     window.files.filter.setCurrentIndex(1)
     shot("1-files-status.png")
     window.tabs.setCurrentWidget(window.chat)
