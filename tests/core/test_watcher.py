@@ -348,12 +348,8 @@ def test_a_start_interrupted_once_watching_is_stopped_whole(
     assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []
 
 
-def _listed(quire: Quire) -> set[str]:
-    return {f.path for f in quire.status(False).listed_files()}
-
-
 class _Recording(Handler):
-    """Every event watchdog hands over, before the handler drops any."""
+    """Every event watchdog hands over."""
 
     def __init__(self) -> None:
         super().__init__(_NoSink())

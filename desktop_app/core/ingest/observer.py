@@ -95,14 +95,13 @@ class Debouncer:
 
 
 class Handler:
-    """A watchdog event handler that forwards every event to the LiveIndex."""
+    """A watchdog event handler that forwards every event to the LiveIndex (the watch asks only
+    for those that can change the index: `_changes_only`)."""
 
     def __init__(self, sink: EventSink) -> None:
         self.sink = sink
 
     def dispatch(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):  # a watch without a filter
-            return
         dest = getattr(event, "dest_path", "") or None
         self.sink.event(event.event_type, event.src_path, dest, event.is_directory)
 
