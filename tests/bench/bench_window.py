@@ -42,16 +42,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop_app.core.store.status import Counts
 
 ROOT = Path(__file__).resolve().parents[2]
 TICK_MS = 5
 QUESTION = "How do I undo the last git commit but keep the changes?"
 
 
-def _with_status(counts: Any) -> int:
+def _with_status(counts: Counts) -> int:
     """Files with a status: indexed, skipped or failed."""
-    return int(counts.notes + counts.skipped + counts.failed)
+    return counts.notes + counts.skipped + counts.failed
 
 
 def generate_vault(folder: Path, count: int) -> None:
