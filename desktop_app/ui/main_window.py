@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -52,6 +52,8 @@ from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.viewer import PassageViewer
 from desktop_app.ui.welcome import WelcomePage
 
+START_UNPAINTED_MS = 1000  # the live index of a window not painted by then starts anyway
+
 
 class MainWindow(QMainWindow):
     def __init__(self, quire: Quire, folders: list[Path]) -> None:
@@ -80,11 +82,24 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.repairs.report_recovery)
         elif quire.checked_on_open == "cheap":  # a large index: the quick check runs now
             QTimer.singleShot(0, self.repairs.check_in_background)
-        if quire.live.folders:
-            self.start_live_index()
+        self._index_waits_for_paint = bool(quire.live.folders)
+        if self._index_waits_for_paint:  # a window never shown starts it anyway
+            QTimer.singleShot(START_UNPAINTED_MS, self._start_after_paint)
         else:
             self.pages.setCurrentWidget(self.welcome)
         QTimer.singleShot(0, self._tell_settings_problems)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._index_waits_for_paint:  # after this paint has reached the screen
+            QTimer.singleShot(0, self._start_after_paint)
+
+    def _start_after_paint(self) -> None:
+        """The live index starts once the window has painted: its first seconds (the folder
+        scan, the fork server, the models' identity) keep both cores busy, and the first
+        paint, which takes the GIL many times, would wait behind them on a loaded machine."""
+        if self._index_waits_for_paint:
+            self.start_live_index()
 
     def _tell_settings_problems(self) -> None:
         """Settings that could not be used were reset when loading (and saved): say so once."""
@@ -252,6 +267,7 @@ class MainWindow(QMainWindow):
         return self.live_status.error_notice
 
     def start_live_index(self) -> None:
+        self._index_waits_for_paint = False
         self.live_status.start()
 
     def add_folder(self, folder: Path | None = None) -> None:

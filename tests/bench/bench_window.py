@@ -125,7 +125,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     """Runs in the measured process: everything from interpreter start counts. With
     `embed_seconds` (the crafted corpus): `expected_notes` files with a status end the indexing
     phase, then that long of embedding ends the run."""
-    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtCore import QEvent, QObject, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.api import Quire
@@ -144,19 +144,29 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     def interactive() -> None:
         result["time_to_interactive_s"] = time.time() - started
         phase.last = time.perf_counter()
+        scheduler.split()
         ticker.start()
 
     trace = os.environ.get("QUIRE_TRACE_STALLS", "")
     sampler = StackSampler() if trace == "1" else None
     collections = GcPauses()
+    scheduler = MainThreadTime()
     dumps = open(trace, "w") if trace not in ("", "1") else None  # noqa: SIM115 (the run's)
 
     def tick() -> None:
+        where = scheduler.split()
         if dumps is not None:  # every thread's stack, read without the GIL, if no tick in 50 ms
             faulthandler.dump_traceback_later(0.05 + TICK_MS / 1000, file=dumps)
         now = time.perf_counter()
         gap = (now - phase.last) * 1000 - TICK_MS
         phase.gaps.append(gap)
+        if gap > 50:
+            at = {
+                "phase": phase.name,
+                "tick": len(phase.gaps),
+                "at_s": round(time.time() - started, 2),
+            }
+            scheduler.long_ticks.append({"gap_ms": round(gap, 1), **at, **(where or {})})
         if sampler is not None and gap > 50:
             stalls.append(sampler.during(phase.last, now, gap))
             result["stalls"] = stalls
@@ -196,6 +206,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         result["vectors"] = _vector_worker_peak()
         result["gc"] = collections.summary()
+        result["long_ticks"] = scheduler.long_ticks
         status = window.last_status
         if status is not None:
             result["files"] = _with_status(status.counts)
@@ -208,6 +219,14 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["answer_tokens"] = done.timings.completion_tokens
         finish()
 
+    class FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and "first_paint_s" not in result:
+                result["first_paint_s"] = round(time.time() - started, 3)
+            return False
+
+    painted = FirstPaint()
+    window.installEventFilter(painted)
     ticker = QTimer(interval=TICK_MS, timerType=Qt.TimerType.PreciseTimer)
     ticker.timeout.connect(tick)
     watcher = QTimer(interval=100)
@@ -216,6 +235,30 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     window.chat.finished.connect(answered)
     QTimer.singleShot(0, interactive)
     app.exec()
+
+
+class MainThreadTime:
+    """Where the event loop's thread spent each tick (Linux schedstat): on a CPU, waiting for
+    one (the scheduler), or neither (blocked: the GIL or a lock)."""
+
+    def __init__(self) -> None:
+        self.path = Path("/proc/thread-self/schedstat")
+        self.last: tuple[int, int] | None = None
+        self.long_ticks: list[dict[str, float]] = []
+
+    def split(self) -> dict[str, float] | None:
+        """Milliseconds on a CPU and waiting to run since the last call."""
+        try:
+            on_cpu, waiting = (int(v) for v in self.path.read_text().split()[:2])
+        except (OSError, ValueError):
+            return None
+        last, self.last = self.last, (on_cpu, waiting)
+        if last is None:
+            return None
+        return {
+            "on_cpu_ms": round((on_cpu - last[0]) / 1e6, 1),
+            "waiting_for_cpu_ms": round((waiting - last[1]) / 1e6, 1),
+        }
 
 
 class GcPauses:

@@ -213,13 +213,41 @@ def test_dropped_events_are_caught_by_reconcile(live: Live, vault: Path) -> None
     wait_for(lambda: paths_for(quire, "egrets") == ["alpha.md"])
 
 
+def test_the_watches_start_on_the_indexing_thread_before_its_scan(
+    vault: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A native watch walks every subfolder: not on the caller's (the window's) thread. A note
+    written while the watches start is still found."""
+    started: list[str] = []
+    real_start = Watches._start_first
+
+    def start_first(self: Watches, folders: list[Path]) -> None:
+        (vault / "during.md").write_text("# During\n\nWritten as the watch began: ibis.\n")
+        real_start(self, folders)
+        started.append(threading.current_thread().name)
+
+    monkeypatch.setattr(Watches, "_start_first", start_first)
+    quire = Quire.open(quire_home)
+    watcher = live_index(quire, [vault])
+    watcher.start()
+    try:
+        wait_for(lambda: paths_for(quire, "ibis") == ["during.md"])
+        assert started == ["quire-index"]
+        (vault / "after.md").write_text("# After\n\nWritten once watched: spoonbill.\n")
+        wait_for(lambda: paths_for(quire, "spoonbill") == ["after.md"])
+    finally:
+        watcher.stop()
+        quire.close()
+    assert watcher._watches.observer is not None and not watcher._watches.observer.is_alive()
+
+
 def test_polling_fallback_works_and_says_so(vault: Path, quire_home: Path) -> None:
     quire = Quire.open(quire_home)
     changes: list[Change] = []
     watcher = live_index(quire, [vault], on_change=changes.append, force_polling=True)
     watcher.start()
     try:
-        assert watcher.polling
+        wait_for(lambda: watcher.polling)  # its watches start on the indexing thread
         assert any(c.kind == "notice" and "polling" in c.detail for c in changes)
         wait_for(lambda: paths_for(quire, "herons") == ["projects/beta.md"])
         (vault / "alpha.md").write_text("# Alpha\n\nPolled edit about puffins.\n", "utf-8")
@@ -343,7 +371,7 @@ def test_a_start_interrupted_once_watching_is_stopped_whole(
     before = set(threading.enumerate())
     watches = Watches(Handler(_NoSink()), False, lambda notice: None)
     with pytest.raises(KeyboardInterrupt):
-        watches.start([tmp_path])
+        watches.start(lambda: [tmp_path])
     watches.stop(timeout=10)
     assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []
 
@@ -367,7 +395,7 @@ def test_reading_notes_wakes_no_watch_and_writing_one_does(tmp_path: Path, polli
         note.write_text("# Note\n\nA heron.\n", "utf-8")
     handler = _Recording()
     watches = Watches(handler, polling, lambda notice: None)
-    watches.start([tmp_path])
+    watches.start(lambda: [tmp_path])
     try:
         time.sleep(1.5)  # past the polling observer's first look
         handler.events.clear()
@@ -380,3 +408,13 @@ def test_reading_notes_wakes_no_watch_and_writing_one_does(tmp_path: Path, polli
         wait_for(lambda: "modified" in handler.events, "the write seen")
     finally:
         watches.stop(timeout=10)
+
+
+def test_watches_stopped_before_their_start_never_start(tmp_path: Path) -> None:
+    """The live index can stop before its indexing thread has started the watches."""
+    before = set(threading.enumerate())
+    watches = Watches(Handler(_NoSink()), False, lambda notice: None)
+    watches.stop(timeout=10)
+    watches.start(lambda: [tmp_path])
+    assert watches.observer is None
+    assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []

@@ -8,13 +8,14 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt, QThreadPool, QUrl
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QUrl
 
 from desktop_app.core.api import Quire
 from desktop_app.core.conversations import ConversationStore
@@ -479,3 +480,54 @@ def test_a_folders_menu_switches_ocr_off_for_that_folder_alone(
     window.folders_panel.ocr_menu(notes).actions()[0].setChecked(True)
     qtbot.waitUntil(lambda: reason_of("tabule.png") == "" and window.ready, timeout=INDEXED)
     assert window.quire.search("nájmu bytu")[0].path == "tabule.png"
+
+
+def _record_starts(quire: Quire, events: list[str]) -> None:
+    real_start = quire.live.start
+
+    def start(*args: Any, **options: Any) -> Any:
+        events.append("index started")
+        return real_start(*args, **options)
+
+    quire.live.start = start  # type: ignore[method-assign]
+
+
+class _FirstPaint(QObject):
+    def __init__(self, events: list[str]) -> None:
+        super().__init__()
+        self.events = events
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and "painted" not in self.events:
+            self.events.append("painted")
+        return False
+
+
+def test_the_live_index_starts_after_the_window_has_painted(
+    qtbot: QtBot, notes: Path, quire_home: Path
+) -> None:
+    """Its first seconds keep both cores busy: the first paint comes before them. A window that
+    is never shown starts it all the same."""
+    events: list[str] = []
+    quire = Quire.open(quire_home)
+    _record_starts(quire, events)
+    win = MainWindow(quire, [notes])
+    qtbot.addWidget(win)
+    painted = _FirstPaint(events)
+    win.installEventFilter(painted)
+    assert quire.live.index is None
+    win.show()
+    qtbot.waitUntil(lambda: win.ready, timeout=INDEXED)
+    assert events == ["painted", "index started"]
+    _close(win)
+    quire.close()
+
+    events.clear()
+    quire = Quire.open(quire_home)
+    _record_starts(quire, events)
+    unseen = MainWindow(quire, [notes])
+    qtbot.addWidget(unseen)
+    qtbot.waitUntil(lambda: events == ["index started"], timeout=10_000)
+    assert not unseen.isVisible()
+    _close(unseen)
+    quire.close()

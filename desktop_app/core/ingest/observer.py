@@ -116,17 +116,26 @@ class Watches:
         self.observer: BaseObserver | None = None
         self.polling = False
         self._watches: dict[Path, ObservedWatch] = {}
+        # start() runs on the indexing thread; add, remove and stop come from the caller's
+        self._lock = threading.Lock()
+        self._stopped = False
 
     @property
     def _handler(self) -> FileSystemEventHandler:
         return cast("FileSystemEventHandler", self.handler)  # watchdog only calls dispatch()
 
-    def start(self, folders: Iterable[Path]) -> None:
-        """Watch natively; by polling on a network drive or when the OS runs out of watches."""
+    def start(self, folders: Callable[[], Iterable[Path]]) -> None:
+        """Watch `folders()` natively; by polling on a network drive or when the OS runs out of
+        watches. Once: not again after a start or a stop. It runs on the indexing thread,
+        before its first scan, since a native watch walks every subfolder to add it."""
+        with self._lock:
+            if self.observer is None and not self._stopped:
+                self._start_first(list(folders()))
+
+    def _start_first(self, folders: list[Path]) -> None:
         from watchdog.observers import Observer
         from watchdog.observers.polling import PollingObserver
 
-        folders = list(folders)
         if not (self.force_polling or any(_on_network_drive(f) for f in folders)):
             observer = Observer()
             try:
@@ -148,8 +157,10 @@ class Watches:
         observer.start()
 
     def add(self, folder: Path) -> None:
-        if self.observer is not None:
-            self._watches[folder] = self._schedule(self.observer, folder)
+        """Watch one more folder (a start still to come watches it with the others)."""
+        with self._lock:
+            if self.observer is not None:
+                self._watches[folder] = self._schedule(self.observer, folder)
 
     def _schedule(self, observer: BaseObserver, folder: Path) -> ObservedWatch:
         return observer.schedule(
@@ -157,15 +168,19 @@ class Watches:
         )
 
     def remove(self, folder: Path) -> None:
-        watch = self._watches.pop(folder, None)
-        if watch is not None and self.observer is not None:
-            self.observer.unschedule(watch)
+        with self._lock:
+            watch = self._watches.pop(folder, None)
+            if watch is not None and self.observer is not None:
+                self.observer.unschedule(watch)
 
     def stop(self, timeout: float | None) -> None:
-        if self.observer is not None:
-            self.observer.stop()
-            if self.observer.is_alive():  # not if its start was interrupted before it ran
-                self.observer.join(timeout)
+        with self._lock:
+            self._stopped = True
+            observer = self.observer
+        if observer is not None:
+            observer.stop()
+            if observer.is_alive():  # not if its start was interrupted before it ran
+                observer.join(timeout)
 
 
 def _changes_only() -> list[type[FileSystemEvent]]:

@@ -99,9 +99,13 @@ class LiveIndex:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, reconcile: bool = True) -> None:
-        self._watches.start(self.folders)
+        """Start the threads. The watches start on the indexing thread before its first scan
+        (a native watch walks every subfolder); without a scan they start here, so that every
+        change after this call is seen."""
         if reconcile:
             self._rescan.set()
+        else:
+            self._watches.start(lambda: self.folders)
         self._embed_needed.set()
         for target, name in (
             (self._lexical_loop, "quire-index"),
@@ -291,6 +295,7 @@ class LiveIndex:
 
     # -- workers -------------------------------------------------------------------------
     def _lexical_loop(self) -> None:
+        self._watches.start(lambda: self.folders)  # before the first scan: no change is missed
         last_reconcile = time.monotonic()
         while not self._stop.cancelled:
             self._apply_removals()
