@@ -11,7 +11,10 @@ import os
 import signal
 import struct
 import threading
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,7 +260,81 @@ def test_a_large_note_is_a_task_of_its_own_and_the_rest_are_batched_in_order(
         for i, size in enumerate(sizes)
     ]
     tasks = [[job.rel for job in task] for task in analysis_pool._batches(jobs, 2)]
-    assert tasks == [["n0.md", "n1.md"], ["n2.md"], ["n3.md", "n4.md"], ["n6.md"], ["n5.md"]]
+    assert tasks == [["n0.md", "n1.md"], ["n2.md"], ["n3.md", "n4.md"], ["n5.md"], ["n6.md"]]
+
+
+def _jobs(notes: Path) -> list[analysis_pool.Job]:
+    return [
+        analysis_pool.Job(p.name, p, 10**6, None, 200, p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(notes.glob("n*.md"))
+    ]
+
+
+def indexer_reading() -> Callable[[analysis_pool.Job], analysis_pool.NoteRead]:
+    """A note read in the indexer's process, as without a pool."""
+    return partial(analysis_pool.read_and_analyze, extract=analysis_pool._no_extractor)
+
+
+class _Submitted:
+    """The notes of every task submitted to the readers, in order."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.tasks: list[list[str]] = []
+        real = analysis_pool.ProcessPoolExecutor.submit
+
+        def submit(pool: Any, fn: Any, jobs: list[analysis_pool.Job]) -> Any:
+            self.tasks.append([job.rel for job in jobs])
+            return real(pool, fn, jobs)
+
+        monkeypatch.setattr(analysis_pool.ProcessPoolExecutor, "submit", submit)
+
+    def ahead_of(self, rel: str) -> int:
+        """Tasks submitted from the one holding `rel` on."""
+        at = next(n for n, task in enumerate(self.tasks) if rel in task)
+        return len(self.tasks) - at
+
+
+def test_the_readers_stay_a_few_tasks_ahead_of_the_indexer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Their readings wait in the indexer's process (the window's) until taken: a few tasks'
+    worth, never the whole folder's."""
+    monkeypatch.setattr(analysis_pool, "BATCH", 4)
+    submitted = _Submitted(monkeypatch)
+    jobs = _jobs(_vault(tmp_path / "notes"))
+    here = indexer_reading()
+    ahead = analysis_pool.Ahead(jobs, workers=2)
+    try:
+        assert len(submitted.tasks) == analysis_pool.AHEAD_TASKS
+        analyze = ahead.analyzer(here)
+        for job in jobs:
+            assert analyze(job) == here(job)
+            assert submitted.ahead_of(job.rel) <= analysis_pool.AHEAD_TASKS
+        assert [rel for task in submitted.tasks for rel in task] == [j.rel for j in jobs]
+        assert not ahead.broken
+    finally:
+        ahead.close()
+
+
+def test_large_notes_are_read_ahead_only_while_their_bytes_are_few(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = _vault(tmp_path / "notes")
+    size = min(p.stat().st_size for p in notes.glob("n*.md"))
+    monkeypatch.setattr(analysis_pool, "ALONE_FROM_BYTES", 1)  # every note a task of its own
+    monkeypatch.setattr(analysis_pool, "AHEAD_BYTES", 3 * size)
+    submitted = _Submitted(monkeypatch)
+    jobs = _jobs(notes)
+    here = indexer_reading()
+    ahead = analysis_pool.Ahead(jobs, workers=2)
+    try:
+        analyze = ahead.analyzer(here)
+        for job in jobs:
+            assert analyze(job) == here(job)
+            assert submitted.ahead_of(job.rel) <= 3
+        assert len(submitted.tasks) == len(jobs)
+    finally:
+        ahead.close()
 
 
 def test_a_reading_of_many_pieces_is_unpacked_whole(tmp_path: Path) -> None:

@@ -35,6 +35,10 @@ PACKED_CHUNKS = 64  # a piece is unpickled in one call, holding the interpreter 
 # A note this large is a task of its own: the pool's thread unpickles a task's answer in one
 # call, and a batch of large notes' readings can be a hundred megabytes.
 ALONE_FROM_BYTES = 1_000_000
+# Tasks submitted and not yet taken by the writer, and their notes' bytes: the readings come
+# back to the writer's process (the window's) and wait there until taken.
+AHEAD_TASKS = 8
+AHEAD_BYTES = 16_000_000
 # A longer note is read in full even by a quick reading: one passage that long points at
 # nothing precisely, and its terms are computed a passage at a time, never all at once.
 WHOLE_AT_MOST = 100_000
@@ -129,10 +133,13 @@ def _unpack(packed: list[bytes]) -> NoteRead:
 
 
 def _batches(jobs: list[Job], size: int) -> Iterator[list[Job]]:
-    """`jobs` in tasks of `size`, a large note alone."""
+    """`jobs` in tasks of `size` in their order, a large note alone."""
     batch: list[Job] = []
     for job in jobs:
         if job.size >= ALONE_FROM_BYTES:
+            if batch:
+                yield batch
+                batch = []
             yield [job]
             continue
         batch.append(job)
@@ -148,19 +155,39 @@ def _no_extractor(path: Path, max_bytes: int) -> Document:
 
 
 class Ahead:
-    """Text notes submitted to worker processes at once, their reads taken in any order."""
+    """Text notes read by worker processes a few tasks ahead of the indexer, which takes each
+    note's reading in the order of `jobs` (asking for a later one moves the reading ahead)."""
 
     def __init__(self, jobs: list[Job], workers: int | None = None) -> None:
         count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
         self._pool = ProcessPoolExecutor(count, mp_context=processes.context())
-        self._futures: dict[str, tuple[Job, int, Future[list[list[bytes] | Exception]]]] = {}
+        size = QUICK_BATCH if jobs and jobs[0].quick else BATCH
+        self._tasks = list(_batches(jobs, size))
+        self._where = {
+            job.rel: (t, n) for t, task in enumerate(self._tasks) for n, job in enumerate(task)
+        }
+        self._futures: dict[int, Future[list[list[bytes] | Exception | None]]] = {}
+        self._taken = 0  # the task the indexer takes from; the ones before it are done
         self.broken = ""  # why the pool stopped, once it did
+        self._submit_ahead()
+
+    def _submit_ahead(self) -> None:
+        """Submit the tasks from the one taken from, while few enough are waiting (at least
+        that one)."""
+        waiting = [t for t in self._futures if t >= self._taken]
+        next_task = max(self._futures, default=-1) + 1
+        next_task = max(next_task, self._taken)
+        held = sum(job.size for t in waiting for job in self._tasks[t])
         try:
             with processes.lean_main():  # the first submits start the workers
-                size = QUICK_BATCH if jobs and jobs[0].quick else BATCH
-                for batch in _batches(jobs, size):
-                    future = self._pool.submit(_read_text_notes, batch)
-                    self._futures.update((job.rel, (job, n, future)) for n, job in enumerate(batch))
+                while next_task < len(self._tasks) and (
+                    not waiting or (len(waiting) < AHEAD_TASKS and held < AHEAD_BYTES)
+                ):
+                    task = self._tasks[next_task]
+                    self._futures[next_task] = self._pool.submit(_read_text_notes, task)
+                    waiting.append(next_task)
+                    held += sum(job.size for job in task)
+                    next_task += 1
         except (OSError, RuntimeError, BrokenProcessPool) as exc:  # no worker could start
             self._stopped(exc)
 
@@ -169,21 +196,37 @@ class Ahead:
         (a note changed since, one not submitted, or the pool stopped)."""
 
         def analyze(job: Job) -> NoteRead:
-            submitted = self._futures.pop(job.rel, None)
-            if submitted is None or submitted[0] != job or self.broken:
+            where = self._where.pop(job.rel, None)
+            if where is None or self._tasks[where[0]][where[1]] != job or self.broken:
+                return here(job)
+            self._take_from(where[0])
+            future = self._futures.get(where[0])
+            if future is None:  # the pool stopped before it was submitted
                 return here(job)
             try:
-                read = submitted[2].result()[submitted[1]]
+                readings = future.result()
             except BrokenProcessPool as exc:
                 self._stopped(exc)
                 return here(job)
-            except Exception:  # a batch whose answer could not come back: read here
+            except Exception:  # a task whose answer could not come back: read here
                 return here(job)
+            read, readings[where[1]] = readings[where[1]], None  # held no longer than needed
             if isinstance(read, Exception):
                 raise read
+            if read is None:  # asked for twice: the second time, read here
+                return here(job)
             return _unpack(read)
 
         return analyze
+
+    def _take_from(self, task: int) -> None:
+        """The indexer has moved on to `task`: drop the answers before it, submit more."""
+        if task <= self._taken:  # the indexer takes in order: an earlier task is done
+            return
+        for done in [t for t in self._futures if t < task]:
+            self._futures.pop(done).cancel()
+        self._taken = task
+        self._submit_ahead()
 
     def _stopped(self, exc: BaseException) -> None:
         self.broken = self.broken or f"the note readers stopped ({type(exc).__name__}: {exc})"
