@@ -140,6 +140,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     phase = Phase("indexing")
     phases: dict[str, list[float]] = {}
     stalls: list[dict[str, object]] = []
+    phase_rss: dict[str, float] = {}  # the window's largest RSS seen in each phase (MB)
 
     def interactive() -> None:
         result["time_to_interactive_s"] = time.time() - started
@@ -177,6 +178,8 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         phase.name, phase.gaps = name, []
 
     def check_ready() -> None:
+        rss = _rss_mb()
+        phase_rss[phase.name] = max(phase_rss.get(phase.name, 0.0), rss)
         status = window.last_status
         if embed_seconds:
             files = 0 if status is None else _with_status(status.counts)
@@ -204,6 +207,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         switch("done")
         result["phases"] = {name: _summary(gaps) for name, gaps in phases.items()}
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        result["phase_rss_mb"] = {name: round(mb) for name, mb in phase_rss.items()}
         result["vectors"] = _vector_worker_peak()
         result["gc"] = collections.summary()
         result["long_ticks"] = scheduler.long_ticks
@@ -244,7 +248,7 @@ class MainThreadTime:
     def __init__(self) -> None:
         self.path = Path("/proc/thread-self/schedstat")
         self.last: tuple[int, int] | None = None
-        self.long_ticks: list[dict[str, float]] = []
+        self.long_ticks: list[dict[str, object]] = []
 
     def split(self) -> dict[str, float] | None:
         """Milliseconds on a CPU and waiting to run since the last call."""
@@ -285,6 +289,15 @@ class GcPauses:
             }
             for gen, ms in self.pauses.items()
         }
+
+
+def _rss_mb() -> float:
+    """This process's resident memory now (Linux; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _summary(gaps: list[float]) -> dict[str, Any]:
@@ -398,7 +411,11 @@ def main(argv: list[str] | None = None) -> int:
             f"files with a status: {result.get('files')}, of them failed or skipped (each with "
             f"its reason): {result.get('failed_or_skipped')}; the window stayed up"
         )
-    lines.append(f"peak memory (max RSS of the window process): {result['peak_rss_mb']:.0f} MB")
+    by_phase = ", ".join(f"{k} {v} MB" for k, v in result.get("phase_rss_mb", {}).items())
+    lines.append(
+        f"peak memory (max RSS of the window process): {result['peak_rss_mb']:.0f} MB "
+        f"(largest seen every 100 ms: {by_phase})"
+    )
     vectors = result.get("vectors") or {}
     lines.append(
         f"passage vectors computed in: {vectors.get('where')}; the vector worker's peak memory: "

@@ -98,10 +98,10 @@ def content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
     return hashlib.sha1(raw).hexdigest(), text_document(path.name, decoded)
 
 
-def _read_text_notes(jobs: list[Job]) -> list[list[bytes] | Exception]:
+def _read_text_notes(jobs: list[Job]) -> list[list[bytes] | Exception | None]:
     """In a worker: each job's reading, packed (`_pack`), or why its note has none (one bad
-    note fails alone)."""
-    out: list[list[bytes] | Exception] = []
+    note fails alone). `Ahead` sets a reading it has handed on to None."""
+    out: list[list[bytes] | Exception | None] = []
     for job in jobs:
         try:
             out.append(_pack(read_and_analyze(job, _no_extractor)))
