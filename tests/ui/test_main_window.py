@@ -22,6 +22,7 @@ from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.events import Done
 from desktop_app.core.passage import Passage
 from desktop_app.paths import sample_notes
+from desktop_app.ui import main_window
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.viewer import _qt_offset
 from tests.support.clicks import click_link, link_hrefs
@@ -504,11 +505,12 @@ class _FirstPaint(QObject):
 
 
 def test_the_live_index_starts_after_the_window_has_painted(
-    qtbot: QtBot, notes: Path, quire_home: Path
+    qtbot: QtBot, notes: Path, quire_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its first seconds keep both cores busy: the first paint comes before them. A window that
     is never shown starts it all the same."""
     events: list[str] = []
+    monkeypatch.setattr(main_window, "START_UNPAINTED_MS", 600_000)  # only the paint starts it
     quire = Quire.open(quire_home)
     _record_starts(quire, events)
     win = MainWindow(quire, [notes])
@@ -523,6 +525,7 @@ def test_the_live_index_starts_after_the_window_has_painted(
     quire.close()
 
     events.clear()
+    monkeypatch.setattr(main_window, "START_UNPAINTED_MS", 200)
     quire = Quire.open(quire_home)
     _record_starts(quire, events)
     unseen = MainWindow(quire, [notes])
