@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -118,6 +119,30 @@ def test_keyword_indexing_leaves_parts_to_the_embedding_pass(
     assert len(parts) > chunks  # the long note was cut into several parts
     assert all(c_start <= start < end <= c_end for _, start, end, _, c_start, c_end in parts)
     assert embed_pass.plan_parts(db, PartPlanner(word_offsets, 100)) == 0
+
+
+def test_each_pending_part_is_its_own_cut_of_the_chunk_text(
+    notes_dir: Path, tmp_path: Path
+) -> None:
+    """SQLite cuts a part's text as Python would, by characters: accents, CJK and characters
+    past the Basic Multilingual Plane count one each."""
+    db = Database(tmp_path / "q.sqlite")
+    words = [f"{w}{i}" for i in range(300) for w in ("žluťoučký", "Grüße", "漢字", "🍞x")][:400]
+    (notes_dir / "long.md").write_text("# Chléb\n\n" + " ".join(words), "utf-8")
+    indexer.index_folder(db, notes_dir, indexer.IndexOptions(chunk_tokens=2000))
+    embed_pass.plan_parts(db, PartPlanner(word_offsets, 100))
+    expected = {}
+    for hash_, start, end, part, parts, c_start, text, title, heading in db.query(
+        "SELECT p.embed_hash, p.start, p.end, p.part, p.parts, c.start, c.text, n.title,"
+        " c.heading_path FROM chunk_parts p JOIN chunks c ON c.id = p.chunk_id"
+        " JOIN notes n ON n.id = c.note_id"
+    ):
+        cut = text[start - c_start : end - c_start]
+        heading_path = tuple(json.loads(heading or "[]"))
+        expected[hash_] = embed_pass.embedding_input(title or "", heading_path, cut, part, parts)
+    pending = dict(embed_pass.pending_embeddings(db))
+    assert pending == expected
+    assert any("🍞" in text for text in pending.values()) and len(pending) > 4
 
 
 def test_parts_planned_for_a_replaced_chunk_are_not_written(

@@ -49,10 +49,10 @@ def pending_embeddings(
     out: dict[str, str] = {}
     with database.read() as db:
         pending = vectors.pending_parts(db, space)
-    for hash_, title, heading_json, text, a, b, part, parts in pending:
+    for hash_, title, heading_json, text, part, parts in pending:
         if hash_ not in out:
             heading = tuple(json.loads(heading_json or "[]"))
-            out[hash_] = embedding_input(title or "", heading, text[a:b], part, parts)
+            out[hash_] = embedding_input(title or "", heading, text, part, parts)
     return list(out.items())
 
 

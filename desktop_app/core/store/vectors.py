@@ -29,8 +29,8 @@ UnplannedChunk = tuple[int, str | None, str | None, int, str]
 # (chunk_id, part, parts, start, end, embed_hash, chunk_id, chunk text): the last two make sure
 # the chunk still holds the text the part was planned from
 PartRow = tuple[int, int, int, int, int, str, int, str]
-# (embed_hash, title, heading_path JSON, chunk text, part start and end in the text, part, parts)
-PendingPart = tuple[str, str | None, str | None, str, int, int, int, int]
+# (embed_hash, title, heading_path JSON, the part's text, part, parts)
+PendingPart = tuple[str, str | None, str | None, str, int, int]
 
 
 def drop_all(db: sqlite_utils.Database, space: Space = MAIN) -> None:
@@ -70,10 +70,13 @@ def insert_parts(db: sqlite_utils.Database, rows: list[PartRow], space: Space = 
 
 
 def pending_parts(db: sqlite_utils.Database, space: Space = MAIN) -> list[PendingPart]:
-    """Parts without a vector, recently edited notes first."""
+    """Parts without a vector, recently edited notes first. Each row carries its part's text
+    only, cut by SQLite (characters, as Python cuts): a long chunk's text is not fetched
+    again for each of its parts."""
     rows: list[PendingPart] = db.execute(
-        "SELECT p.embed_hash, n.title, c.heading_path, c.text, p.start - c.start,"
-        f" p.end - c.start, p.part, p.parts FROM {space.parts} p"
+        "SELECT p.embed_hash, n.title, c.heading_path,"
+        " substr(c.text, p.start - c.start + 1, p.end - p.start), p.part, p.parts"
+        f" FROM {space.parts} p"
         " JOIN chunks c ON c.id = p.chunk_id JOIN notes n ON n.id = c.note_id"
         f" WHERE NOT EXISTS (SELECT 1 FROM {space.vectors} e WHERE e.hash = p.embed_hash)"
         " ORDER BY n.indexed_at DESC, c.note_id, c.seq, p.part"
