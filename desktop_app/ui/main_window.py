@@ -4,10 +4,11 @@ the tabs and panes are their own widgets; `LiveController` runs folders, progres
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QPaintEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -55,6 +56,22 @@ from desktop_app.ui.welcome import WelcomePage
 START_UNPAINTED_MS = 1000  # the live index of a window not painted by then starts anyway
 
 
+class _AfterFirstPaint(QObject):
+    """Calls `then` once `widget` has painted for the first time, then stops listening (a
+    filter in Python would otherwise take the GIL for every event of the window)."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._then = then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self._then)  # after this paint has reached the screen
+        return False
+
+
 class MainWindow(QMainWindow):
     def __init__(self, quire: Quire, folders: list[Path]) -> None:
         super().__init__()
@@ -84,15 +101,11 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.repairs.check_in_background)
         self._index_waits_for_paint = bool(quire.live.folders)
         if self._index_waits_for_paint:  # a window never shown starts it anyway
+            self._first_paint = _AfterFirstPaint(self, self._start_after_paint)
             QTimer.singleShot(START_UNPAINTED_MS, self._start_after_paint)
         else:
             self.pages.setCurrentWidget(self.welcome)
         QTimer.singleShot(0, self._tell_settings_problems)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        if self._index_waits_for_paint:  # after this paint has reached the screen
-            QTimer.singleShot(0, self._start_after_paint)
 
     def _start_after_paint(self) -> None:
         """The live index starts once the window has painted: its first seconds (the folder
