@@ -17,6 +17,10 @@ keyword index), then --embed-seconds of embedding, and asks nothing (--embed-sec
 same on any vault). The longest stall is a latency: run it on a quiet machine (it prints the
 load average beside it), and with --busy N beside N CPU-bound processes it starts itself.
 
+Each tick over 50 ms is listed with how long the event loop's thread ran on a CPU and waited
+for one in it (Linux schedstat; the rest of the tick it was blocked, mostly on the GIL), and the
+window's largest RSS seen every 100 ms is given for each phase.
+
 Tracing a stall: QUIRE_TRACE_STALLS=1 samples every thread's frames every 2 ms and reports them
 for each tick over 50 ms (a tick without samples: one call held the GIL); QUIRE_TRACE_STALLS=FILE
 writes every thread's stack to FILE whenever no tick came for 50 ms (faulthandler reads the
@@ -129,6 +133,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.api import Quire
+    from desktop_app.core.process_memory import resident_bytes
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
 
@@ -168,9 +173,9 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
                 "at_s": round(time.time() - started, 2),
             }
             scheduler.long_ticks.append({"gap_ms": round(gap, 1), **at, **(where or {})})
-        if sampler is not None and gap > 50:
-            stalls.append(sampler.during(phase.last, now, gap))
-            result["stalls"] = stalls
+            if sampler is not None:
+                stalls.append(sampler.during(phase.last, now, gap))
+                result["stalls"] = stalls
         phase.last = now
 
     def switch(name: str) -> None:
@@ -178,7 +183,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         phase.name, phase.gaps = name, []
 
     def check_ready() -> None:
-        rss = _rss_mb()
+        rss = (resident_bytes(os.getpid()) or 0) / 2**20
         phase_rss[phase.name] = max(phase_rss.get(phase.name, 0.0), rss)
         status = window.last_status
         if embed_seconds:
@@ -289,15 +294,6 @@ class GcPauses:
             }
             for gen, ms in self.pauses.items()
         }
-
-
-def _rss_mb() -> float:
-    """This process's resident memory now (Linux; 0 elsewhere)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0.0
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _summary(gaps: list[float]) -> dict[str, Any]:

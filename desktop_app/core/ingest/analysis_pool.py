@@ -166,28 +166,27 @@ class Ahead:
         self._where = {
             job.rel: (t, n) for t, task in enumerate(self._tasks) for n, job in enumerate(task)
         }
+        self._bytes = [sum(job.size for job in task) for task in self._tasks]
         self._futures: dict[int, Future[list[list[bytes] | Exception | None]]] = {}
-        self._taken = 0  # the task the indexer takes from; the ones before it are done
+        self._taken = 0  # the task the indexer takes from; the ones before it are dropped
+        self._submitted = 0  # tasks submitted so far; those from `_taken` on wait in `_futures`
         self.broken = ""  # why the pool stopped, once it did
         self._submit_ahead()
 
     def _submit_ahead(self) -> None:
-        """Submit the tasks from the one taken from, while few enough are waiting (at least
-        that one)."""
-        waiting = [t for t in self._futures if t >= self._taken]
-        next_task = max(self._futures, default=-1) + 1
-        next_task = max(next_task, self._taken)
-        held = sum(job.size for t in waiting for job in self._tasks[t])
+        """Submit the next tasks while few enough wait (always the one taken from)."""
+        self._submitted = max(self._submitted, self._taken)
+        held = sum(self._bytes[self._taken : self._submitted])
         try:
             with processes.lean_main():  # the first submits start the workers
-                while next_task < len(self._tasks) and (
-                    not waiting or (len(waiting) < AHEAD_TASKS and held < AHEAD_BYTES)
+                while self._submitted < len(self._tasks) and (
+                    self._submitted == self._taken
+                    or (self._submitted - self._taken < AHEAD_TASKS and held < AHEAD_BYTES)
                 ):
-                    task = self._tasks[next_task]
-                    self._futures[next_task] = self._pool.submit(_read_text_notes, task)
-                    waiting.append(next_task)
-                    held += sum(job.size for job in task)
-                    next_task += 1
+                    task = self._submitted
+                    self._futures[task] = self._pool.submit(_read_text_notes, self._tasks[task])
+                    held += self._bytes[task]
+                    self._submitted += 1
         except (OSError, RuntimeError, BrokenProcessPool) as exc:  # no worker could start
             self._stopped(exc)
 
@@ -213,7 +212,7 @@ class Ahead:
             read, readings[where[1]] = readings[where[1]], None  # held no longer than needed
             if isinstance(read, Exception):
                 raise read
-            if read is None:  # asked for twice: the second time, read here
+            if read is None:  # never: a job's place is given out once (`_where.pop`)
                 return here(job)
             return _unpack(read)
 
@@ -223,8 +222,10 @@ class Ahead:
         """The indexer has moved on to `task`: drop the answers before it, submit more."""
         if task <= self._taken:  # the indexer takes in order: an earlier task is done
             return
-        for done in [t for t in self._futures if t < task]:
-            self._futures.pop(done).cancel()
+        for done in range(self._taken, task):
+            future = self._futures.pop(done, None)
+            if future is not None:
+                future.cancel()
         self._taken = task
         self._submit_ahead()
 
