@@ -19,12 +19,14 @@ load average beside it), and with --busy N beside N CPU-bound processes it start
 
 Each tick over 50 ms is listed with how long the event loop's thread ran on a CPU and waited
 for one in it (Linux schedstat; the rest of the tick it was blocked, mostly on the GIL), and the
-window's largest RSS seen every 100 ms is given for each phase.
+window's largest RSS seen every 100 ms is given for each phase. Ticks in which that thread itself
+ran 10 ms or more on a CPU are listed too (`busy_ticks`), long or not: on a busy machine such work
+waits for a CPU several times over.
 
 Tracing a stall: QUIRE_TRACE_STALLS=1 samples every thread's frames every 2 ms and reports them
-for each tick over 50 ms (a tick without samples: one call held the GIL); QUIRE_TRACE_STALLS=FILE
-writes every thread's stack to FILE whenever no tick came for 50 ms (faulthandler reads the
-stacks without the GIL, so it names the call that held it).
+for each tick over 50 ms and each busy tick (a long tick without samples: one call held the GIL);
+QUIRE_TRACE_STALLS=FILE writes every thread's stack to FILE whenever no tick came for 50 ms
+(faulthandler reads the stacks without the GIL, so it names the call that held it).
 
 usage: python tests/bench/bench_window.py [NOTES_DIR] [--generate N | --hostile | --crafted]
        [--embed-seconds S] [--busy N] [--page FILE]
@@ -33,6 +35,7 @@ usage: python tests/bench/bench_window.py [NOTES_DIR] [--generate N | --hostile 
 from __future__ import annotations
 
 import argparse
+import compileall
 import faulthandler
 import gc
 import json
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 TICK_MS = 5
+BUSY_TICK_MS = 10  # a tick in which the event loop's own thread ran this long on a CPU
 QUESTION = "How do I undo the last git commit but keep the changes?"
 
 
@@ -155,7 +159,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
 
     trace = os.environ.get("QUIRE_TRACE_STALLS", "")
     sampler = StackSampler() if trace == "1" else None
-    collections = GcPauses()
+    collections = GcPauses(started)
     scheduler = MainThreadTime()
     dumps = open(trace, "w") if trace not in ("", "1") else None  # noqa: SIM115 (the run's)
 
@@ -166,13 +170,18 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         now = time.perf_counter()
         gap = (now - phase.last) * 1000 - TICK_MS
         phase.gaps.append(gap)
-        if gap > 50:
+        busy = where is not None and where["on_cpu_ms"] >= BUSY_TICK_MS
+        if gap > 50 or busy:
             at = {
                 "phase": phase.name,
                 "tick": len(phase.gaps),
                 "at_s": round(time.time() - started, 2),
             }
-            scheduler.long_ticks.append({"gap_ms": round(gap, 1), **at, **(where or {})})
+            tick_seen = {"gap_ms": round(gap, 1), **at, **(where or {})}
+            if gap > 50:
+                scheduler.long_ticks.append(tick_seen)
+            if busy:
+                scheduler.busy_ticks.append(tick_seen)
             if sampler is not None:
                 stalls.append(sampler.during(phase.last, now, gap))
                 result["stalls"] = stalls
@@ -216,6 +225,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["vectors"] = _vector_worker_peak()
         result["gc"] = collections.summary()
         result["long_ticks"] = scheduler.long_ticks
+        result["busy_ticks"] = scheduler.busy_ticks
         status = window.last_status
         if status is not None:
             result["files"] = _with_status(status.counts)
@@ -254,6 +264,7 @@ class MainThreadTime:
         self.path = Path("/proc/thread-self/schedstat")
         self.last: tuple[int, int] | None = None
         self.long_ticks: list[dict[str, object]] = []
+        self.busy_ticks: list[dict[str, object]] = []  # ticks of its own work, long or not
 
     def split(self) -> dict[str, float] | None:
         """Milliseconds on a CPU and waiting to run since the last call."""
@@ -273,20 +284,35 @@ class MainThreadTime:
 class GcPauses:
     """The garbage collector's pauses in the measured process (each holds the GIL whole)."""
 
-    def __init__(self) -> None:
+    def __init__(self, run_started: float) -> None:
+        self.run_started = run_started
         self.started = 0.0
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.long: list[dict[str, object]] = []  # pauses over 5 ms: when, and on which thread
         gc.callbacks.append(self._callback)
 
     def _callback(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self.started = time.perf_counter()
-        else:
-            self.pauses[info["generation"]].append((time.perf_counter() - self.started) * 1000)
+            return
+        ms = (time.perf_counter() - self.started) * 1000
+        self.pauses[info["generation"]].append(ms)
+        if ms > 5:
+            import threading
+
+            self.long.append(
+                {
+                    "generation": info["generation"],
+                    "ms": round(ms, 1),
+                    "thread": threading.current_thread().name,
+                    "at_s": round(time.time() - self.run_started, 2),
+                }
+            )
 
     def summary(self) -> dict[str, Any]:
-        """Per generation: collections, longest pause (ms), pauses over 20 ms."""
-        return {
+        """Per generation: collections, longest pause (ms), pauses over 20 ms; and each pause
+        over 5 ms with its thread."""
+        summary: dict[str, Any] = {
             str(gen): {
                 "collections": len(ms),
                 "longest_ms": round(max(ms, default=0.0), 1),
@@ -294,6 +320,8 @@ class GcPauses:
             }
             for gen, ms in self.pauses.items()
         }
+        summary["over_5ms"] = self.long
+        return summary
 
 
 def _summary(gaps: list[float]) -> dict[str, Any]:
@@ -369,6 +397,9 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, QUIRE_HOME=str(Path(tmp) / "home"), HF_HUB_OFFLINE="1")
         if not env.get("DISPLAY"):
             env["QT_QPA_PLATFORM"] = "offscreen"
+        # compiled modules, as an installed Quire has them (not each start's compile of the
+        # source, which PYTHONDONTWRITEBYTECODE asks for on this machine)
+        compileall.compile_dir(str(ROOT / "desktop_app"), quiet=1)
         busy = [
             subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)
         ]
@@ -421,6 +452,13 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"{name:>10}: longest stall {s['longest_stall_ms']} ms (goal ≤ 100 ms), "
             f"p99 {s['p99_stall_ms']} ms, >50 ms: {s['stalls_over_50ms']} of {s['ticks']} ticks"
+        )
+    busiest = sorted(result.get("busy_ticks", []), key=lambda t: -float(t["on_cpu_ms"]))
+    if busiest:
+        top = ", ".join(f"{t['on_cpu_ms']} ms ({t['phase']}, {t['at_s']} s)" for t in busiest[:3])
+        lines.append(
+            f"ticks in which the window's thread ran ≥ {BUSY_TICK_MS} ms on a CPU: "
+            f"{len(busiest)}; the most: {top}"
         )
     gen2 = result.get("gc", {}).get("2")
     if gen2:

@@ -38,6 +38,42 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
         read_note(big, max_bytes=1000)
 
 
+def _grows_after_its_size_is_read(monkeypatch: pytest.MonkeyPatch, path: Path, more: str) -> None:
+    """The file grows by `more` right after `read_note` has read its size."""
+    from desktop_app.core.ingest import note_file
+
+    checked = note_file.check_size
+
+    def check_then_grow(p: Path, max_bytes: int) -> int:
+        size = checked(p, max_bytes)
+        with p.open("a", encoding="utf-8") as f:
+            f.write(more)
+        return size
+
+    monkeypatch.setattr(note_file, "check_size", check_then_grow)
+
+
+def test_a_note_that_grows_while_read_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = tmp_path / "growing.md"
+    note.write_text("first line\n", "utf-8")
+    _grows_after_its_size_is_read(monkeypatch, note, "second line\n" * 50)
+    decoded, raw = read_note(note, max_bytes=1000)
+    assert decoded.text == "first line\n" + "second line\n" * 50
+    assert raw == note.read_bytes()
+
+
+def test_a_note_that_grows_past_its_cap_while_read_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = tmp_path / "growing.md"
+    note.write_text("first line\n", "utf-8")
+    _grows_after_its_size_is_read(monkeypatch, note, "x" * 2000)
+    with pytest.raises(NoteSkipped, match="grew while reading"):
+        read_note(note, max_bytes=1000)
+
+
 def test_walk_skips_hidden_folders_attachments_and_editor_files(notes_dir: Path) -> None:
     (notes_dir / "draft.md~").write_text("backup", "utf-8")
     (notes_dir / ".#lock.md").write_text("lock", "utf-8")

@@ -33,9 +33,13 @@ class DecodedNote:
 def read_note(path: Path, max_bytes: int) -> tuple[DecodedNote, bytes]:
     """Read and decode one note. Raises NoteSkipped or NoteFailed with a readable reason."""
     with reading():
-        check_size(path, max_bytes)
+        size = check_size(path, max_bytes)
         with path.open("rb") as f:
-            data = f.read(max_bytes + 1)
+            # read(max_bytes + 1) would allocate the whole cap for every note (20 MB for a few
+            # KB): read what the file holds, and on up to the cap only if it grew meanwhile
+            data = f.read(size + 1)
+            if len(data) > size:
+                data += f.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes:
         raise NoteSkipped("too large (grew while reading)")
     return decode_note_bytes(data), data
@@ -52,11 +56,12 @@ def hash_file(path: Path, max_bytes: int) -> str:
     return digest.hexdigest()
 
 
-def check_size(path: Path, max_bytes: int) -> None:
-    """NoteSkipped for a file over its size cap."""
+def check_size(path: Path, max_bytes: int) -> int:
+    """The file's size; NoteSkipped for a file over its size cap."""
     size = path.stat().st_size
     if size > max_bytes:
         raise NoteSkipped(f"too large ({size / 1e6:.1f} MB > {max_bytes / 1e6:.1f} MB limit)")
+    return size
 
 
 @contextmanager
