@@ -45,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +83,6 @@ class StackSampler:
 
     def __init__(self) -> None:
         import collections
-        import threading
 
         self.samples: collections.deque[tuple[float, dict[str, str]]] = collections.deque(
             maxlen=20_000
@@ -90,8 +90,6 @@ class StackSampler:
         threading.Thread(target=self._run, daemon=True, name="stall-sampler").start()
 
     def _run(self) -> None:
-        import threading
-
         me = threading.get_ident()
         while True:
             names = {t.ident: t.name for t in threading.enumerate()}
@@ -151,8 +149,25 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     stalls: list[dict[str, object]] = []
     phase_rss: dict[str, float] = {}  # the window's largest RSS seen in each phase (MB)
 
+    late_imports: list[dict[str, object]] = []  # modules first imported after the window is up
+
+    def imported(event: str, args: tuple[Any, ...]) -> None:
+        if event == "import" and "time_to_interactive_s" in result and args[0] not in seen:
+            seen.add(args[0])
+            late_imports.append(
+                {
+                    "module": args[0],
+                    "thread": threading.current_thread().name,
+                    "at_s": round(time.time() - started, 2),
+                }
+            )
+
+    seen: set[str] = set()
+    sys.addaudithook(imported)
+
     def interactive() -> None:
         result["time_to_interactive_s"] = time.time() - started
+        seen.update(sys.modules)
         phase.last = time.perf_counter()
         scheduler.split()
         ticker.start()
@@ -226,6 +241,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["gc"] = collections.summary()
         result["long_ticks"] = scheduler.long_ticks
         result["busy_ticks"] = scheduler.busy_ticks
+        result["late_imports"] = late_imports
         status = window.last_status
         if status is not None:
             result["files"] = _with_status(status.counts)
@@ -262,22 +278,28 @@ class MainThreadTime:
 
     def __init__(self) -> None:
         self.path = Path("/proc/thread-self/schedstat")
-        self.last: tuple[int, int] | None = None
+        self.last: tuple[int, int, int] | None = None
         self.long_ticks: list[dict[str, object]] = []
         self.busy_ticks: list[dict[str, object]] = []  # ticks of its own work, long or not
+        self.tick_ns = 1e9 / os.sysconf("SC_CLK_TCK")
 
     def split(self) -> dict[str, float] | None:
-        """Milliseconds on a CPU and waiting to run since the last call."""
+        """Milliseconds on a CPU and waiting to run since the last call, and the time the
+        virtual machine's host took from its CPUs meanwhile (steal; all CPUs, counted in the
+        guest's "on a CPU")."""
         try:
             on_cpu, waiting = (int(v) for v in self.path.read_text().split()[:2])
-        except (OSError, ValueError):
+            with open("/proc/stat", "rb") as stat:
+                steal = int(stat.readline().split()[8])
+        except (OSError, ValueError, IndexError):
             return None
-        last, self.last = self.last, (on_cpu, waiting)
+        last, self.last = self.last, (on_cpu, waiting, steal)
         if last is None:
             return None
         return {
             "on_cpu_ms": round((on_cpu - last[0]) / 1e6, 1),
             "waiting_for_cpu_ms": round((waiting - last[1]) / 1e6, 1),
+            "machine_steal_ms": round((steal - last[2]) * self.tick_ns / 1e6, 1),
         }
 
 
@@ -298,8 +320,6 @@ class GcPauses:
         ms = (time.perf_counter() - self.started) * 1000
         self.pauses[info["generation"]].append(ms)
         if ms > 5:
-            import threading
-
             self.long.append(
                 {
                     "generation": info["generation"],
