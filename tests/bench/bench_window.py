@@ -21,7 +21,10 @@ Each tick over 50 ms is listed with how long the event loop's thread ran on a CP
 for one in it (Linux schedstat; the rest of the tick it was blocked, mostly on the GIL), and the
 window's largest RSS seen every 100 ms is given for each phase. Ticks in which that thread itself
 ran 10 ms or more on a CPU are listed too (`busy_ticks`), long or not: on a busy machine such work
-waits for a CPU several times over.
+waits for a CPU several times over. Each such tick also gives the host's steal time (a virtual
+machine's CPUs taken meanwhile); the JSON lists the modules first imported after the window came
+up (`late_imports`, with their thread) and every garbage collection over 5 ms with its thread.
+The app's modules are compiled first, as an installed Quire has them.
 
 Tracing a stall: QUIRE_TRACE_STALLS=1 samples every thread's frames every 2 ms and reports them
 for each tick over 50 ms and each busy tick (a long tick without samples: one call held the GIL);
