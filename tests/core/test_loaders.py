@@ -38,10 +38,12 @@ def test_too_large_file_is_skipped(tmp_path: Path) -> None:
         read_note(big, max_bytes=1000)
 
 
-def _grows_after_its_size_is_read(monkeypatch: pytest.MonkeyPatch, path: Path, more: str) -> None:
-    """The file grows by `more` right after `read_note` has read its size."""
+def _growing_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, more: str) -> Path:
+    """A note of one line that grows by `more` right after `read_note` has read its size."""
     from desktop_app.core.ingest import note_file
 
+    note = tmp_path / "growing.md"
+    note.write_text("first line\n", "utf-8")
     checked = note_file.check_size
 
     def check_then_grow(p: Path, max_bytes: int) -> int:
@@ -51,14 +53,13 @@ def _grows_after_its_size_is_read(monkeypatch: pytest.MonkeyPatch, path: Path, m
         return size
 
     monkeypatch.setattr(note_file, "check_size", check_then_grow)
+    return note
 
 
 def test_a_note_that_grows_while_read_is_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    note = tmp_path / "growing.md"
-    note.write_text("first line\n", "utf-8")
-    _grows_after_its_size_is_read(monkeypatch, note, "second line\n" * 50)
+    note = _growing_note(tmp_path, monkeypatch, "second line\n" * 50)
     decoded, raw = read_note(note, max_bytes=1000)
     assert decoded.text == "first line\n" + "second line\n" * 50
     assert raw == note.read_bytes()
@@ -67,9 +68,7 @@ def test_a_note_that_grows_while_read_is_read_whole(
 def test_a_note_that_grows_past_its_cap_while_read_is_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    note = tmp_path / "growing.md"
-    note.write_text("first line\n", "utf-8")
-    _grows_after_its_size_is_read(monkeypatch, note, "x" * 2000)
+    note = _growing_note(tmp_path, monkeypatch, "x" * 2000)
     with pytest.raises(NoteSkipped, match="grew while reading"):
         read_note(note, max_bytes=1000)
 
