@@ -238,70 +238,32 @@ def test_the_extractor_reads_a_note_whole_and_skips_the_content_it_knows(
             extractor.read(replace(job, rel="broken.pdf", path=broken))
 
 
-def _mixed_folder(folder: Path) -> Path:
-    folder.mkdir()
-    write_pdf(folder / "bread.pdf", PAGES)
-    write_docx(folder / "herons.docx", "Herons", ["Herons nest in colonies."])
-    write_html(folder / "gannets.html", "Gannets", ["Gannets dive from thirty metres."])
-    (folder / "fine.md").write_text("# Fine\n\nA plain note about egrets.\n", "utf-8")
-    return folder
-
-
-def _analysed_here(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The notes analysed in this process from now on."""
-    analysed: list[str] = []
+def test_the_indexer_analyses_no_parsed_format_in_its_own_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF, a Word file and a web page are analysed where they are extracted: the writing
+    process (the window's) only unpickles their readings."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_pdf(notes / "bread.pdf", PAGES)
+    write_docx(notes / "herons.docx", "Herons", ["Herons nest in colonies."])
+    write_html(notes / "gannets.html", "Gannets", ["Gannets dive from thirty metres."])
+    (notes / "fine.md").write_text("# Fine\n\nA plain note about egrets.\n", "utf-8")
+    analysed_here: list[str] = []
     real = analysis_pool.analyze_note
 
     def analyze(rel: str, *args: Any, **kwargs: Any) -> Any:
-        analysed.append(rel)
+        analysed_here.append(rel)
         return real(rel, *args, **kwargs)
 
     monkeypatch.setattr(analysis_pool, "analyze_note", analyze)
-    return analysed
-
-
-def test_the_indexer_analyses_no_note_in_its_own_process_while_the_extractor_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A PDF, a Word file and a web page are analysed where they are extracted, and so is a
-    text note of the same run: the writing process (the window's) only unpickles readings."""
-    notes = _mixed_folder(tmp_path / "notes")
-    analysed_here = _analysed_here(monkeypatch)
     quire = Quire.open(tmp_path / "home")
     try:
         quire.index([notes])
-        assert analysed_here == []
+        assert analysed_here == ["fine.md"]  # the only text note, read here (too few for a pool)
         assert quire.search("rye loaf covered pot", top_k=1)[0].page == 2
         assert quire.search("herons colonies", top_k=1)[0].path == "herons.docx"
         assert quire.search("gannets dive", top_k=1)[0].path == "gannets.html"
-        assert quire.search("plain note egrets", top_k=1)[0].path == "fine.md"
-        (notes / "fine.md").write_text("# Fine\n\nA plain note about ospreys.\n", "utf-8")
-        quire.index([notes])  # one text note changed: no worker is started for it
-        assert analysed_here == ["fine.md"]
-        assert quire.search("ospreys", top_k=1)[0].path == "fine.md"
-    finally:
-        quire.close()
-
-
-def test_with_no_extractor_text_notes_are_read_here_and_parsed_formats_say_why(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from desktop_app.core import processes
-
-    def cannot_start(*args: object, **kwargs: object) -> object:
-        raise OSError("no new processes here")
-
-    monkeypatch.setattr(processes, "started", cannot_start)
-    notes = _mixed_folder(tmp_path / "notes")
-    analysed_here = _analysed_here(monkeypatch)
-    quire = Quire.open(tmp_path / "home")
-    try:
-        report = quire.index([notes])[0].report
-        assert analysed_here == ["fine.md"]
-        reasons = {path: reason for path, _status, reason in report.problems}
-        assert set(reasons) == {"bread.pdf", "herons.docx", "gannets.html"}
-        assert all("cannot start the extractor process" in r for r in reasons.values())
-        assert quire.search("plain note egrets", top_k=1)[0].path == "fine.md"
     finally:
         quire.close()
 

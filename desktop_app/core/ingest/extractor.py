@@ -36,10 +36,6 @@ class Extracted(StrEnum):
     FAILED = "failed"  # the value: why (damaged, hostile, too big)
 
 
-class NoWorker(NoteFailed):
-    """The extractor's process could not start."""
-
-
 # Far beyond what a long PDF needs: only a stuck extraction meets it. A page OCR reads starts
 # the time again, so a long scan takes its time while one stuck page still fails.
 TIMEOUT_SECONDS = 60.0
@@ -208,7 +204,7 @@ class Extractor:
                     serve, (self.memory,), "quire-extractor"
                 )
             except Exception as exc:
-                raise NoWorker(f"cannot start the extractor process: {exc}") from exc
+                raise NoteFailed(f"cannot start the extractor process: {exc}") from exc
         return self._conn
 
     def close(self) -> None:
@@ -275,7 +271,6 @@ def _read(
         return document
 
     try:
-        analyzing(budget.seconds_for(job.size))  # a text note's reading is all analysis
         read = analysis_pool.read_and_analyze(job, extract)
     except NoteSkipped as exc:
         return Extracted.SKIPPED, str(exc)

@@ -28,7 +28,7 @@ from desktop_app.core.cancel import (
 from desktop_app.core.heavy import collector_paused
 from desktop_app.core.ingest import analysis_pool, formats, loaders, note_file, ocr
 from desktop_app.core.ingest.document import Document
-from desktop_app.core.ingest.extractor import Extractor, NoWorker
+from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.note_analysis import AnalyzedNote
 from desktop_app.core.ingest.writer import (
     FileProblem,
@@ -141,7 +141,7 @@ def _quick_reading(
 ) -> tuple[list[FileEntry], IndexOptions]:
     """The new text notes to read quickly, when there are enough of them for a quick reading
     to be worth reading them twice; else every file, read in full."""
-    new = [entry for entry in files if entry[0] not in known and _readable_text_note(*entry)]
+    new = [entry for entry in files if entry[0] not in known and _read_ahead(*entry)]
     if len(new) < QUICK_FROM:
         return files, replace(options, quick=False)
     return new, options
@@ -175,7 +175,10 @@ def _index_files(
     extractor.on_page = lambda path, page, pages: progress(
         Progress(Phase.OCR, page, pages, path.name)
     )
-    analyze, ahead = _readers(extractor, files, known, options)
+    extractor.expect(_to_extract(files, known, options))
+    here = partial(_read_here, extractor)
+    ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))
+    analyze = ahead.analyzer(here) if ahead is not None else here
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -203,60 +206,21 @@ def _index_files(
         report.write_seconds += flush(database, pending, report)
 
 
-def _readers(
-    extractor: Extractor, files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
-) -> tuple[Callable[[analysis_pool.Job], analysis_pool.NoteRead], analysis_pool.Ahead | None]:
-    """How this run reads its changed notes, and the readers' pool if it has one: many text
-    notes by the pool, parsed formats by the extractor's process, and the few text notes of a
-    run that starts that process anyway by it too. So the writing process (the window's)
-    analyses no note, and loads no language model, while a worker is at hand."""
-    jobs = _changed_notes(files, known, options)
-    parsed = [job for job in jobs if _isolated(job)]
-    text = [job for job in jobs if not _isolated(job)]
-    ahead = analysis_pool.ahead_of(text)
-    everything = ahead is None and bool(parsed)
-    extractor.expect(jobs if everything else parsed)  # its worker starts on the first now
-    here = partial(_read_here, extractor, everything)
-    return (ahead.analyzer(here) if ahead is not None else here), ahead
-
-
-def _read_here(
-    extractor: Extractor, everything: bool, job: analysis_pool.Job
-) -> analysis_pool.NoteRead:
-    """A note the pool did not read: by the extractor's process if it is a parsed format or
-    `everything` goes there, else (or with no extractor to be had) in this process."""
-    if _isolated(job):
+def _read_here(extractor: Extractor, job: analysis_pool.Job) -> analysis_pool.NoteRead:
+    """A note the readers did not read: a parsed format read whole by the extractor's process,
+    a text note in this one."""
+    if formats.suffix_of(job.path.name) in formats.ISOLATED:
         return extractor.read(job)
-    if everything:
-        try:
-            return extractor.read(job)
-        except NoWorker:
-            pass  # a text note is safe to read here, as in a run without parsed formats
     return analysis_pool.read_and_analyze(job, analysis_pool.no_extractor)
 
 
-def _readable_text_note(rel: str, path: Path, unsupported: str | None) -> bool:
-    """A text note that can be read (a name that is not valid UTF-8, or a type not read, gets
-    its status in `_index_file`)."""
-    return (
-        not unsupported
-        and formats.suffix_of(rel) not in formats.ISOLATED
-        and (names.storable(rel) == rel)
-    )
-
-
-def _isolated(job: analysis_pool.Job) -> bool:
-    return formats.suffix_of(job.path.name) in formats.ISOLATED
-
-
-def _changed_notes(
+def _to_read_ahead(
     files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
 ) -> list[analysis_pool.Job]:
-    """The notes whose size or time changed, in order, as `_index_file` will ask for them (a
-    name that is not valid UTF-8, or a type not read, gets its status there)."""
+    """The text notes whose size or time changed, as `_index_file` will ask for them."""
     jobs = []
     for rel, path, unsupported in files:
-        if unsupported or names.storable(rel) != rel:
+        if not _read_ahead(rel, path, unsupported):
             continue
         note = known.get(rel)
         try:
@@ -266,6 +230,16 @@ def _changed_notes(
         if not _unchanged(note, stat, options):
             jobs.append(_job(rel, path, note, options, stat))
     return jobs
+
+
+def _read_ahead(rel: str, path: Path, unsupported: str | None) -> bool:
+    """A text note the readers can read (a parsed format goes to the extractor; a name that
+    is not valid UTF-8, or a type not read, gets its status in `_index_file`)."""
+    return (
+        not unsupported
+        and formats.suffix_of(rel) not in formats.ISOLATED
+        and (names.storable(rel) == rel)
+    )
 
 
 def _job(
@@ -282,6 +256,27 @@ def _job(
         stat.st_mtime_ns,
         options.quick,
     )
+
+
+def _to_extract(
+    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
+) -> list[analysis_pool.Job]:
+    """The parsed-format files whose size or time changed, as `_index_file` will ask for them:
+    the extractor reads them ahead."""
+    jobs = []
+    for rel, path, unsupported in files:
+        if unsupported or formats.suffix_of(rel) not in formats.ISOLATED:
+            continue
+        if names.storable(rel) != rel:
+            continue
+        note = known.get(rel)
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        if not _unchanged(note, stat, options):
+            jobs.append(_job(rel, path, note, options, stat))
+    return jobs
 
 
 def _known_notes(database: Database, folder_id: int) -> dict[str, KnownNote]:
