@@ -272,7 +272,7 @@ def _jobs(notes: Path) -> list[analysis_pool.Job]:
 
 def indexer_reading() -> Callable[[analysis_pool.Job], analysis_pool.NoteRead]:
     """A note read in the indexer's process, as without a pool."""
-    return partial(analysis_pool.read_and_analyze, extract=analysis_pool.no_extractor)
+    return partial(analysis_pool.read_and_analyze, extract=analysis_pool._no_extractor)
 
 
 class _Submitted:
@@ -344,11 +344,11 @@ def test_a_reading_of_many_pieces_is_unpacked_whole(tmp_path: Path) -> None:
         "utf-8",
     )
     job = analysis_pool.Job("long.md", note, 10**9, None, 40, note.stat().st_size, 0)
-    read = analysis_pool.read_and_analyze(job, analysis_pool.no_extractor)
+    read = analysis_pool.read_and_analyze(job, analysis_pool._no_extractor)
     assert read.analyzed is not None and len(read.analyzed.chunks) > analysis_pool.PACKED_CHUNKS
-    packed = analysis_pool.pack(read)
+    packed = analysis_pool._pack(read)
     assert len(packed) > 2  # a head and more than one piece of chunks
-    assert analysis_pool.unpack(packed) == read
+    assert analysis_pool._unpack(packed) == read
 
 
 def test_an_indexing_run_pauses_the_garbage_collector_and_restores_it(tmp_path: Path) -> None:

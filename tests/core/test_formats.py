@@ -8,14 +8,12 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from desktop_app.core.api import Quire
-from desktop_app.core.ingest import analysis_pool, formats
+from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import pdf
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
@@ -214,58 +212,6 @@ def test_a_pdf_of_two_thousand_pages_is_read_and_a_stuck_one_times_out(tmp_path:
         small = write_pdf(tmp_path / "small.pdf", PAGES[:1])
         impatient.timeout = 30
         assert "Sourdough" in impatient.load(small, 10**8).text  # a new worker took over
-
-
-def test_the_extractor_reads_a_note_whole_and_skips_the_content_it_knows(
-    tmp_path: Path,
-) -> None:
-    path = write_pdf(tmp_path / "long.pdf", [f"Page {i} of the long manual." for i in range(300)])
-    stat = path.stat()
-    job = analysis_pool.Job("long.pdf", path, 10**9, None, 60, stat.st_size, stat.st_mtime_ns)
-    with Extractor() as extractor:
-        read = extractor.read(job)  # hashed, extracted and analysed in the worker
-        assert read.document is not None and read.analyzed is not None
-        assert len(read.analyzed.chunks) > analysis_pool.PACKED_CHUNKS  # came in pieces
-        chunk = read.analyzed.chunks[-1].chunk
-        assert read.document.text[chunk.start : chunk.end] == chunk.text
-        assert "299" in chunk.text and read.document.page_at(chunk.start) == 300
-        assert read.content_hash == analysis_pool.content(path, 10**9)[0]
-        known = replace(job, known_hash=read.content_hash)
-        assert extractor.read(known) == analysis_pool.NoteRead(read.content_hash)
-        with pytest.raises(NoteFailed, match="not a readable PDF"):
-            broken = tmp_path / "broken.pdf"
-            broken.write_bytes(b"%PDF-1.7 truncated")
-            extractor.read(replace(job, rel="broken.pdf", path=broken))
-
-
-def test_the_indexer_analyses_no_parsed_format_in_its_own_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A PDF, a Word file and a web page are analysed where they are extracted: the writing
-    process (the window's) only unpickles their readings."""
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    write_pdf(notes / "bread.pdf", PAGES)
-    write_docx(notes / "herons.docx", "Herons", ["Herons nest in colonies."])
-    write_html(notes / "gannets.html", "Gannets", ["Gannets dive from thirty metres."])
-    (notes / "fine.md").write_text("# Fine\n\nA plain note about egrets.\n", "utf-8")
-    analysed_here: list[str] = []
-    real = analysis_pool.analyze_note
-
-    def analyze(rel: str, *args: Any, **kwargs: Any) -> Any:
-        analysed_here.append(rel)
-        return real(rel, *args, **kwargs)
-
-    monkeypatch.setattr(analysis_pool, "analyze_note", analyze)
-    quire = Quire.open(tmp_path / "home")
-    try:
-        quire.index([notes])
-        assert analysed_here == ["fine.md"]  # the only text note, read here (too few for a pool)
-        assert quire.search("rye loaf covered pot", top_k=1)[0].page == 2
-        assert quire.search("herons colonies", top_k=1)[0].path == "herons.docx"
-        assert quire.search("gannets dive", top_k=1)[0].path == "gannets.html"
-    finally:
-        quire.close()
 
 
 def test_a_worker_that_dies_fails_only_its_file(tmp_path: Path) -> None:

@@ -70,8 +70,8 @@ class NoteRead:
 
 
 def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
-    """Read and analyze one note (`extract` reads a parsed format: the extractor's process does
-    both for those); NoteSkipped or NoteFailed say why a note has no text to index."""
+    """Read and analyze one note (`extract` reads a parsed format); NoteSkipped or NoteFailed
+    say why a note has no text to index."""
     content_hash, loaded = content(job.path, job.max_bytes)
     if content_hash == job.known_hash:
         return NoteRead(content_hash)
@@ -99,21 +99,21 @@ def content(path: Path, max_bytes: int) -> tuple[str, Document | None]:
 
 
 def _read_text_notes(jobs: list[Job]) -> list[list[bytes] | Exception | None]:
-    """In a worker: each job's reading, packed (`pack`), or why its note has none (one bad
+    """In a worker: each job's reading, packed (`_pack`), or why its note has none (one bad
     note fails alone). `Ahead` sets a reading it has handed on to None."""
     out: list[list[bytes] | Exception | None] = []
     for job in jobs:
         try:
-            out.append(pack(read_and_analyze(job, no_extractor)))
+            out.append(_pack(read_and_analyze(job, _no_extractor)))
         except Exception as exc:
             out.append(exc)
     return out
 
 
-def pack(read: NoteRead) -> list[bytes]:
-    """The reading pickled in pieces of at most PACKED_CHUNKS chunks: the pool's thread (or the
-    extractor's pipe) only receives bytes, and the indexer unpickles a large note a piece at a
-    time, never holding the interpreter lock (the window's) for the whole of it."""
+def _pack(read: NoteRead) -> list[bytes]:
+    """The reading pickled in pieces of at most PACKED_CHUNKS chunks: the pool's thread only
+    receives bytes, and the indexer unpickles a large note a piece at a time, never holding
+    the interpreter lock (the window's) for the whole of it."""
     chunks = read.analyzed.chunks if read.analyzed is not None else []
     if len(chunks) <= PACKED_CHUNKS:
         return [pickle.dumps(read, pickle.HIGHEST_PROTOCOL)]
@@ -124,7 +124,7 @@ def pack(read: NoteRead) -> list[bytes]:
     ]
 
 
-def unpack(packed: list[bytes]) -> NoteRead:
+def _unpack(packed: list[bytes]) -> NoteRead:
     head: NoteRead = pickle.loads(packed[0])
     if head.analyzed is None or len(packed) == 1:
         return head
@@ -150,7 +150,7 @@ def _batches(jobs: list[Job], size: int) -> Iterator[list[Job]]:
         yield batch
 
 
-def no_extractor(path: Path, max_bytes: int) -> Document:
+def _no_extractor(path: Path, max_bytes: int) -> Document:
     raise note_file.NoteFailed("a parsed format is read by the extractor, not here")
 
 
@@ -214,7 +214,7 @@ class Ahead:
                 raise read
             if read is None:  # never: a job's place is given out once (`_where.pop`)
                 return here(job)
-            return unpack(read)
+            return _unpack(read)
 
         return analyze
 

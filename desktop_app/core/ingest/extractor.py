@@ -2,17 +2,14 @@
 alone: a time limit per file, a memory cap on the worker (where the system has one), and a
 crash of native code ends only the worker, which the next file starts again.
 
-The worker also reads a note whole (`read`): its content hash, its text, its chunks and terms
-(`analysis_pool.read_and_analyze`), so the process that writes (the window's) never analyses a
-parsed format, whose text can be thousands of pages long. Given the files a run expects
-(`expect`), the worker reads ahead: while the caller writes one file, the worker reads the next
-ones (two cores, two stages)."""
+Given the files a run expects to load (`expect`), the worker reads ahead: while the caller
+chunks and writes one file, the worker extracts the next ones (two cores, two stages)."""
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -20,8 +17,7 @@ from typing import Any
 
 from desktop_app.core import processes
 from desktop_app.core.cancel import Cancelled, CancelToken
-from desktop_app.core.ingest import analysis_pool, budget, formats
-from desktop_app.core.ingest.analysis_pool import Job, NoteRead
+from desktop_app.core.ingest import formats
 from desktop_app.core.ingest.document import Document, PageRead
 from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 
@@ -31,7 +27,6 @@ class Extracted(StrEnum):
 
     OK = "ok"  # the value: a Document's fields
     PAGE = "page"  # OCR read a page of the file in hand (its time limit starts again)
-    ANALYZING = "analyzing"  # extracted, now analysed: the value, the analysis's time budget
     SKIPPED = "skipped"  # the value: why (not a note)
     FAILED = "failed"  # the value: why (damaged, hostile, too big)
 
@@ -45,8 +40,7 @@ READ_AHEAD = 2
 POLL_SECONDS = 0.1  # how often a waiting run looks at its cancel token
 MEMORY_BYTES = 2 * 1024**3
 
-# A file to extract (its path and size cap in bytes), or a note to read whole (its job)
-Request = tuple[str, int] | Job
+Request = tuple[str, int]  # (path, size cap in bytes)
 
 
 class Extractor:
@@ -72,38 +66,25 @@ class Extractor:
         self._in_flight: list[Request] = []  # sent to the worker, answers not read yet
         self.started_by = ""  # how the last worker was started: "forkserver" or "spawn"
 
-    def expect(self, files: Sequence[tuple[Path, int] | Job]) -> None:
-        """The files the caller will probably load (path, size cap) or read (a job), in order;
-        the worker starts on the first now. One asked for out of order, or never, costs only
-        time."""
+    def expect(self, files: list[tuple[Path, int]]) -> None:
+        """The files (path, size cap) the caller will probably load, in order; the worker
+        starts on the first now. A file loaded out of order or never loaded costs only time."""
         if self._in_flight:
             self.close()  # answers to an earlier list: nobody will ask for them in order
-        self._expected = [f if isinstance(f, Job) else (str(f[0]), f[1]) for f in files]
+        self._expected = [(str(path), cap) for path, cap in files]
         self._next = {request: n + 1 for n, request in enumerate(self._expected)}
         self._cursor = 0
         self._read_ahead()
 
     def load(self, path: Path, max_bytes: int) -> Document:
         """The file's Document; NoteSkipped / NoteFailed say why not."""
-        return Document(**self._fetch((str(path), max_bytes), path))
-
-    def read(self, job: Job) -> NoteRead:
-        """The note's content hash, and unless it is `job.known_hash`, its Document and its
-        analysis, all made in the worker; NoteSkipped / NoteFailed say why not."""
-        return analysis_pool.unpack(self._fetch(job, job.path))
-
-    def _message(self, request: Request) -> tuple[str, int, tuple[str, ...], Job | None]:
-        if isinstance(request, Job):
-            return str(request.path), request.max_bytes, self.ocr_languages, request
-        return request[0], request[1], self.ocr_languages, None
-
-    def _fetch(self, request: Request, path: Path) -> Any:
+        request = (str(path), max_bytes)
         conn = self._conn if self._skip_to(request) else None
         if conn is None:
             if self._in_flight:
                 self.close()  # a fresh worker is quicker than extractions nobody asked for
             conn = self._connection()
-            conn.send(self._message(request))
+            conn.send((*request, self.ocr_languages))
         try:
             return self._answer(conn, path)
         finally:
@@ -121,7 +102,7 @@ class Extractor:
             while before:
                 if not self._conn.poll(0):
                     return False
-                if self._conn.recv()[0] not in (Extracted.PAGE, Extracted.ANALYZING):
+                if self._conn.recv()[0] != Extracted.PAGE:
                     self._in_flight.pop(0)
                     before -= 1
         except (EOFError, OSError):
@@ -139,39 +120,32 @@ class Extractor:
             if self.cancel is not None and self.cancel.cancelled:
                 return
             try:
-                self._connection().send(self._message(self._expected[self._cursor]))
+                self._connection().send((*self._expected[self._cursor], self.ocr_languages))
             except (NoteFailed, OSError):
                 self.close()  # each file's own load says why, in order
                 return
             self._in_flight.append(self._expected[self._cursor])
             self._cursor += 1
 
-    def _answer(self, conn: Connection, path: Path) -> Any:
-        """The OK answer's value; NoteSkipped / NoteFailed say why there is none."""
-        seconds, doing = self.timeout, "extraction"
-        while True:
-            if not self._wait(conn, seconds):
+    def _answer(self, conn: Connection, path: Path) -> Document:
+        status: Extracted = Extracted.PAGE
+        value: Any = None
+        while status == Extracted.PAGE:
+            if not self._wait(conn):
                 self.close()
                 raise NoteFailed(
-                    f"{doing} took longer than {seconds:.0f} s (damaged or endless file?)"
+                    f"extraction took longer than {self.timeout:.0f} s (damaged or endless file?)"
                 )
             status, value = self._received(conn)
-            if status == Extracted.OK:
-                return value
-            if status == Extracted.ANALYZING:  # the worker's own budget stops it in time
-                seconds, doing = self.timeout + value, "reading"
-            elif status == Extracted.PAGE:
-                self._page_read(path, value)
-            else:
-                raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
-
-    def _page_read(self, path: Path, value: tuple[int, int]) -> None:
-        if self.on_page is not None:
-            try:
-                self.on_page(path, *value)
-            except BaseException:  # the rest of this file's answer stays in the pipe
-                self.close()
-                raise
+            if status == Extracted.PAGE and self.on_page is not None:
+                try:
+                    self.on_page(path, *value)
+                except BaseException:  # the rest of this file's answer stays in the pipe
+                    self.close()
+                    raise
+        if status == Extracted.OK:
+            return Document(**value)
+        raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
 
     def _received(self, conn: Connection) -> tuple[Extracted, Any]:
         try:
@@ -184,10 +158,10 @@ class Extractor:
             ) from None
         return Extracted(status), value
 
-    def _wait(self, conn: Connection, seconds: float) -> bool:
-        """Whether the answer came within `seconds`; Cancelled (the worker stopped) if the run
-        was cancelled meanwhile."""
-        deadline = time.monotonic() + seconds
+    def _wait(self, conn: Connection) -> bool:
+        """Whether the answer came within the time limit; Cancelled (the worker stopped) if
+        the run was cancelled meanwhile."""
+        deadline = time.monotonic() + self.timeout
         while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
             if self.cancel is not None and self.cancel.cancelled:
                 self.close()
@@ -224,20 +198,15 @@ class Extractor:
 
 
 def serve(conn: Connection, memory: int) -> None:
-    """The worker: extract or read each file sent; send back (OK, a Document's fields or a
-    packed NoteRead) or (SKIPPED / FAILED, why), after any PAGE and ANALYZING messages."""
+    """The worker: load each path sent, send back (OK, fields) or (SKIPPED / FAILED, reason)."""
     _cap_memory(memory)
     while True:
         try:
-            path, max_bytes, languages, job = conn.recv()
+            path, max_bytes, languages = conn.recv()
         except (EOFError, OSError):
             return
         on_page = lambda page, pages: conn.send((Extracted.PAGE, (page, pages)))  # noqa: E731
-        if job is None:
-            conn.send(_extract(Path(path), max_bytes, memory, languages, on_page))
-            continue
-        analyzing = lambda seconds: conn.send((Extracted.ANALYZING, seconds))  # noqa: E731
-        conn.send(_read(job, memory, languages, on_page, analyzing))
+        conn.send(_extract(Path(path), max_bytes, memory, languages, on_page))
 
 
 def _extract(
@@ -247,63 +216,20 @@ def _extract(
     languages: tuple[str, ...] = (),
     on_page: PageRead | None = None,
 ) -> tuple[Extracted, Any]:
+    failed = Extracted.FAILED
     try:
-        document = _document(path, max_bytes, memory, languages, on_page)
+        document = formats.load(path, max_bytes, languages, on_page)
     except NoteSkipped as exc:
         return Extracted.SKIPPED, str(exc)
     except NoteFailed as exc:
-        return Extracted.FAILED, str(exc)
-    return Extracted.OK, document.as_fields()
-
-
-def _read(
-    job: Job,
-    memory: int,
-    languages: tuple[str, ...],
-    on_page: PageRead,
-    analyzing: Callable[[float], None],
-) -> tuple[Extracted, Any]:
-    """`job`'s note read whole (`analysis_pool.read_and_analyze`), its reading packed."""
-
-    def extract(path: Path, max_bytes: int) -> Document:
-        document = _document(path, max_bytes, memory, languages, on_page)
-        analyzing(budget.seconds_for(job.size))
-        return document
-
-    try:
-        read = analysis_pool.read_and_analyze(job, extract)
-    except NoteSkipped as exc:
-        return Extracted.SKIPPED, str(exc)
-    except NoteFailed as exc:
-        return Extracted.FAILED, str(exc)
+        return failed, str(exc)
     except MemoryError:
-        return Extracted.FAILED, f"needs more than {memory // 1024**2} MB to read"
+        return failed, f"needs more than {memory // 1024**2} MB to extract (decompression bomb?)"
     except RecursionError:
-        return Extracted.FAILED, "nested too deeply to read (crafted file?)"
-    except Exception as exc:  # as the indexer says of one note's unexpected error
-        return Extracted.FAILED, f"unexpected error: {type(exc).__name__}: {exc}"
-    return Extracted.OK, analysis_pool.pack(read)
-
-
-def _document(
-    path: Path,
-    max_bytes: int,
-    memory: int,
-    languages: tuple[str, ...] = (),
-    on_page: PageRead | None = None,
-) -> Document:
-    """The file's Document; NoteSkipped / NoteFailed say why not, whatever went wrong."""
-    try:
-        return formats.load(path, max_bytes, languages, on_page)
-    except (NoteSkipped, NoteFailed):
-        raise
-    except MemoryError:
-        limit = memory // 1024**2
-        raise NoteFailed(f"needs more than {limit} MB to extract (decompression bomb?)") from None
-    except RecursionError:
-        raise NoteFailed("nested too deeply to extract (crafted file?)") from None
+        return failed, "nested too deeply to extract (crafted file?)"
     except Exception as exc:
-        raise NoteFailed(f"cannot extract: {type(exc).__name__}: {exc}") from None
+        return failed, f"cannot extract: {type(exc).__name__}: {exc}"
+    return Extracted.OK, document.as_fields()
 
 
 def _cap_memory(memory: int) -> None:

@@ -176,7 +176,7 @@ def _index_files(
         Progress(Phase.OCR, page, pages, path.name)
     )
     extractor.expect(_to_extract(files, known, options))
-    here = partial(_read_here, extractor)
+    here = partial(analysis_pool.read_and_analyze, extract=extractor.load)
     ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))
     analyze = ahead.analyzer(here) if ahead is not None else here
     try:
@@ -204,14 +204,6 @@ def _index_files(
         if ahead is not None:
             ahead.close()
         report.write_seconds += flush(database, pending, report)
-
-
-def _read_here(extractor: Extractor, job: analysis_pool.Job) -> analysis_pool.NoteRead:
-    """A note the readers did not read: a parsed format read whole by the extractor's process,
-    a text note in this one."""
-    if formats.suffix_of(job.path.name) in formats.ISOLATED:
-        return extractor.read(job)
-    return analysis_pool.read_and_analyze(job, analysis_pool.no_extractor)
 
 
 def _to_read_ahead(
@@ -260,23 +252,19 @@ def _job(
 
 def _to_extract(
     files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
-) -> list[analysis_pool.Job]:
-    """The parsed-format files whose size or time changed, as `_index_file` will ask for them:
-    the extractor reads them ahead."""
-    jobs = []
+) -> list[tuple[Path, int]]:
+    """The parsed-format files whose size or time changed: the worker reads them ahead."""
+    out = []
     for rel, path, unsupported in files:
         if unsupported or formats.suffix_of(rel) not in formats.ISOLATED:
             continue
-        if names.storable(rel) != rel:
-            continue
-        note = known.get(rel)
         try:
-            stat = path.stat()
+            if _unchanged(known.get(names.storable(rel)), path.stat(), options):
+                continue
         except OSError:
             continue
-        if not _unchanged(note, stat, options):
-            jobs.append(_job(rel, path, note, options, stat))
-    return jobs
+        out.append((path, formats.size_cap(rel, options.max_file_bytes)))
+    return out
 
 
 def _known_notes(database: Database, folder_id: int) -> dict[str, KnownNote]:

@@ -2,8 +2,7 @@
 
 Adding a format is a module here and a line in `_FORMATS`; the indexer never changes. Formats
 parsed by native code or by a parser a crafted file can keep busy are `ISOLATED`: the indexer
-reads them (extracts and analyses them) in a worker process with a time limit and a
-memory cap (`extractor`).
+extracts them in a worker process with a time limit and a memory cap (`extractor`).
 """
 
 from __future__ import annotations
