@@ -88,3 +88,16 @@ def test_cached_terms_stay_right_across_threads_and_cache_resets(
         sys.setswitchinterval(interval)
     assert wrong == []
     assert len(analyzer._caches["stem:cs"]) <= 40
+
+
+def test_the_identifier_read_in_pieces_is_py3langid_s_own() -> None:
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    own = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    ours = analyzer.read_identifier(MODEL_DIR / MODEL_FILE)
+    assert ours.tk_nextmove == own.tk_nextmove and ours.tk_row == own.tk_row
+    assert ours.tk_nextmove.typecode == own.tk_nextmove.typecode
+    assert ours.tk_output == own.tk_output and ours.nb_classes == own.nb_classes
+    assert (ours.nb_ptc == own.nb_ptc).all() and (ours.nb_pc == own.nb_pc).all()
+    for text in ("Kde hnízdí volavky?", "Wo nisten die Reiher?", "Where do herons nest?"):
+        assert ours.rank(text) == own.rank(text)

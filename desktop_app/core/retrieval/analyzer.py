@@ -8,13 +8,20 @@ and folded to ASCII-like letters so that diacritics never decide a match.
 from __future__ import annotations
 
 import copy
+import lzma
 import math
 import re
+import shutil
+import tempfile
 import threading
 import unicodedata
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 # Word characters, less New Tai Lue vowel signs: SQLite's FTS5 tokenizer (Unicode 6.1 tables)
 # splits words there, and every term must be exactly one FTS5 token.
@@ -190,9 +197,41 @@ def without_names(text: str) -> str:
 def _model() -> Any:
     """The identifier's model, read once (reading it is the slow part): every language subset
     is a copy of it."""
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
 
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    return read_identifier(MODEL_DIR / MODEL_FILE)
+
+
+def read_identifier(path: Path) -> Any:
+    """py3langid's identifier from its model file (an xz-compressed npz of arrays), read as its
+    own `from_model_file` reads it, except that the transition table (tens of megabytes) is
+    copied a piece at a time: copied in one call, it held the interpreter lock, which the
+    window's thread shares, for tens of milliseconds."""
+    from py3langid.langid import LanguageIdentifier
+
+    with tempfile.TemporaryFile(suffix=".npz") as unpacked:
+        with lzma.open(path) as packed:
+            shutil.copyfileobj(packed, unpacked, length=1 << 20)
+        unpacked.seek(0)
+        with np.load(unpacked, allow_pickle=False) as data:
+            return LanguageIdentifier(
+                data["ptc"],
+                data["pc"],
+                data["classes"].tolist(),
+                _in_pieces(data["nextmove"]),
+                data["out_feat"].tolist(),
+                norm_probs=True,
+                tk_row=_in_pieces(data["nextmove_row"]),
+            )
+
+
+def _in_pieces(values: np.ndarray) -> array:
+    """An unsigned NumPy array as the stdlib array py3langid walks, filled a megabyte at a time."""
+    out = array({2: "H", 4: "I", 8: "L"}[values.dtype.itemsize])
+    step = (1 << 20) // values.dtype.itemsize
+    for start in range(0, len(values), step):
+        out.frombytes(values[start : start + step].tobytes())
+    return out
 
 
 @lru_cache(maxsize=8)
