@@ -22,7 +22,7 @@ for one in it (Linux schedstat; the rest of the tick it was blocked, mostly on t
 window's largest RSS seen every 100 ms is given for each phase. Ticks in which that thread itself
 ran 10 ms or more on a CPU are listed too (`busy_ticks`), long or not: on a busy machine such work
 waits for a CPU several times over. Each such tick also gives the host's steal time (a virtual
-machine's CPUs taken meanwhile); the JSON lists the modules first imported after the window came
+machine's CPUs taken meanwhile), printed for every tick over 100 ms; the JSON lists the modules first imported after the window came
 up (`late_imports`, seen within 100 ms) and every garbage collection over 5 ms with its thread.
 The app's modules are compiled first, as an installed Quire has them.
 
@@ -469,6 +469,13 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"{name:>10}: longest stall {s['longest_stall_ms']} ms (goal ≤ 100 ms), "
             f"p99 {s['p99_stall_ms']} ms, >50 ms: {s['stalls_over_50ms']} of {s['ticks']} ticks"
+        )
+    for tick in (t for t in result.get("long_ticks", []) if float(t["gap_ms"]) > 100):
+        lines.append(
+            f"a tick over 100 ms: {tick['gap_ms']} ms ({tick['phase']}, {tick['at_s']} s): the "
+            f"window's thread on a CPU {tick['on_cpu_ms']} ms, waiting for one "
+            f"{tick['waiting_for_cpu_ms']} ms; the host's steal meanwhile "
+            f"{tick.get('machine_steal_ms', '–')} ms"
         )
     busiest = sorted(result.get("busy_ticks", []), key=lambda t: -float(t["on_cpu_ms"]))
     if busiest:
