@@ -22,8 +22,9 @@ for one in it (Linux schedstat; the rest of the tick it was blocked, mostly on t
 window's largest RSS seen every 100 ms is given for each phase. Ticks in which that thread itself
 ran 10 ms or more on a CPU are listed too (`busy_ticks`), long or not: on a busy machine such work
 waits for a CPU several times over. Each such tick also gives the host's steal time (a virtual
-machine's CPUs taken meanwhile), printed for every tick over 100 ms; the JSON lists the modules first imported after the window came
-up (`late_imports`, seen within 100 ms) and every garbage collection over 5 ms with its thread.
+machine's CPUs taken meanwhile), printed for every tick over 100 ms; the JSON lists the modules
+first imported after the window came up (`late_imports`, seen within 100 ms) and every garbage
+collection over 5 ms with its thread.
 The app's modules are compiled first, as an installed Quire has them.
 
 Tracing a stall: QUIRE_TRACE_STALLS=1 samples every thread's frames every 2 ms and reports them
