@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -42,6 +43,14 @@ NOTHING_IN_SCOPE = (
     "No note within the limits shown below the answer matches this question: remove a limit "
     "(✕) to ask all your notes."
 )
+
+
+@dataclass(frozen=True)
+class _ScopeAsked:
+    """The conversation's scope with the question's own scope words, read off the GUI thread
+    (reading them looks at the index): the chips show it."""
+
+    scope: Scope
 
 
 class ChatPane(QWidget):
@@ -113,9 +122,7 @@ class ChatPane(QWidget):
         self._hint = ""
         self.stop()
         self.input.clear()
-        # A time phrase or scope word in the question becomes a chip (and stays for follow-ups).
-        scope = self.scope_bar.scope.asked(self.quire.scoped(question).scope)
-        self.scope_bar.set_scope(scope)
+        given = self.scope_bar.scope
         self._live = Turn(question, "")
         self._pending = ""
         history = list(self.history)
@@ -123,7 +130,7 @@ class ChatPane(QWidget):
             history.pop()  # the "not in your notes" reply must not steer the forced answer
         self._task = run_in_background(
             lambda progress, cancel: self._consume(
-                question, history, progress, cancel, override_gate, scope
+                question, history, progress, cancel, override_gate, given
             ),
             on_done=self._done,
             on_error=self._error,
@@ -145,8 +152,11 @@ class ChatPane(QWidget):
         progress: ProgressFn,
         cancel: CancelToken,
         override: bool,
-        scope: Scope,
+        given: Scope,
     ) -> AnswerEvent | None:
+        # A time phrase or scope word in the question becomes a chip (and stays for follow-ups).
+        scope = given.asked(self.quire.scoped(question).scope)
+        progress(_ScopeAsked(scope))
         last: AnswerEvent | None = None
         events = self.quire.answers.ask(
             question, history=history, cancel=cancel, override_gate=override, scope=scope
@@ -156,10 +166,12 @@ class ChatPane(QWidget):
             last = event
         return last
 
-    def _event(self, event: AnswerEvent) -> None:
+    def _event(self, event: AnswerEvent | _ScopeAsked) -> None:
         if self._live is None:
             return
-        if isinstance(event, SourcesFound):
+        if isinstance(event, _ScopeAsked):
+            self.scope_bar.set_scope(event.scope)
+        elif isinstance(event, SourcesFound):
             self._live.sources = event.sources
             self._live.answerable = event.answerable
             self.sources_ready.emit(event.sources, self._live.answerable, None)

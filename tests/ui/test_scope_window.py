@@ -6,6 +6,7 @@ reopened conversation keeps its limits."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,6 +108,26 @@ def test_a_conversation_keeps_its_limits_and_says_when_nothing_is_within_them(
     assert Scope.from_json(saved.scope).tags == ("house",)
     chat.open_conversation(saved)  # as a click in the conversations list does
     assert chat.scope_bar.scope.tags == ("house",) and chat.scope_bar.scope.folders == ("garden",)
+
+
+def test_a_question_s_scope_words_are_read_off_the_gui_thread(
+    qtbot: QtBot, window: MainWindow, queued_model: QueuedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading them looks at the index (which days have notes), which may wait for a reader."""
+    chat, quire = window.chat, window.chat.quire
+    threads: list[bool] = []
+    real = quire.scoped
+
+    def scoped(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(quire, "scoped", scoped)
+    queued_model.answers.append("You cooked a lentil soup [1].")
+    with qtbot.waitSignal(chat.finished, timeout=INDEXED):
+        chat.ask("What did I cook last week?")
+    assert threads and not any(threads)
+    assert [c.text() for c in chat.scope_bar.chips] == ["last week (23 Nov 2026 – 29 Nov 2026)  ✕"]
 
 
 def test_a_when_question_gets_dated_evidence_and_sources_show_day_and_tags(
