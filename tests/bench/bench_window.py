@@ -476,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             f"a tick over 100 ms: {tick['gap_ms']} ms ({tick['phase']}, {tick['at_s']} s): the "
             f"window's thread on a CPU {tick['on_cpu_ms']} ms, waiting for one "
             f"{tick['waiting_for_cpu_ms']} ms; the host's steal meanwhile "
-            f"{tick.get('machine_steal_ms', '–')} ms"
+            f"{tick['machine_steal_ms']} ms"
         )
     busiest = sorted(result.get("busy_ticks", []), key=lambda t: -float(t["on_cpu_ms"]))
     if busiest:
