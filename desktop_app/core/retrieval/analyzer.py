@@ -228,7 +228,7 @@ def read_identifier(path: Path) -> Any:
 def _in_pieces(values: np.ndarray) -> array:
     """An unsigned NumPy array as the stdlib array py3langid walks, filled a megabyte at a time."""
     out = array({2: "H", 4: "I", 8: "L"}[values.dtype.itemsize])
-    data = memoryview(np.ascontiguousarray(values)).cast("B")
+    data = np.ascontiguousarray(values).data.cast("B")
     for start in range(0, len(data), 1 << 20):
         out.frombytes(data[start : start + (1 << 20)])
     return out
