@@ -57,13 +57,14 @@ def cmd_watch(quire: Quire, args: argparse.Namespace) -> int:
 
     for folder in args.folders:
         quire.live.watch(folder)
-    # SIGTERM stops as Ctrl+C does: by an exception in the main thread's sleep. A handler that
-    # set a threading.Event could run while that thread holds the event's own lock, inside its
-    # wait, and never return.
-    signal.signal(signal.SIGTERM, _interrupt)
     try:
         quick = any(item.report.quick for item in reports)
         quire.live.start(Watching(print_change, force_polling=args.polling), reconcile=quick)
+        # SIGTERM stops as Ctrl+C does: by an exception in the main thread's sleep. A handler
+        # that set a threading.Event could run while that thread holds the event's own lock,
+        # inside its wait, and never return. Installed once the watch has started: raised
+        # inside `start` (an import, an observer's threads) it left threads running.
+        signal.signal(signal.SIGTERM, _interrupt)
         print(f"watching {len(args.folders)} folder(s); Ctrl+C stops", file=sys.stderr, flush=True)
         while True:
             time.sleep(0.5)
