@@ -122,6 +122,42 @@ class StackSampler:
         return {"gap_ms": round(gap, 1), "samples": len(inside), "threads": common}
 
 
+class SlotTimes:
+    """With QUIRE_TRACE_STALLS=1: each call Qt makes into Python on the event loop's thread (a
+    slot, a timer's, an event filter) that took 1 ms or more, with its CPU time; what a busy
+    tick's thread ran beyond them was Qt's own work (layout, painting)."""
+
+    def __init__(self, loop: FrameType) -> None:
+        import collections
+
+        self.loop = loop  # the frame that runs the event loop: a call from Qt returns to it
+        self.entered: tuple[FrameType, float, float] | None = None
+        self.calls: collections.deque[tuple[float, float, float, str]] = collections.deque(
+            maxlen=20_000
+        )
+        sys.setprofile(self._profile)  # this thread only
+
+    def _profile(self, frame: FrameType, event: str, _arg: object) -> None:
+        if event == "call" and self.entered is None and frame.f_back is self.loop:
+            self.entered = (frame, time.perf_counter(), time.thread_time())
+        elif event == "return" and self.entered is not None and frame is self.entered[0]:
+            _, wall_started, cpu_started = self.entered
+            self.entered = None
+            end = time.perf_counter()
+            if end - wall_started >= 0.001:
+                code = frame.f_code
+                name = f"{Path(code.co_filename).name}:{code.co_firstlineno} {code.co_qualname}"
+                cpu = time.thread_time() - cpu_started
+                self.calls.append((end, (end - wall_started) * 1000, cpu * 1000, name))
+
+    def during(self, start: float, end: float) -> list[dict[str, object]]:
+        return [
+            {"ms": round(wall, 1), "cpu_ms": round(cpu, 1), "call": name}
+            for ended, wall, cpu, name in self.calls
+            if start <= ended <= end
+        ]
+
+
 @dataclass
 class Phase:
     """The event-loop gaps recorded in one phase of the run (indexing, answering)."""
@@ -191,7 +227,8 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
             if busy:
                 scheduler.busy_ticks.append(tick_seen)
             if sampler is not None:
-                stalls.append(sampler.during(phase.last, now, gap))
+                slots = calls.during(phase.last, now) if calls is not None else []
+                stalls.append({**sampler.during(phase.last, now, gap), "slots": slots})
                 result["stalls"] = stalls
         phase.last = now
 
@@ -267,6 +304,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     watcher.start()
     window.chat.finished.connect(answered)
     QTimer.singleShot(0, interactive)
+    calls = SlotTimes(sys._getframe()) if sampler is not None else None
     app.exec()
 
 

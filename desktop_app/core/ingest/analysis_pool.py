@@ -15,13 +15,17 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 from desktop_app.core import processes
+from desktop_app.core.cancel import Cancelled, CancelToken
 from desktop_app.core.ingest import budget, formats, note_file
 from desktop_app.core.ingest.document import Document
 from desktop_app.core.ingest.formats.plain import text_document
@@ -42,6 +46,10 @@ AHEAD_BYTES = 16_000_000
 # A longer note is read in full even by a quick reading: one passage that long points at
 # nothing precisely, and its terms are computed a passage at a time, never all at once.
 WHOLE_AT_MOST = 100_000
+# A parsed format's analysis is waited for as long as its note's time budget and this: the
+# analyzer's own budget fails the note first, unless native code holds it past every check.
+ANSWER_SLACK_SECONDS = 30.0
+POLL_SECONDS = 0.1  # how often a wait for the analyzer looks at the run's cancel token
 Extract = Callable[[Path, int], Document]
 
 
@@ -75,7 +83,11 @@ def read_and_analyze(job: Job, extract: Extract) -> NoteRead:
     content_hash, loaded = content(job.path, job.max_bytes)
     if content_hash == job.known_hash:
         return NoteRead(content_hash)
-    document = loaded or extract(job.path, job.max_bytes)
+    return reading_of(job, content_hash, loaded or extract(job.path, job.max_bytes))
+
+
+def reading_of(job: Job, content_hash: str, document: Document) -> NoteRead:
+    """The note's reading from its text (NoteSkipped for a note without any)."""
     if not document.text.strip():
         raise note_file.NoteSkipped("empty note")
     whole = job.quick and len(document.text) <= WHOLE_AT_MOST
@@ -251,3 +263,103 @@ class Ahead:
 def ahead_of(jobs: list[Job]) -> Ahead | None:
     """A pool reading `jobs` ahead, or None when they are too few to be worth one."""
     return Ahead(jobs) if len(jobs) >= MIN_FILES else None
+
+
+class Analyzer:
+    """A note's reading where the indexer is: a text note read in its process, a parsed
+    format's (extracted by the extractor) analyzed in a worker process of its own, started with
+    the first. The indexer's process, the window's, only passes the extractor's bytes on and
+    takes the reading back in pieces, while the extractor goes on to the next file. A worker
+    that cannot start leaves the analysis to this process (`broken` says why); one that stops
+    on a note, or takes longer than the note's time, fails that note only."""
+
+    def __init__(self, extract: Callable[[Path, int], bytes], cancel: CancelToken) -> None:
+        self._extract = extract  # a parsed format's Document's fields, pickled
+        self._cancel = cancel
+        self._process: Any = None
+        self._conn: Connection | None = None
+        self.broken = ""
+        self.started_by = ""
+
+    def read(self, job: Job) -> NoteRead:
+        """As `read_and_analyze`; NoteSkipped or NoteFailed say why a note has no text."""
+        if formats.suffix_of(job.path.name) not in formats.ISOLATED:
+            return read_and_analyze(job, _no_extractor)
+        content_hash = note_file.hash_file(job.path, job.max_bytes)
+        if content_hash == job.known_hash:
+            return NoteRead(content_hash)
+        fields = self._extract(job.path, job.max_bytes)
+        conn = self._connection()
+        if conn is None:
+            return reading_of(job, content_hash, Document(**pickle.loads(fields)))
+        try:
+            conn.send((job, content_hash))
+            conn.send_bytes(fields)
+            del fields  # the worker has its copy: a large document is not held twice here
+            answer = self._answer(conn, budget.seconds_for(job.size) + ANSWER_SLACK_SECONDS)
+        except (EOFError, OSError):
+            code = self._process.exitcode if self._process is not None else None
+            self.close()
+            raise note_file.NoteFailed(
+                f"the analysis stopped on this file (exit code {code}): hostile file?"
+            ) from None
+        if isinstance(answer, Exception):
+            raise answer
+        return _unpack(answer)
+
+    def _answer(self, conn: Connection, seconds: float) -> list[bytes] | Exception:
+        deadline = time.monotonic() + seconds
+        while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+            if self._cancel.cancelled:
+                self.close()  # a stop or pause does not wait for a long analysis
+                raise Cancelled
+            if time.monotonic() >= deadline:
+                self.close()
+                raise note_file.NoteFailed(
+                    f"its analysis took longer than {seconds:.0f} s (crafted file?)"
+                )
+        answer: list[bytes] | Exception = conn.recv()
+        return answer
+
+    def _connection(self) -> Connection | None:
+        """The worker's pipe (started now if it is not running), None once it cannot start."""
+        if self.broken:
+            return None
+        if self._process is None or not self._process.is_alive() or self._conn is None:
+            self.close()
+            try:
+                self._process, (self._conn,), self.started_by = processes.started(
+                    _serve_analysis, (), "quire-analyzer"
+                )
+            except Exception as exc:
+                self.broken = f"the analyzer cannot start ({type(exc).__name__}: {exc})"
+                return None
+        return self._conn
+
+    def close(self) -> None:
+        processes.stop(self._process, self._conn)
+        self._process, self._conn = None, None
+
+
+def _serve_analysis(conn: Connection) -> None:
+    """The analyzer's worker: for each (job, content hash) and pickled Document fields sent,
+    send back the packed reading, or the exception that says why there is none."""
+    while True:
+        try:
+            job, content_hash = conn.recv()
+            fields = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            document = Document(**pickle.loads(fields))
+            del fields
+            read = reading_of(job, content_hash, document)
+            # the layout's lines were read for the passages: the indexer has no use for them
+            read = replace(read, document=replace(document, lines=()))
+            answer: list[bytes] | Exception = _pack(read)
+        except Exception as exc:
+            answer = exc
+        try:
+            conn.send(answer)
+        except pickle.PicklingError as exc:  # an exception that cannot travel: its words can
+            conn.send(note_file.NoteFailed(f"{type(answer).__name__}: {answer} ({exc})"))

@@ -7,6 +7,7 @@ chunks and writes one file, the worker extracts the next ones (two cores, two st
 
 from __future__ import annotations
 
+import pickle
 import sys
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from desktop_app.core.ingest.note_file import NoteFailed, NoteSkipped
 class Extracted(StrEnum):
     """How the worker's extraction of one file went (sent back over the pipe with its value)."""
 
-    OK = "ok"  # the value: a Document's fields
+    OK = "ok"  # the value: a Document's fields, pickled (received as one bytes object)
     PAGE = "page"  # OCR read a page of the file in hand (its time limit starts again)
     SKIPPED = "skipped"  # the value: why (not a note)
     FAILED = "failed"  # the value: why (damaged, hostile, too big)
@@ -78,6 +79,11 @@ class Extractor:
 
     def load(self, path: Path, max_bytes: int) -> Document:
         """The file's Document; NoteSkipped / NoteFailed say why not."""
+        return Document(**pickle.loads(self.load_pickled(path, max_bytes)))
+
+    def load_pickled(self, path: Path, max_bytes: int) -> bytes:
+        """The file's Document's fields, pickled: passed on to another worker (the analyzer)
+        as they are, nothing of them is built here."""
         request = (str(path), max_bytes)
         conn = self._conn if self._skip_to(request) else None
         if conn is None:
@@ -127,7 +133,7 @@ class Extractor:
             self._in_flight.append(self._expected[self._cursor])
             self._cursor += 1
 
-    def _answer(self, conn: Connection, path: Path) -> Document:
+    def _answer(self, conn: Connection, path: Path) -> bytes:
         status: Extracted = Extracted.PAGE
         value: Any = None
         while status == Extracted.PAGE:
@@ -144,7 +150,7 @@ class Extractor:
                     self.close()
                     raise
         if status == Extracted.OK:
-            return Document(**value)
+            return value  # the pickled fields (bytes)
         raise (NoteSkipped if status == Extracted.SKIPPED else NoteFailed)(value)
 
     def _received(self, conn: Connection) -> tuple[Extracted, Any]:
@@ -229,7 +235,7 @@ def _extract(
         return failed, "nested too deeply to extract (crafted file?)"
     except Exception as exc:
         return failed, f"cannot extract: {type(exc).__name__}: {exc}"
-    return Extracted.OK, document.as_fields()
+    return Extracted.OK, pickle.dumps(document.as_fields(), pickle.HIGHEST_PROTOCOL)
 
 
 def _cap_memory(memory: int) -> None:

@@ -1,0 +1,180 @@
+"""Parsed formats (PDF, DOCX, web pages) analyzed in the analyzer's worker process beside the
+extractor (real processes): the same index as when analyzed in the indexer's process, which
+then analyzes none of them; a worker that stops on a note or keeps it too long fails that note
+alone and the next note starts a new one; a worker that cannot start leaves the analysis to the
+indexer's process."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_app.core import processes
+from desktop_app.core.api import Quire
+from desktop_app.core.ingest import analysis_pool, budget
+from tests.support.documents import write_docx, write_html, write_pdf, write_structured_pdf
+from tests.support.fakes import FakeEmbedder
+
+PARSED = ("birds.pdf", "herons.docx", "gannets.html", "manual.pdf")
+
+
+def _folder(folder: Path) -> Path:
+    folder.mkdir()
+    write_structured_pdf(folder / "birds.pdf")
+    write_docx(folder / "herons.docx", "Herons", ["Herons nest in colonies by the lake."])
+    write_html(folder / "gannets.html", "Gannets", ["Gannets dive from thirty metres."])
+    write_pdf(folder / "manual.pdf", [f"Page {i} of the manual about kilns." for i in range(40)])
+    (folder / "fine.md").write_text("# Fine\n\nA plain note about egrets.\n", "utf-8")
+    return folder
+
+
+def _index_rows(quire: Quire) -> dict[str, list[tuple[object, ...]]]:
+    with quire.database.read() as db:
+        notes = [
+            tuple(v for k, v in row.items() if k != "indexed_at")
+            for row in db.query("SELECT * FROM notes ORDER BY path")
+        ]
+        chunks = db.execute("SELECT * FROM chunks ORDER BY id").fetchall()
+        terms = db.execute("SELECT rowid, * FROM chunks_fts ORDER BY rowid").fetchall()
+    return {"notes": notes, "chunks": chunks, "terms": terms}
+
+
+def _analyzed_here(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The notes this process analyzes (the worker's own analysis is not seen here)."""
+    seen: list[str] = []
+    analyze = analysis_pool.reading_of
+
+    def recorded(job: analysis_pool.Job, *args: Any) -> analysis_pool.NoteRead:
+        seen.append(job.rel)
+        return analyze(job, *args)
+
+    monkeypatch.setattr(analysis_pool, "reading_of", recorded)
+    return seen
+
+
+def _started_instead(
+    monkeypatch: pytest.MonkeyPatch, target: Callable[..., None], times: int = 1
+) -> list[str]:
+    """The analyzer's first `times` workers run `target`; the names of the workers started."""
+    started = processes.started
+    names: list[str] = []
+
+    def start(wanted: Callable[..., None], args: tuple[Any, ...], name: str) -> Any:
+        names.append(name)
+        if name == "quire-analyzer" and names.count(name) <= times:
+            return started(target, args, name)
+        return started(wanted, args, name)
+
+    monkeypatch.setattr(processes, "started", start)
+    return names
+
+
+def _statuses(quire: Quire) -> dict[str, tuple[str, str | None]]:
+    return {f.path: (f.status, f.reason) for f in quire.status().listed_files()}
+
+
+def test_parsed_formats_analyzed_in_the_worker_index_as_analyzed_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    here = _analyzed_here(monkeypatch)
+    worker = Quire.open(tmp_path / "worker", embedder=FakeEmbedder())
+    worker.index([notes])
+    assert here == ["fine.md"]  # the parsed formats were analyzed elsewhere
+    here.clear()
+    names = _no_analyzer(monkeypatch)
+    alone = Quire.open(tmp_path / "alone", embedder=FakeEmbedder())
+    try:
+        alone.index([notes])
+        assert "quire-analyzer" in names and sorted(here) == sorted([*PARSED, "fine.md"])
+        assert _index_rows(worker) == _index_rows(alone)
+        assert {path: status for path, (status, _) in _statuses(worker).items()} == dict.fromkeys(
+            [*PARSED, "fine.md"], "indexed"
+        )
+        assert worker.search("colonies lake")[0].path == "herons.docx"
+        assert worker.search("kingfisher tunnel")[0].path == "birds.pdf"
+    finally:
+        worker.close()
+        alone.close()
+
+
+def _no_analyzer(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """No analyzer can start (as on a platform without a way to); the workers asked for."""
+    started = processes.started
+    names: list[str] = []
+
+    def start(target: Callable[..., None], args: tuple[Any, ...], name: str) -> Any:
+        names.append(name)
+        if name == "quire-analyzer":
+            raise OSError("no new process here")
+        return started(target, args, name)
+
+    monkeypatch.setattr(processes, "started", start)
+    return names
+
+
+def _stops_on_the_first_note(conn: Connection) -> None:
+    conn.recv()
+    conn.recv_bytes()
+    os._exit(9)  # as a crash in native code ends a worker
+
+
+def _never_answers(conn: Connection) -> None:
+    conn.recv()
+    conn.recv_bytes()
+    time.sleep(60)
+
+
+def test_a_worker_that_stops_on_a_note_fails_that_note_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    names = _started_instead(monkeypatch, _stops_on_the_first_note)
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.index([notes])
+        statuses = _statuses(quire)
+        failed = [(p, reason) for p, (status, reason) in statuses.items() if status != "indexed"]
+        reason = "the analysis stopped on this file (exit code 9): hostile file?"
+        assert len(failed) == 1 and failed[0][0] in PARSED and failed[0][1] == reason
+        assert names.count("quire-analyzer") == 2  # the next note started another
+        assert len(statuses) == len(PARSED) + 1
+    finally:
+        quire.close()
+
+
+def test_a_worker_that_keeps_a_note_too_long_fails_that_note_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    _started_instead(monkeypatch, _never_answers)
+    monkeypatch.setattr(budget, "seconds_for", lambda size: 1.0)
+    monkeypatch.setattr(analysis_pool, "ANSWER_SLACK_SECONDS", 0.0)
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.index([notes])
+        statuses = _statuses(quire)
+        failed = [(p, reason) for p, (status, reason) in statuses.items() if status != "indexed"]
+        reason = "its analysis took longer than 1 s (crafted file?)"
+        assert len(failed) == 1 and failed[0][0] in PARSED and failed[0][1] == reason
+        assert len(statuses) == len(PARSED) + 1
+    finally:
+        quire.close()
+
+
+def test_an_empty_document_is_skipped_by_the_worker_with_its_reason(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    write_html(folder / "blank.html", "", [])
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.index([folder])
+        assert _statuses(quire)["blank.html"] == ("skipped", "empty note")
+    finally:
+        quire.close()
