@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ProcessMemory:
-    what: str  # "Quire", "passage vectors", "chat model"
+    what: str  # "Quire", "passage vectors", "chat model", "note analysis"
     pid: int
     resident_bytes: int | None
 

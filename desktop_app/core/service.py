@@ -28,7 +28,7 @@ from desktop_app.core.answers import Answers
 from desktop_app.core.cancel import CancelToken, Phase, Progress, ProgressCallback, no_progress
 from desktop_app.core.conversations import ConversationStore
 from desktop_app.core.handle import HandleSlot, IndexHandle, handle_on, make_embedder
-from desktop_app.core.ingest import embed_pass, formats, indexer, vector_worker
+from desktop_app.core.ingest import analysis_pool, embed_pass, formats, indexer, vector_worker
 from desktop_app.core.ingest.watcher import LiveIndex
 from desktop_app.core.live import LiveFolders, Watching
 from desktop_app.core.process_memory import ProcessMemory, resident_bytes
@@ -278,8 +278,10 @@ class Quire:
         return done
 
     def memory(self) -> list[ProcessMemory]:
-        """The resident memory of Quire's own process and of its running model processes."""
+        """The resident memory of Quire's own process and of its running model processes (and of
+        the analyzer's, while it runs)."""
         processes = [("Quire", os.getpid()), ("passage vectors", self.vectors_where.pid)]
+        processes.append(("note analysis", analysis_pool.shared_analyzer().pid))
         chat = self._slot.current.chat_model
         processes.append(("chat model", chat.pid if chat is not None else None))
         return [ProcessMemory(what, pid, resident_bytes(pid)) for what, pid in processes if pid]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,15 @@ from tests.support.documents import write_docx, write_html, write_pdf, write_str
 from tests.support.fakes import FakeEmbedder
 
 PARSED = ("birds.pdf", "herons.docx", "gannets.html", "manual.pdf")
+
+
+@pytest.fixture(autouse=True)
+def own_analyzer(monkeypatch: pytest.MonkeyPatch) -> Iterator[analysis_pool.Analyzer]:
+    """Each test its own shared analyzer, stopped after it."""
+    analyzer = analysis_pool.Analyzer()
+    monkeypatch.setattr(analysis_pool, "_SHARED", [analyzer])
+    yield analyzer
+    analyzer.close()
 
 
 def _folder(folder: Path) -> Path:
@@ -88,6 +97,7 @@ def test_parsed_formats_analyzed_in_the_worker_index_as_analyzed_here(
     worker.index([notes])
     assert here == ["fine.md"]  # the parsed formats were analyzed elsewhere
     here.clear()
+    analysis_pool.shared_analyzer().close()
     names = _no_analyzer(monkeypatch)
     alone = Quire.open(tmp_path / "alone", embedder=FakeEmbedder())
     try:
@@ -119,13 +129,13 @@ def _no_analyzer(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
-def _stops_on_the_first_note(conn: Connection) -> None:
+def _stops_on_the_first_note(conn: Connection, _idle_seconds: float) -> None:
     conn.recv()
     conn.recv_bytes()
     os._exit(9)  # as a crash in native code ends a worker
 
 
-def _never_answers(conn: Connection) -> None:
+def _never_answers(conn: Connection, _idle_seconds: float) -> None:
     conn.recv()
     conn.recv_bytes()
     time.sleep(60)
@@ -154,14 +164,15 @@ def test_a_worker_that_keeps_a_note_too_long_fails_that_note_alone(
 ) -> None:
     notes = _folder(tmp_path / "notes")
     _started_instead(monkeypatch, _never_answers)
-    monkeypatch.setattr(budget, "seconds_for", lambda size: 1.0)
+    # time enough for a real worker's first note (it reads its models first)
+    monkeypatch.setattr(budget, "seconds_for", lambda size: 8.0)
     monkeypatch.setattr(analysis_pool, "ANSWER_SLACK_SECONDS", 0.0)
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
     try:
         quire.index([notes])
         statuses = _statuses(quire)
         failed = [(p, reason) for p, (status, reason) in statuses.items() if status != "indexed"]
-        reason = "its analysis took longer than 1 s (crafted file?)"
+        reason = "its analysis took longer than 8 s (crafted file?)"
         assert len(failed) == 1 and failed[0][0] in PARSED and failed[0][1] == reason
         assert len(statuses) == len(PARSED) + 1
     finally:
@@ -176,5 +187,33 @@ def test_an_empty_document_is_skipped_by_the_worker_with_its_reason(tmp_path: Pa
     try:
         quire.index([folder])
         assert _statuses(quire)["blank.html"] == ("skipped", "empty note")
+    finally:
+        quire.close()
+
+
+def test_the_worker_serves_every_run_and_ends_when_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_analyzer: analysis_pool.Analyzer
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        quire.index([notes])
+        write_docx(notes / "herons.docx", "Herons", ["Herons now nest by the weir."])
+        quire.index([notes])
+        assert own_analyzer.starts == 1  # the second run's note went to the same worker
+        worker = own_analyzer._process
+        monkeypatch.setattr(analysis_pool, "IDLE_SECONDS", 0.5)  # for the next worker
+        own_analyzer.close()
+        write_docx(notes / "herons.docx", "Herons", ["Herons nest by the mill."])
+        quire.index([notes])
+        assert own_analyzer.starts == 2 and not worker.is_alive()
+        idle = own_analyzer._process
+        idle.join(30)
+        assert idle.exitcode == 0  # it ended by itself, with nothing to read
+        write_docx(notes / "herons.docx", "Herons", ["Herons nest under the bridge."])
+        quire.index([notes])
+        assert own_analyzer.starts == 3
+        assert quire.search("herons bridge")[0].path == "herons.docx"
+        assert all(status == "indexed" for status, _ in _statuses(quire).values())
     finally:
         quire.close()

@@ -9,8 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_app.core.api import Quire
+from desktop_app.core.ingest import analysis_pool
 from desktop_app.core.process_memory import ProcessMemory, resident_bytes
 from desktop_app.paths import sample_notes
+from tests.support.documents import write_docx
 from tests.support.fakes import FakeEmbedder
 
 
@@ -30,6 +32,25 @@ def test_the_facade_names_its_processes(tmp_path: Path) -> None:
         quire.close()
     assert processes[0] == ProcessMemory("Quire", os.getpid(), processes[0].resident_bytes)
     assert processes[0].resident_bytes
+
+
+def test_the_analyzer_is_named_while_it_runs(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_docx(notes / "herons.docx", "Herons", ["Herons nest in colonies."])
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    analyzer = analysis_pool.shared_analyzer()
+    try:
+        quire.index([notes], embed=False)
+        pid = analyzer.pid
+        running = {p.what: p for p in quire.memory()}
+        analyzer.close()
+        stopped = {p.what for p in quire.memory()}
+    finally:
+        quire.close()
+    assert pid is not None and running["note analysis"].pid == pid
+    assert (running["note analysis"].resident_bytes or 0) > 10 * 2**20
+    assert "note analysis" not in stopped
 
 
 def test_paused_vectors_wait_and_status_says_so(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -50,6 +51,7 @@ WHOLE_AT_MOST = 100_000
 # analyzer's own budget fails the note first, unless native code holds it past every check.
 ANSWER_SLACK_SECONDS = 30.0
 POLL_SECONDS = 0.1  # how often a wait for the analyzer looks at the run's cancel token
+IDLE_SECONDS = 60.0  # the analyzer's worker ends this long after its last note
 Extract = Callable[[Path, int], Document]
 
 
@@ -267,50 +269,71 @@ def ahead_of(jobs: list[Job]) -> Ahead | None:
 
 class Analyzer:
     """A note's reading where the indexer is: a text note read in its process, a parsed
-    format's (extracted by the extractor) analyzed in a worker process of its own, started with
-    the first. The indexer's process, the window's, only passes the extractor's bytes on and
-    takes the reading back in pieces, while the extractor goes on to the next file. A worker
-    that cannot start leaves the analysis to this process (`broken` says why); one that stops
-    on a note, or takes longer than the note's time, fails that note only."""
+    format's (extracted by the extractor) analyzed in a worker process of its own. The
+    indexer's process, the window's, only passes the extractor's bytes on and takes the reading
+    back in pieces, while the extractor goes on to the next file.
 
-    def __init__(self, extract: Callable[[Path, int], bytes], cancel: CancelToken) -> None:
-        self._extract = extract  # a parsed format's Document's fields, pickled
-        self._cancel = cancel
+    One worker serves every indexing run (`shared_analyzer`): it reads the analysis's models
+    (language, tokens: about a second) once, not once a run, and ends by itself `IDLE_SECONDS`
+    after its last note, so an idle Quire holds nothing for it. A worker that cannot start
+    leaves the analysis to this process (`broken` says why); one that stops on a note, or
+    takes longer than the note's time, fails that note only."""
+
+    def __init__(self) -> None:
         self._process: Any = None
         self._conn: Connection | None = None
+        self._lock = threading.Lock()  # one note at a time in the worker, from any thread
         self.broken = ""
         self.started_by = ""
+        self.starts = 0
 
-    def read(self, job: Job) -> NoteRead:
-        """As `read_and_analyze`; NoteSkipped or NoteFailed say why a note has no text."""
+    def read(
+        self, job: Job, extract: Callable[[Path, int], bytes], cancel: CancelToken
+    ) -> NoteRead:
+        """As `read_and_analyze` (`extract`: a parsed format's Document's fields, pickled);
+        NoteSkipped or NoteFailed say why a note has no text."""
         if formats.suffix_of(job.path.name) not in formats.ISOLATED:
             return read_and_analyze(job, _no_extractor)
         content_hash = note_file.hash_file(job.path, job.max_bytes)
         if content_hash == job.known_hash:
             return NoteRead(content_hash)
-        fields = self._extract(job.path, job.max_bytes)
-        conn = self._connection()
-        if conn is None:
+        fields = extract(job.path, job.max_bytes)
+        with self._lock:
+            answer = self._analyzed(job, content_hash, fields, cancel)
+        if answer is None:  # no worker: analyzed here
             return reading_of(job, content_hash, Document(**pickle.loads(fields)))
-        try:
-            conn.send((job, content_hash))
-            conn.send_bytes(fields)
-            del fields  # the worker has its copy: a large document is not held twice here
-            answer = self._answer(conn, budget.seconds_for(job.size) + ANSWER_SLACK_SECONDS)
-        except (EOFError, OSError):
-            code = self._process.exitcode if self._process is not None else None
-            self.close()
-            raise note_file.NoteFailed(
-                f"the analysis stopped on this file (exit code {code}): hostile file?"
-            ) from None
         if isinstance(answer, Exception):
             raise answer
         return _unpack(answer)
 
-    def _answer(self, conn: Connection, seconds: float) -> list[bytes] | Exception:
+    def _analyzed(
+        self, job: Job, content_hash: str, fields: bytes, cancel: CancelToken
+    ) -> list[bytes] | Exception | None:
+        """The worker's answer, None when no worker can start."""
+        seconds = budget.seconds_for(job.size) + ANSWER_SLACK_SECONDS
+        for attempt in (1, 2):
+            conn = self._connection()
+            if conn is None:
+                return None
+            try:
+                conn.send((job, content_hash))
+                conn.send_bytes(fields)
+                return self._answer(conn, seconds, cancel)
+            except (EOFError, OSError):
+                code = self._ended()
+                if code == 0 and attempt == 1:
+                    continue  # it had ended, idle, as the note was sent: a new one reads it
+                raise note_file.NoteFailed(
+                    f"the analysis stopped on this file (exit code {code}): hostile file?"
+                ) from None
+        return None  # never: the second attempt answers or raises
+
+    def _answer(
+        self, conn: Connection, seconds: float, cancel: CancelToken
+    ) -> list[bytes] | Exception:
         deadline = time.monotonic() + seconds
         while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
-            if self._cancel.cancelled:
+            if cancel.cancelled:
                 self.close()  # a stop or pause does not wait for a long analysis
                 raise Cancelled
             if time.monotonic() >= deadline:
@@ -321,6 +344,15 @@ class Analyzer:
         answer: list[bytes] | Exception = conn.recv()
         return answer
 
+    def _ended(self) -> int | None:
+        """The stopped worker's exit code (0: it ended, idle), and it is gone."""
+        process = self._process
+        if process is not None:
+            process.join(1.0)
+        code = process.exitcode if process is not None else None
+        self.close()
+        return code if isinstance(code, int) else None
+
     def _connection(self) -> Connection | None:
         """The worker's pipe (started now if it is not running), None once it cannot start."""
         if self.broken:
@@ -329,23 +361,45 @@ class Analyzer:
             self.close()
             try:
                 self._process, (self._conn,), self.started_by = processes.started(
-                    _serve_analysis, (), "quire-analyzer"
+                    _serve_analysis, (IDLE_SECONDS,), "quire-analyzer"
                 )
             except Exception as exc:
                 self.broken = f"the analyzer cannot start ({type(exc).__name__}: {exc})"
                 return None
+            self.starts += 1
         return self._conn
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id while it runs."""
+        process = self._process
+        return process.pid if process is not None and process.is_alive() else None
 
     def close(self) -> None:
         processes.stop(self._process, self._conn)
         self._process, self._conn = None, None
 
 
-def _serve_analysis(conn: Connection) -> None:
+_SHARED: list[Analyzer] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_analyzer() -> Analyzer:
+    """The one analyzer of this process (its worker starts with the first parsed format)."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(Analyzer())
+        return _SHARED[0]
+
+
+def _serve_analysis(conn: Connection, idle_seconds: float) -> None:
     """The analyzer's worker: for each (job, content hash) and pickled Document fields sent,
-    send back the packed reading, or the exception that says why there is none."""
+    send back the packed reading, or the exception that says why there is none. It ends when
+    no note came for `idle_seconds`, or its pipe closed."""
     while True:
         try:
+            if not conn.poll(idle_seconds):
+                return
             job, content_hash = conn.recv()
             fields = conn.recv_bytes()
         except (EOFError, OSError):

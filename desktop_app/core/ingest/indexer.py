@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -175,9 +176,13 @@ def _index_files(
         Progress(Phase.OCR, page, pages, path.name)
     )
     extractor.expect(_to_extract(files, known, options))
-    here = analysis_pool.Analyzer(extractor.load_pickled, cancel or CancelToken())
+    here = partial(
+        analysis_pool.shared_analyzer().read,
+        extract=extractor.load_pickled,
+        cancel=cancel or CancelToken(),
+    )
     ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))
-    analyze = ahead.analyzer(here.read) if ahead is not None else here.read
+    analyze = ahead.analyzer(here) if ahead is not None else here
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -200,7 +205,6 @@ def _index_files(
                 report.write_seconds += flush(database, full, report)
     finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
         extractor.close()
-        here.close()
         if ahead is not None:
             ahead.close()
         report.write_seconds += flush(database, pending, report)
