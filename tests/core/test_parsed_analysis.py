@@ -17,7 +17,9 @@ import pytest
 
 from desktop_app.core import processes
 from desktop_app.core.api import Quire
+from desktop_app.core.cancel import Cancelled, CancelToken, Phase, Progress
 from desktop_app.core.ingest import analysis_pool, budget
+from desktop_app.core.ingest.extractor import Extractor
 from tests.support.documents import write_docx, write_html, write_pdf, write_structured_pdf
 from tests.support.fakes import FakeEmbedder
 
@@ -215,5 +217,58 @@ def test_the_worker_serves_every_run_and_ends_when_idle(
         assert own_analyzer.starts == 3
         assert quire.search("herons bridge")[0].path == "herons.docx"
         assert all(status == "indexed" for status, _ in _statuses(quire).values())
+    finally:
+        quire.close()
+
+
+def test_the_next_note_is_sent_while_the_worker_reads_this_one(
+    tmp_path: Path, own_analyzer: analysis_pool.Analyzer
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    jobs = [
+        analysis_pool.Job(name, notes / name, 10**8, None, 200, 1, 0)
+        for name in ("birds.pdf", "herons.docx", "gannets.html")
+    ]
+    with Extractor() as extractor:
+        extractor.expect([(job.path, job.max_bytes) for job in jobs])
+        run = own_analyzer.run(jobs, extractor.load_pickled, CancelToken())
+        try:
+            first = run.read(jobs[0])
+            assert [sent.job for sent in run._sent] == [jobs[1]]  # in the worker's pipe
+            second = run.read(jobs[1])
+            assert [sent.job for sent in run._sent] == [jobs[2]]
+            run.read(jobs[2])
+            assert not run._sent
+        finally:
+            run.close()
+    assert first.analyzed is not None and first.analyzed.chunks
+    assert second.analyzed is not None and "colonies" in second.analyzed.chunks[0].chunk.text
+    assert first.document is not None and not first.document.lines  # read there, not sent back
+    assert not own_analyzer.lock.locked()  # free for the next run
+
+
+def test_a_cancelled_run_frees_the_worker_for_the_next_run(
+    tmp_path: Path, own_analyzer: analysis_pool.Analyzer
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    write_pdf(
+        notes / "long.pdf", [f"Page {i} of the long manual about gannets." for i in range(600)]
+    )
+    cancel = CancelToken()
+
+    def stop_at_the_second(progress: Progress) -> None:
+        if progress.phase == Phase.INDEX and progress.done == 2:
+            cancel.cancel()
+
+    quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
+    try:
+        with pytest.raises(Cancelled):
+            quire.index([notes], progress=stop_at_the_second, cancel=cancel)
+        assert not own_analyzer.lock.locked()
+        quire.index([notes])
+        statuses = _statuses(quire)
+        assert len(statuses) == len(PARSED) + 2
+        assert all(status == "indexed" for status, _ in statuses.values())
+        assert quire.search("long manual gannets")[0].path == "long.pdf"
     finally:
         quire.close()

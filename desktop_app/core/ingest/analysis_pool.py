@@ -17,6 +17,7 @@ import os
 import pickle
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -268,92 +269,31 @@ def ahead_of(jobs: list[Job]) -> Ahead | None:
 
 
 class Analyzer:
-    """A note's reading where the indexer is: a text note read in its process, a parsed
-    format's (extracted by the extractor) analyzed in a worker process of its own. The
-    indexer's process, the window's, only passes the extractor's bytes on and takes the reading
-    back in pieces, while the extractor goes on to the next file.
+    """The worker process that analyzes parsed formats' documents (PDF, DOCX, web pages): the
+    indexer's process, the window's, only passes the extractor's bytes on and takes each reading
+    back in pieces (`ParsedRun`).
 
     One worker serves every indexing run (`shared_analyzer`): it reads the analysis's models
     (language, tokens: about a second) once, not once a run, and ends by itself `IDLE_SECONDS`
     after its last note, so an idle Quire holds nothing for it. A worker that cannot start
-    leaves the analysis to this process (`broken` says why); one that stops on a note, or
-    takes longer than the note's time, fails that note only."""
+    leaves the analysis to the indexer's process (`broken` says why)."""
 
     def __init__(self) -> None:
         self._process: Any = None
         self._conn: Connection | None = None
-        self._lock = threading.Lock()  # one note at a time in the worker, from any thread
+        self.lock = threading.Lock()  # held by the run using the worker: one run at a time
         self.broken = ""
         self.started_by = ""
         self.starts = 0
 
-    def read(
-        self, job: Job, extract: Callable[[Path, int], bytes], cancel: CancelToken
-    ) -> NoteRead:
-        """As `read_and_analyze` (`extract`: a parsed format's Document's fields, pickled);
-        NoteSkipped or NoteFailed say why a note has no text."""
-        if formats.suffix_of(job.path.name) not in formats.ISOLATED:
-            return read_and_analyze(job, _no_extractor)
-        content_hash = note_file.hash_file(job.path, job.max_bytes)
-        if content_hash == job.known_hash:
-            return NoteRead(content_hash)
-        fields = extract(job.path, job.max_bytes)
-        with self._lock:
-            answer = self._analyzed(job, content_hash, fields, cancel)
-        if answer is None:  # no worker: analyzed here
-            return reading_of(job, content_hash, Document(**pickle.loads(fields)))
-        if isinstance(answer, Exception):
-            raise answer
-        return _unpack(answer)
+    def run(
+        self, expected: list[Job], extract: Callable[[Path, int], bytes], cancel: CancelToken
+    ) -> ParsedRun:
+        """One indexing run's readings (`expected`: its parsed formats to read, in order;
+        `extract`: a file's Document's fields, pickled, from the run's extractor)."""
+        return ParsedRun(self, expected, extract, cancel)
 
-    def _analyzed(
-        self, job: Job, content_hash: str, fields: bytes, cancel: CancelToken
-    ) -> list[bytes] | Exception | None:
-        """The worker's answer, None when no worker can start."""
-        seconds = budget.seconds_for(job.size) + ANSWER_SLACK_SECONDS
-        for attempt in (1, 2):
-            conn = self._connection()
-            if conn is None:
-                return None
-            try:
-                conn.send((job, content_hash))
-                conn.send_bytes(fields)
-                return self._answer(conn, seconds, cancel)
-            except (EOFError, OSError):
-                code = self._ended()
-                if code == 0 and attempt == 1:
-                    continue  # it had ended, idle, as the note was sent: a new one reads it
-                raise note_file.NoteFailed(
-                    f"the analysis stopped on this file (exit code {code}): hostile file?"
-                ) from None
-        return None  # never: the second attempt answers or raises
-
-    def _answer(
-        self, conn: Connection, seconds: float, cancel: CancelToken
-    ) -> list[bytes] | Exception:
-        deadline = time.monotonic() + seconds
-        while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
-            if cancel.cancelled:
-                self.close()  # a stop or pause does not wait for a long analysis
-                raise Cancelled
-            if time.monotonic() >= deadline:
-                self.close()
-                raise note_file.NoteFailed(
-                    f"its analysis took longer than {seconds:.0f} s (crafted file?)"
-                )
-        answer: list[bytes] | Exception = conn.recv()
-        return answer
-
-    def _ended(self) -> int | None:
-        """The stopped worker's exit code (0: it ended, idle), and it is gone."""
-        process = self._process
-        if process is not None:
-            process.join(1.0)
-        code = process.exitcode if process is not None else None
-        self.close()
-        return code if isinstance(code, int) else None
-
-    def _connection(self) -> Connection | None:
+    def connection(self) -> Connection | None:
         """The worker's pipe (started now if it is not running), None once it cannot start."""
         if self.broken:
             return None
@@ -369,6 +309,20 @@ class Analyzer:
             self.starts += 1
         return self._conn
 
+    def ended(self) -> int | None:
+        """The stopped worker's exit code (0: it ended, idle), once it is gone."""
+        process = self._process
+        if process is not None:
+            process.join(1.0)
+        code = process.exitcode if process is not None else None
+        self.close()
+        return code if isinstance(code, int) else None
+
+    @property
+    def pipe(self) -> Connection | None:
+        """The running worker's pipe, never a new worker's."""
+        return self._conn
+
     @property
     def pid(self) -> int | None:
         """The worker's process id while it runs."""
@@ -378,6 +332,175 @@ class Analyzer:
     def close(self) -> None:
         processes.stop(self._process, self._conn)
         self._process, self._conn = None, None
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A note in the analyzer's pipe; its bytes are kept until it is answered, for a new
+    worker if this one ends first."""
+
+    job: Job
+    content_hash: str
+    fields: bytes
+
+
+class ParsedRun:
+    """A note's reading for one indexing run: a text note read in the indexer's process, a
+    parsed format's analyzed by the analyzer's worker, with the next expected one sent while
+    the worker reads this one (the extractor is further ahead still), so the worker never
+    waits for the indexer's writing. A worker that stops on a note, or takes longer than the
+    note's time, fails that note only: the notes behind it go to a new worker. A second run
+    while one uses the worker, or a worker that cannot start, analyzes here."""
+
+    def __init__(
+        self,
+        analyzer: Analyzer,
+        expected: list[Job],
+        extract: Callable[[Path, int], bytes],
+        cancel: CancelToken,
+    ) -> None:
+        self._analyzer, self._extract, self._cancel = analyzer, extract, cancel
+        self._after = {job: expected[n + 1] for n, job in enumerate(expected[:-1])}
+        self._sent: deque[_Sent] = deque()  # in the pipe; answers come in this order
+        # a note ahead that needs no worker, why it has no reading, or one to read here
+        self._early: dict[Job, NoteRead | Exception | _Sent] = {}
+        self._owns = False  # holds the analyzer's lock (until `close`)
+
+    def read(self, job: Job) -> NoteRead:
+        """As `read_and_analyze`; NoteSkipped or NoteFailed say why a note has no text."""
+        if formats.suffix_of(job.path.name) not in formats.ISOLATED:
+            return read_and_analyze(job, _no_extractor)
+        found = (
+            self._early.pop(job, None)
+            or next((s for s in self._sent if s.job == job), None)
+            or self._prepare(job)
+        )
+        unsent = isinstance(found, _Sent) and not any(s is found for s in self._sent)
+        if isinstance(found, _Sent) and unsent and not self._send(found):
+            found = self._here(found)  # no worker for it
+        self._send_next(job)
+        if isinstance(found, _Sent):
+            found = self._answer_for(found)
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def _prepare(self, job: Job) -> NoteRead | _Sent:
+        """The note's content hash, and the extractor's bytes unless its content is known."""
+        content_hash = note_file.hash_file(job.path, job.max_bytes)
+        if content_hash == job.known_hash:
+            return NoteRead(content_hash)
+        return _Sent(job, content_hash, self._extract(job.path, job.max_bytes))
+
+    def _send_next(self, job: Job) -> None:
+        """The expected note after `job`, sent while the worker reads `job`; what needs no
+        worker, or why it has no reading, waits for its turn."""
+        after = self._after.get(job)
+        if after is None or not self._owns or after in self._early:
+            return
+        if any(s.job == after for s in self._sent):
+            return
+        try:
+            prepared = self._prepare(after)
+        except Cancelled:
+            raise
+        except Exception as exc:  # said when its turn comes
+            self._early[after] = exc
+            return
+        if isinstance(prepared, NoteRead) or not self._send(prepared):
+            self._early[after] = prepared
+
+    def _send(self, sent: _Sent) -> bool:
+        """Send a note to the worker (started if need be, again if it had stopped); False when
+        no worker can have it (it is read here)."""
+        if not self._owns:
+            if not self._analyzer.lock.acquire(blocking=False):
+                return False  # another run uses the worker
+            self._owns = True
+        if self._send_once(sent):
+            return True
+        self._stopped()
+        return self._send_once(sent)
+
+    def _send_once(self, sent: _Sent) -> bool:
+        conn = self._analyzer.connection()
+        if conn is None:
+            return False
+        try:
+            conn.send((sent.job, sent.content_hash))
+            conn.send_bytes(sent.fields)
+        except OSError:
+            return False
+        self._sent.append(sent)
+        return True
+
+    def _answer_for(self, sent: _Sent) -> NoteRead | Exception:
+        """The worker's reading of `sent` (the answers before it are dropped), or why it has
+        none."""
+        while any(s is sent for s in self._sent):
+            head = self._sent[0]
+            answer = self._received(head)
+            if answer is None:
+                continue  # the worker stopped: `head` failed, the rest went to a new one
+            self._sent.popleft()
+            if head is sent:
+                return answer if isinstance(answer, Exception) else _unpack(answer)
+        left = self._early.pop(sent.job)  # its worker stopped: why, or it is read here
+        return self._here(left) if isinstance(left, _Sent) else left
+
+    @staticmethod
+    def _here(sent: _Sent) -> NoteRead:
+        return reading_of(sent.job, sent.content_hash, Document(**pickle.loads(sent.fields)))
+
+    def _received(self, head: _Sent) -> list[bytes] | Exception | None:
+        """The worker's answer for `head`, None when the worker stopped meanwhile."""
+        seconds = budget.seconds_for(head.job.size) + ANSWER_SLACK_SECONDS
+        deadline = time.monotonic() + seconds
+        conn = self._analyzer.pipe  # the worker `head` went to (a stopped one's pipe reads EOF)
+        try:
+            if conn is None:
+                raise EOFError
+            while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+                if self._cancel.cancelled:
+                    self._sent.clear()
+                    self._analyzer.close()  # a stop or pause does not wait for an analysis
+                    raise Cancelled
+                if time.monotonic() >= deadline:
+                    self._analyzer.close()
+                    why = f"its analysis took longer than {seconds:.0f} s (crafted file?)"
+                    self._restart(note_file.NoteFailed(why))
+                    return None
+            answer: list[bytes] | Exception = conn.recv()
+        except (EOFError, OSError):
+            self._stopped()
+            return None
+        return answer
+
+    def _stopped(self) -> None:
+        """The worker has stopped: the note it was reading fails, unless it had ended idle."""
+        code = self._analyzer.ended()
+        why = f"the analysis stopped on this file (exit code {code}): hostile file?"
+        self._restart(None if code == 0 else note_file.NoteFailed(why))
+
+    def _restart(self, head_failed: Exception | None) -> None:
+        """The note the gone worker was reading fails with `head_failed`; the ones behind it
+        go to a new worker (or are read here when their turn comes)."""
+        if head_failed is not None and self._sent:
+            self._early[self._sent.popleft().job] = head_failed
+        rest, self._sent = list(self._sent), deque()
+        for sent in rest:
+            if not self._send_once(sent):
+                self._early[sent.job] = sent
+
+    def close(self) -> None:
+        """End the run: a note sent and never asked for ends the worker (its answer must not
+        reach the next run), and the worker is free for the next run."""
+        if self._sent:
+            self._sent.clear()
+            self._analyzer.close()
+        if self._owns:
+            self._owns = False
+            self._analyzer.lock.release()
 
 
 _SHARED: list[Analyzer] = []

@@ -12,7 +12,6 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -175,14 +174,13 @@ def _index_files(
     extractor.on_page = lambda path, page, pages: progress(
         Progress(Phase.OCR, page, pages, path.name)
     )
-    extractor.expect(_to_extract(files, known, options))
-    here = partial(
-        analysis_pool.shared_analyzer().read,
-        extract=extractor.load_pickled,
-        cancel=cancel or CancelToken(),
+    parsed = _changed_jobs(files, known, options, parsed=True)
+    extractor.expect([(job.path, job.max_bytes) for job in parsed])
+    here = analysis_pool.shared_analyzer().run(
+        parsed, extractor.load_pickled, cancel or CancelToken()
     )
-    ahead = analysis_pool.ahead_of(_to_read_ahead(files, known, options))
-    analyze = ahead.analyzer(here) if ahead is not None else here
+    ahead = analysis_pool.ahead_of(_changed_jobs(files, known, options, parsed=False))
+    analyze = ahead.analyzer(here.read) if ahead is not None else here.read
     try:
         for done, (rel, path, unsupported) in enumerate(files, start=1):
             if cancel is not None:
@@ -205,18 +203,23 @@ def _index_files(
                 report.write_seconds += flush(database, full, report)
     finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
         extractor.close()
+        here.close()
         if ahead is not None:
             ahead.close()
         report.write_seconds += flush(database, pending, report)
 
 
-def _to_read_ahead(
-    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
+def _changed_jobs(
+    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions, parsed: bool
 ) -> list[analysis_pool.Job]:
-    """The text notes whose size or time changed, as `_index_file` will ask for them."""
+    """The notes whose size or time changed, as `_index_file` will ask for them: the parsed
+    formats (extracted and analyzed by workers, the next ones while the indexer writes this
+    one), or the text notes (the readers' pool reads them ahead)."""
     jobs = []
     for rel, path, unsupported in files:
-        if not _read_ahead(rel, path, unsupported):
+        if unsupported or names.storable(rel) != rel:  # `_index_file` says why, alone
+            continue
+        if (formats.suffix_of(rel) in formats.ISOLATED) != parsed:
             continue
         note = known.get(rel)
         try:
@@ -252,23 +255,6 @@ def _job(
         stat.st_mtime_ns,
         options.quick,
     )
-
-
-def _to_extract(
-    files: list[FileEntry], known: dict[str, KnownNote], options: IndexOptions
-) -> list[tuple[Path, int]]:
-    """The parsed-format files whose size or time changed: the worker reads them ahead."""
-    out = []
-    for rel, path, unsupported in files:
-        if unsupported or formats.suffix_of(rel) not in formats.ISOLATED:
-            continue
-        try:
-            if _unchanged(known.get(names.storable(rel)), path.stat(), options):
-                continue
-        except OSError:
-            continue
-        out.append((path, formats.size_cap(rel, options.max_file_bytes)))
-    return out
 
 
 def _known_notes(database: Database, folder_id: int) -> dict[str, KnownNote]:
