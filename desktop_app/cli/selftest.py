@@ -17,7 +17,7 @@ from desktop_app.core.answer import readability
 from desktop_app.core.answer.chat_worker import ChatWorker
 from desktop_app.core.answer.llm import Generation, bundled_chat_model_path
 from desktop_app.core.cancel import CancelToken
-from desktop_app.core.ingest import ocr, vector_worker
+from desktop_app.core.ingest import analysis_pool, ocr, vector_worker
 from desktop_app.core.ingest.extractor import Extractor
 from desktop_app.core.ingest.formats import image, pdf
 from desktop_app.core.processes import FORK_SERVER_FAILED
@@ -148,6 +148,29 @@ def _check_pdf() -> dict[str, Any]:
     return report
 
 
+def _check_analyzer() -> dict[str, Any]:
+    """The bundled PDF analyzed in the analyzer's worker, as the index analyzes it: the same
+    passages as this process's; where it could not start, the reason (the index then analyzes
+    here)."""
+    path = sample_notes() / "guides" / "quire-guide.pdf"
+    job = analysis_pool.Job(path.name, path, 10**8, None, 200, path.stat().st_size, 0)
+    analyzer = analysis_pool.shared_analyzer()
+    with Extractor() as extractor:
+        extractor.expect([(path, job.max_bytes)])
+        run = analyzer.run([job], extractor.load_pickled, CancelToken())
+        try:
+            there = run.read(job)
+        finally:
+            run.close()
+        here = analysis_pool.read_and_analyze(job, extractor.load)
+    if there.analyzed is None or here.analyzed is None or there.analyzed != here.analyzed:
+        raise RuntimeError("the analyzer's passages differ from this process's")
+    report: dict[str, Any] = {"passages": len(there.analyzed.chunks)}
+    if analyzer.broken:
+        return report | {"worker": None, "why": analyzer.broken}
+    return report | {"worker": analyzer.started_by}  # "forkserver", or "spawn" on Windows
+
+
 def _check_ocr() -> dict[str, Any]:
     """The bundled scanned page read by OCR in the extraction worker, a word's box on it."""
     why = ocr.unavailable()
@@ -195,6 +218,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "index_and_search": _check_index_and_search,
     "ocr": _check_ocr,
     "pdf": _check_pdf,
+    "analyzer": _check_analyzer,
     "word_lists": _check_word_lists,
     "qt_offscreen": _check_qt,
 }

@@ -55,6 +55,10 @@ grep -q '"worker": "forkserver"' "$scratch/selftest.json" || fail "extractor wor
 python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["checks"]["vector_worker"]; \
 sys.exit(0 if v["where"] == "worker" and v["started_by"] == "forkserver" else f"vector worker: {v}")' \
     "$scratch/selftest.json" || fail "vectors not computed in the worker process"
+# PDFs, Word files and web pages are analyzed in the analyzer's process, started the same way.
+python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["checks"]["analyzer"]; \
+sys.exit(0 if a["worker"] == "forkserver" else f"analyzer: {a}")' \
+    "$scratch/selftest.json" || fail "the analyzer's process did not fork from the fork server"
 # The chat model answers from its own process (as the window runs it), started the same way.
 python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["checks"]["chat_model"]; \
 sys.exit(0 if c["started_by"] == "forkserver" else f"chat model: {c}")' \

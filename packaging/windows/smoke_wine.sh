@@ -48,6 +48,10 @@ passed = [name for name, check in report["checks"].items() if check.get("ok")]
 print(f"self-test: {len(passed)}/{len(report['checks'])} passed")
 print("vector worker:", report["checks"].get("vector_worker"))  # spawned on Windows
 print("chat model:", report["checks"].get("chat_model"))
+analyzer = report["checks"].get("analyzer", {})
+print("analyzer:", analyzer)  # PDFs, Word files and web pages analyzed in its process
+if analyzer.get("worker") != "spawn":
+    sys.exit(f"the analyzer's process did not start: {analyzer}")
 ocr = report["checks"].get("ocr", {})
 print("ocr:", ocr)  # the bundled scanned page read in the extraction worker, the HEIF photo
 if not (ocr.get("ok") and ocr.get("engine", "").startswith("Tesseract 5")):
