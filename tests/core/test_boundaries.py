@@ -87,11 +87,13 @@ def test_self_test_passes_offline(tmp_path: Path) -> None:
     assert out.returncode == 0, report
     assert set(report["checks"]) == {
         "fts5", "tiktoken", "embedding_model", "multilingual_embedding_model", "vector_worker",
-        "chat_model", "index_and_search", "ocr", "pdf", "word_lists", "qt_offscreen",
+        "chat_model", "index_and_search", "ocr", "pdf", "analyzer", "word_lists", "qt_offscreen",
     }  # fmt: skip
     assert all(check["ok"] for check in report["checks"].values())
     worker = "spawn" if sys.platform == "win32" else "forkserver"
     assert report["checks"]["pdf"]["worker"] == worker  # how the extractor's worker started
+    assert report["checks"]["analyzer"]["worker"] == worker
+    assert report["checks"]["analyzer"]["passages"] > 1
     vectors = report["checks"]["vector_worker"]
     assert vectors["where"] == "worker" and vectors["started_by"] == worker
     multilingual = report["checks"]["multilingual_embedding_model"]

@@ -11,6 +11,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,45 @@ def _index_files(
     Whatever goes wrong with one file becomes that file's status; only a full disk (DiskFull)
     or a cancel stops the run."""
     pending = Pending()
-    # its worker starts with the first PDF, DOCX, web page or picture
+    try:
+        with _readers(files, known, options, progress, cancel) as analyze:
+            for done, (rel, path, unsupported) in enumerate(files, start=1):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                key = names.storable(rel)
+                progress(Progress(Phase.INDEX, done, len(files), key))
+                try:
+                    write = _index_file(
+                        folder_id, rel, path, known.get(key), options, report, analyze, unsupported
+                    )
+                except Cancelled:
+                    raise  # a stop, not this file's problem: the next run reads it again
+                except Exception as exc:  # anything else about this one file: its status says
+                    reason = f"unexpected error: {type(exc).__name__}: {exc}"
+                    write = _problem(
+                        folder_id, key, known.get(key), report, NoteStatus.FAILED, reason
+                    )
+                if write is not None:
+                    pending.add(write)
+                if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
+                    full, pending = pending, Pending()  # a failed flush is not flushed again
+                    report.write_seconds += flush(database, full, report)
+    finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
+        report.write_seconds += flush(database, pending, report)
+
+
+@contextmanager
+def _readers(
+    files: list[FileEntry],
+    known: dict[str, KnownNote],
+    options: IndexOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> Iterator[Callable[[analysis_pool.Job], analysis_pool.NoteRead]]:
+    """How a run reads each changed note: a parsed format extracted by the extractor (its
+    worker starts with the first PDF, DOCX, web page or picture) and analyzed by the analyzer,
+    text notes by the readers' pool ahead (when enough changed) else here. Leaving ends the
+    run's workers and frees the analyzer."""
     extractor = Extractor(cancel=cancel, ocr_languages=options.ocr_languages)
     extractor.on_page = lambda path, page, pages: progress(
         Progress(Phase.OCR, page, pages, path.name)
@@ -180,33 +219,13 @@ def _index_files(
         parsed, extractor.load_pickled, cancel or CancelToken()
     )
     ahead = analysis_pool.ahead_of(_changed_jobs(files, known, options, parsed=False))
-    analyze = ahead.analyzer(here.read) if ahead is not None else here.read
     try:
-        for done, (rel, path, unsupported) in enumerate(files, start=1):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            key = names.storable(rel)
-            progress(Progress(Phase.INDEX, done, len(files), key))
-            try:
-                write = _index_file(
-                    folder_id, rel, path, known.get(key), options, report, analyze, unsupported
-                )
-            except Cancelled:
-                raise  # a stop, not this file's problem: the next run reads it again
-            except Exception as exc:  # anything else about this one file: its status says what
-                reason = f"unexpected error: {type(exc).__name__}: {exc}"
-                write = _problem(folder_id, key, known.get(key), report, NoteStatus.FAILED, reason)
-            if write is not None:
-                pending.add(write)
-            if time.monotonic() - pending.since > COMMIT_EVERY_SECONDS:
-                full, pending = pending, Pending()  # a failed flush is not flushed again below
-                report.write_seconds += flush(database, full, report)
-    finally:  # a cancelled run keeps what it analyzed; the next run resumes after it
+        yield ahead.analyzer(here.read) if ahead is not None else here.read
+    finally:
         extractor.close()
         here.close()
         if ahead is not None:
             ahead.close()
-        report.write_seconds += flush(database, pending, report)
 
 
 def _changed_jobs(
