@@ -175,6 +175,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.core.api import Quire
+    from desktop_app.core.ingest import analysis_pool
     from desktop_app.core.process_memory import resident_bytes
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.theme import apply_theme
@@ -188,6 +189,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
     phases: dict[str, list[float]] = {}
     stalls: list[dict[str, object]] = []
     phase_rss: dict[str, float] = {}  # the window's largest RSS seen in each phase (MB)
+    analyzer_peak: dict[int, int] = {}  # each analyzer worker's peak RSS (MB)
 
     # modules first seen imported after the window is up (looked for every 100 ms: an audit
     # hook would run Python for every audited call of the measured process, unpickling too)
@@ -244,6 +246,9 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
             late_imports.extend({"module": name, "at_s": at_s} for name in sorted(new))
         rss = (resident_bytes(os.getpid()) or 0) / 2**20
         phase_rss[phase.name] = max(phase_rss.get(phase.name, 0.0), rss)
+        analyzer = analysis_pool.shared_analyzer().pid  # it ends by itself when idle: read now
+        if analyzer is not None:
+            analyzer_peak[analyzer] = _peak_rss_mb(analyzer) or analyzer_peak.get(analyzer, 0)
         status = window.last_status
         if embed_seconds:
             files = 0 if status is None else _with_status(status.counts)
@@ -273,6 +278,7 @@ def child(notes: Path, started: float, expected_notes: int, embed_seconds: float
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         result["phase_rss_mb"] = {name: round(mb) for name, mb in phase_rss.items()}
         result["vectors"] = _vector_worker_peak()
+        result["analyzer_peak_rss_mb"] = max(analyzer_peak.values(), default=None)
         result["gc"] = collections.summary()
         result["long_ticks"] = scheduler.long_ticks
         result["busy_ticks"] = scheduler.busy_ticks
@@ -422,14 +428,22 @@ def _vector_worker_peak() -> dict[str, object]:
 
     state = vector_worker.shared().state
     found: dict[str, object] = {"where": state.where, "restarts": state.restarts}
+    peak = _peak_rss_mb(state.pid) if state.pid else None
+    if peak is not None:
+        found["peak_rss_mb"] = peak
+    return found
+
+
+def _peak_rss_mb(pid: int) -> int | None:
+    """A running process's peak RSS (Linux), None once it has gone."""
     try:
-        status = Path(f"/proc/{state.pid}/status").read_text("utf-8") if state.pid else ""
+        status = Path(f"/proc/{pid}/status").read_text("utf-8")
     except OSError:
-        status = ""
+        return None
     for line in status.splitlines():
         if line.startswith("VmHWM:"):
-            found["peak_rss_mb"] = round(int(line.split()[1]) / 1024)
-    return found
+            return round(int(line.split()[1]) / 1024)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -502,7 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     vectors = result.get("vectors") or {}
     lines.append(
         f"passage vectors computed in: {vectors.get('where')}; the vector worker's peak memory: "
-        f"{vectors.get('peak_rss_mb', '–')} MB"
+        f"{vectors.get('peak_rss_mb', '–')} MB; the analyzer's: "
+        f"{result.get('analyzer_peak_rss_mb') or '–'} MB"
     )
     for name, s in result["phases"].items():
         lines.append(
