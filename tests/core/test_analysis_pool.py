@@ -25,6 +25,7 @@ from desktop_app.core.live import Watching
 from desktop_app.core.store.db import Database
 from desktop_app.core.store.notes import QUICK_HASH
 from tests.support.fakes import FakeEmbedder
+from tests.support.index_rows import index_rows
 from tests.support.wait import wait_for
 
 NOTES = 80  # above analysis_pool.MIN_FILES: read ahead by the pool
@@ -43,17 +44,6 @@ def _vault(folder: Path) -> Path:
     return folder
 
 
-def _index_rows(quire: Quire) -> dict[str, list[tuple[object, ...]]]:
-    with quire.database.read() as db:
-        notes = [
-            tuple(v for k, v in row.items() if k != "indexed_at")
-            for row in db.query("SELECT * FROM notes ORDER BY path")
-        ]
-        chunks = db.execute("SELECT * FROM chunks ORDER BY id").fetchall()
-        terms = db.execute("SELECT rowid, * FROM chunks_fts ORDER BY rowid").fetchall()
-    return {"notes": notes, "chunks": chunks, "terms": terms}
-
-
 def _indexed(home: Path, notes: Path) -> Quire:
     quire = Quire.open(home, embedder=FakeEmbedder())
     quire.index([notes])
@@ -68,7 +58,7 @@ def test_notes_read_by_the_pool_index_as_notes_read_here(
     monkeypatch.setattr(analysis_pool, "MIN_FILES", 10**6)  # every note read here
     here = _indexed(tmp_path / "here", notes)
     try:
-        assert _index_rows(pooled) == _index_rows(here)
+        assert index_rows(pooled) == index_rows(here)
         statuses = {f.path: (f.status, f.reason) for f in pooled.status().listed_files()}
         assert statuses["empty.md"] == ("skipped", "empty note")  # failed alone, with why
         assert statuses["n042.md"][0] == "indexed" and statuses["latin1.txt"][0] == "indexed"
@@ -195,7 +185,7 @@ def test_a_quick_reading_then_a_full_one_index_as_a_full_one_alone(
         [again] = quick.index([notes])  # the full reading follows
         assert not again.report.quick and again.report.indexed == NOTES + 2
         assert _quick_hashes(quick) == 0 and "" not in _languages(quick)
-        assert _index_rows(quick) == _index_rows(full)
+        assert index_rows(quick) == index_rows(full)
     finally:
         quick.close()
         full.close()

@@ -22,6 +22,7 @@ from desktop_app.core.ingest import analysis_pool, budget
 from desktop_app.core.ingest.extractor import Extractor
 from tests.support.documents import write_docx, write_html, write_pdf, write_structured_pdf
 from tests.support.fakes import FakeEmbedder
+from tests.support.index_rows import index_rows
 
 PARSED = ("birds.pdf", "herons.docx", "gannets.html", "manual.pdf")
 
@@ -43,17 +44,6 @@ def _folder(folder: Path) -> Path:
     write_pdf(folder / "manual.pdf", [f"Page {i} of the manual about kilns." for i in range(40)])
     (folder / "fine.md").write_text("# Fine\n\nA plain note about egrets.\n", "utf-8")
     return folder
-
-
-def _index_rows(quire: Quire) -> dict[str, list[tuple[object, ...]]]:
-    with quire.database.read() as db:
-        notes = [
-            tuple(v for k, v in row.items() if k != "indexed_at")
-            for row in db.query("SELECT * FROM notes ORDER BY path")
-        ]
-        chunks = db.execute("SELECT * FROM chunks ORDER BY id").fetchall()
-        terms = db.execute("SELECT rowid, * FROM chunks_fts ORDER BY rowid").fetchall()
-    return {"notes": notes, "chunks": chunks, "terms": terms}
 
 
 def _analyzed_here(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -90,6 +80,14 @@ def _statuses(quire: Quire) -> dict[str, tuple[str, str | None]]:
     return {f.path: (f.status, f.reason) for f in quire.status().listed_files()}
 
 
+def _one_parsed_failed(quire: Quire, reason: str) -> None:
+    """One parsed format failed, with `reason`; every other file was indexed."""
+    statuses = _statuses(quire)
+    failed = [(p, why) for p, (status, why) in statuses.items() if status != "indexed"]
+    assert len(failed) == 1 and failed[0][0] in PARSED and failed[0][1] == reason
+    assert len(statuses) == len(PARSED) + 1
+
+
 def test_parsed_formats_analyzed_in_the_worker_index_as_analyzed_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,7 +103,7 @@ def test_parsed_formats_analyzed_in_the_worker_index_as_analyzed_here(
     try:
         alone.index([notes])
         assert "quire-analyzer" in names and sorted(here) == sorted([*PARSED, "fine.md"])
-        assert _index_rows(worker) == _index_rows(alone)
+        assert index_rows(worker) == index_rows(alone)
         assert {path: status for path, (status, _) in _statuses(worker).items()} == dict.fromkeys(
             [*PARSED, "fine.md"], "indexed"
         )
@@ -151,12 +149,8 @@ def test_a_worker_that_stops_on_a_note_fails_that_note_alone(
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
     try:
         quire.index([notes])
-        statuses = _statuses(quire)
-        failed = [(p, reason) for p, (status, reason) in statuses.items() if status != "indexed"]
-        reason = "the analysis stopped on this file (exit code 9): hostile file?"
-        assert len(failed) == 1 and failed[0][0] in PARSED and failed[0][1] == reason
+        _one_parsed_failed(quire, "the analysis stopped on this file (exit code 9): hostile file?")
         assert names.count("quire-analyzer") == 2  # the next note started another
-        assert len(statuses) == len(PARSED) + 1
     finally:
         quire.close()
 
@@ -172,11 +166,7 @@ def test_a_worker_that_keeps_a_note_too_long_fails_that_note_alone(
     quire = Quire.open(tmp_path / "home", embedder=FakeEmbedder())
     try:
         quire.index([notes])
-        statuses = _statuses(quire)
-        failed = [(p, reason) for p, (status, reason) in statuses.items() if status != "indexed"]
-        reason = "its analysis took longer than 8 s (crafted file?)"
-        assert len(failed) == 1 and failed[0][0] in PARSED and failed[0][1] == reason
-        assert len(statuses) == len(PARSED) + 1
+        _one_parsed_failed(quire, "its analysis took longer than 8 s (crafted file?)")
     finally:
         quire.close()
 
