@@ -262,3 +262,29 @@ def test_a_cancelled_run_frees_the_worker_for_the_next_run(
         assert quire.search("long manual gannets")[0].path == "long.pdf"
     finally:
         quire.close()
+
+
+def test_a_worker_that_ended_idle_with_a_note_in_its_pipe_leaves_it_to_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_analyzer: analysis_pool.Analyzer
+) -> None:
+    notes = _folder(tmp_path / "notes")
+    jobs = [
+        analysis_pool.Job(name, notes / name, 10**8, None, 200, 1, 0)
+        for name in ("birds.pdf", "herons.docx", "gannets.html")
+    ]
+    monkeypatch.setattr(analysis_pool, "IDLE_SECONDS", 0.5)
+    with Extractor() as extractor:
+        extractor.expect([(job.path, job.max_bytes) for job in jobs])
+        run = own_analyzer.run(jobs, extractor.load_pickled, CancelToken())
+        try:
+            run.read(jobs[0])  # the herons were sent ahead of their turn
+            first = own_analyzer._process
+            first.join(30)  # answered them, then ended, idle
+            assert first.exitcode == 0
+            herons = run.read(jobs[1])
+            gannets = run.read(jobs[2])
+        finally:
+            run.close()
+    assert herons.analyzed is not None and "colonies" in herons.analyzed.chunks[0].chunk.text
+    assert gannets.analyzed is not None and "thirty" in gannets.analyzed.chunks[0].chunk.text
+    assert own_analyzer.starts == 2  # the herons went to the second worker, with the gannets

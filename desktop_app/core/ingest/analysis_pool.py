@@ -8,6 +8,10 @@ worker processes, started like the extractor and the vector worker (`processes.c
 one per core; the indexer takes each note's reading in its own order. A worker that dies (a
 note that ended its interpreter, the system out of memory) breaks the pool: the files not
 analyzed yet are read in the indexer's process, as without a pool.
+
+A parsed format (PDF, DOCX, web page), once the extractor has extracted it, is analyzed by the
+`Analyzer`'s one long-lived worker; `ParsedRun` is one run's use of it (and reads the run's few
+text notes here).
 """
 
 from __future__ import annotations
@@ -282,6 +286,9 @@ class Analyzer:
         self._process: Any = None
         self._conn: Connection | None = None
         self.lock = threading.Lock()  # held by the run using the worker: one run at a time
+        # whether the worker still runs is asked from other threads too (`pid`): two threads
+        # reaping one process at once could read a wrong exit code
+        self._reaping = threading.Lock()
         self.broken = ""
         self.started_by = ""
         self.starts = 0
@@ -297,7 +304,7 @@ class Analyzer:
         """The worker's pipe (started now if it is not running), None once it cannot start."""
         if self.broken:
             return None
-        if self._process is None or not self._process.is_alive() or self._conn is None:
+        if not self.running():
             self.close()
             try:
                 self._process, (self._conn,), self.started_by = processes.started(
@@ -309,12 +316,19 @@ class Analyzer:
             self.starts += 1
         return self._conn
 
+    def running(self) -> bool:
+        """Whether the worker runs (its pipe open)."""
+        with self._reaping:
+            process = self._process
+            return process is not None and process.is_alive() and self._conn is not None
+
     def ended(self) -> int | None:
         """The stopped worker's exit code (0: it ended, idle), once it is gone."""
         process = self._process
-        if process is not None:
-            process.join(1.0)
-        code = process.exitcode if process is not None else None
+        with self._reaping:
+            if process is not None:
+                process.join(1.0)
+            code = process.exitcode if process is not None else None
         self.close()
         return code if isinstance(code, int) else None
 
@@ -327,11 +341,13 @@ class Analyzer:
     def pid(self) -> int | None:
         """The worker's process id while it runs."""
         process = self._process
-        return process.pid if process is not None and process.is_alive() else None
+        with self._reaping:
+            return process.pid if process is not None and process.is_alive() else None
 
     def close(self) -> None:
-        processes.stop(self._process, self._conn)
-        self._process, self._conn = None, None
+        with self._reaping:
+            processes.stop(self._process, self._conn)
+            self._process, self._conn = None, None
 
 
 @dataclass(frozen=True)
@@ -423,6 +439,8 @@ class ParsedRun:
         return self._send_once(sent)
 
     def _send_once(self, sent: _Sent) -> bool:
+        if self._sent and not self._analyzer.running():
+            return False  # it ended with notes in its pipe: `_stopped` sends them to a new one
         conn = self._analyzer.connection()
         if conn is None:
             return False
