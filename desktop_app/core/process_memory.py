@@ -1,6 +1,7 @@
 """How much memory Quire's processes hold now (resident set), for Settings: the window's own,
-the vector worker's and the chat model's. Read from the system without extra packages: /proc on
-Linux, `ps` on macOS, the process memory counters on Windows; None where it cannot be read."""
+the vector worker's, the chat model's and the analyzer's. Read from the system without extra
+packages: /proc on Linux, `ps` on macOS, the process memory counters on Windows; None where it
+cannot be read."""
 
 from __future__ import annotations
 
