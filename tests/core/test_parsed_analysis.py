@@ -7,6 +7,7 @@ indexer's process."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
@@ -288,3 +289,34 @@ def test_a_worker_that_ended_idle_with_a_note_in_its_pipe_leaves_it_to_the_next(
     assert herons.analyzed is not None and "colonies" in herons.analyzed.chunks[0].chunk.text
     assert gannets.analyzed is not None and "thirty" in gannets.analyzed.chunks[0].chunk.text
     assert own_analyzer.starts == 2  # the herons went to the second worker, with the gannets
+
+
+def test_large_notes_one_after_another_never_block_the_pipe(
+    tmp_path: Path, own_analyzer: analysis_pool.Analyzer
+) -> None:
+    """Each note's bytes and its reading are larger than a pipe holds: a note sent while the
+    worker sends another's reading would leave both sides blocked writing."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    page = "The kiln at the mill fires at dawn and cools by dusk. " * 30
+    for name in ("first.pdf", "second.pdf", "third.pdf"):
+        write_pdf(folder / name, [f"{name} page {n}. {page}" for n in range(250)])
+    jobs = [
+        analysis_pool.Job(p.name, p, 10**9, None, 200, p.stat().st_size, 0)
+        for p in sorted(folder.glob("*.pdf"))
+    ]
+    readings: list[analysis_pool.NoteRead] = []
+    with Extractor() as extractor:
+        extractor.expect([(job.path, job.max_bytes) for job in jobs])
+        run = own_analyzer.run(jobs, extractor.load_pickled, CancelToken())
+        reading = threading.Thread(target=lambda: readings.extend(map(run.read, jobs)))
+        reading.start()
+        reading.join(120)
+        blocked = reading.is_alive()
+        own_analyzer.close()  # a blocked reading ends on the closed pipe
+        reading.join(30)
+        run.close()
+    assert not blocked
+    for job, read in zip(jobs, readings, strict=True):
+        assert read.analyzed is not None and job.rel in read.analyzed.chunks[0].chunk.text
+        assert len(read.analyzed.chunks) > 100

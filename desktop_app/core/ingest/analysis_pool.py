@@ -362,9 +362,10 @@ class _Sent:
 
 class ParsedRun:
     """A note's reading for one indexing run: a text note read in the indexer's process, a
-    parsed format's analyzed by the analyzer's worker, with the next expected one sent while
-    the worker reads this one (the extractor is further ahead still), so the worker never
-    waits for the indexer's writing. A worker that stops on a note, or takes longer than the
+    parsed format's analyzed by the analyzer's worker, with the next expected one sent as soon
+    as this one is answered (the extractor is further ahead still), so the worker reads it
+    while the indexer writes this one; one note at a time is in the pipe, so neither side can
+    block the other writing. A worker that stops on a note, or takes longer than the
     note's time, fails that note only: the notes behind it go to a new worker. A second run
     while one uses the worker, or a worker that cannot start, analyzes here."""
 
@@ -391,12 +392,13 @@ class ParsedRun:
             or next((s for s in self._sent if s.job == job), None)
             or self._prepare(job)
         )
-        unsent = isinstance(found, _Sent) and not any(s is found for s in self._sent)
-        if isinstance(found, _Sent) and unsent and not self._send(found):
-            found = self._here(found)  # no worker for it
-        self._send_next(job)
+        if isinstance(found, _Sent) and not any(s is found for s in self._sent):
+            self._drop_unasked()
+            if not self._send(found):
+                found = self._here(found)  # no worker for it
         if isinstance(found, _Sent):
             found = self._answer_for(found)
+        self._send_next(job)  # analyzed while this one is written
         if isinstance(found, Exception):
             raise found
         return found
@@ -408,9 +410,17 @@ class ParsedRun:
             return NoteRead(content_hash)
         return _Sent(job, content_hash, self._extract(job.path, job.max_bytes))
 
+    def _drop_unasked(self) -> None:
+        """Read and drop the answers to notes sent ahead and then not asked for (changed
+        since): the pipe holds one note at a time. A note sent while the worker sends its
+        answer to another could leave both blocked writing to a full pipe."""
+        while self._sent:
+            self._answer_for(self._sent[-1])
+
     def _send_next(self, job: Job) -> None:
-        """The expected note after `job`, sent while the worker reads `job`; what needs no
-        worker, or why it has no reading, waits for its turn."""
+        """The expected note after `job`, sent once `job` is answered, so the worker reads it
+        while the indexer writes `job`; what needs no worker, or why it has no reading, waits
+        for its turn."""
         after = self._after.get(job)
         if after is None or not self._owns or after in self._early:
             return
@@ -488,10 +498,16 @@ class ParsedRun:
                     why = f"its analysis took longer than {seconds:.0f} s (crafted file?)"
                     self._restart(note_file.NoteFailed(why))
                     return None
-            answer: list[bytes] | Exception = conn.recv()
+            raw = conn.recv_bytes()
         except (EOFError, OSError):
             self._stopped()
             return None
+        try:
+            answer: list[bytes] | Exception = pickle.loads(raw)
+        except Exception as exc:  # read whole: the next answer is still the next note's
+            return note_file.NoteFailed(
+                f"its analysis could not be read back ({type(exc).__name__}: {exc})"
+            )
         return answer
 
     def _stopped(self) -> None:
@@ -555,6 +571,8 @@ def _serve_analysis(conn: Connection, idle_seconds: float) -> None:
         except Exception as exc:
             answer = exc
         try:
-            conn.send(answer)
-        except pickle.PicklingError as exc:  # an exception that cannot travel: its words can
-            conn.send(note_file.NoteFailed(f"{type(answer).__name__}: {answer} ({exc})"))
+            sent = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # an exception that cannot travel: its words can
+            failed = note_file.NoteFailed(f"{type(answer).__name__}: {answer} ({exc})")
+            sent = pickle.dumps(failed, pickle.HIGHEST_PROTOCOL)
+        conn.send_bytes(sent)
