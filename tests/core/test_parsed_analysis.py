@@ -265,7 +265,7 @@ def test_a_cancelled_run_frees_the_worker_for_the_next_run(
         quire.close()
 
 
-def test_a_worker_that_ended_idle_with_a_note_in_its_pipe_leaves_it_to_the_next(
+def test_a_worker_that_ended_idle_leaves_its_last_reading_and_the_next_note_to_a_new_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_analyzer: analysis_pool.Analyzer
 ) -> None:
     notes = _folder(tmp_path / "notes")
@@ -288,7 +288,9 @@ def test_a_worker_that_ended_idle_with_a_note_in_its_pipe_leaves_it_to_the_next(
             run.close()
     assert herons.analyzed is not None and "colonies" in herons.analyzed.chunks[0].chunk.text
     assert gannets.analyzed is not None and "thirty" in gannets.analyzed.chunks[0].chunk.text
-    assert own_analyzer.starts == 2  # the herons went to the second worker, with the gannets
+    # the herons' reading, sent before the first worker ended, was read from its pipe; the
+    # gannets went to a second worker
+    assert own_analyzer.starts == 2
 
 
 def test_large_notes_one_after_another_never_block_the_pipe(
