@@ -449,8 +449,6 @@ class ParsedRun:
         return self._send_once(sent)
 
     def _send_once(self, sent: _Sent) -> bool:
-        if self._sent and not self._analyzer.running():
-            return False  # it ended with notes in its pipe: `_stopped` sends them to a new one
         conn = self._analyzer.connection()
         if conn is None:
             return False
